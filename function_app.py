@@ -1,0 +1,165 @@
+"""Backlog Synthesizer on Azure Functions (Python v2 programming model): bindings only.
+
+Each function decodes its trigger and calls one handler in ``shared/``; all logic, and every client,
+lives there. Messages are at-least-once: every handler is idempotent, and a failure is re-raised so
+the host retries and finally moves the message to ``{queue}-poison``, whose handler ends the unit.
+
+Blob trigger: locally (Azurite, the dev host) the polling source is used. In Azure, set
+``source=func.BlobSource.EVENT_GRID`` on the trigger (see docs/DEPLOY.md) for low latency at scale.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import azure.functions as func
+
+from shared import api
+from shared.bus import FINALIZE_QUEUE, GENERATE_QUEUE, SEGMENT_QUEUE, TAG_QUEUE, poison_queue
+from shared.pipeline import process, process_poison
+from shared.pipeline.runs import start_run
+from shared.services import app_services
+
+app = func.FunctionApp(http_auth_level=func.AuthLevel.FUNCTION)
+log = logging.getLogger("function_app")
+STORAGE = "AzureWebJobsStorage"
+
+
+def _http(response: api.ApiResponse) -> func.HttpResponse:
+    return func.HttpResponse(
+        body=response.body,
+        status_code=response.status,
+        headers={"Cache-Control": "no-store", **response.headers},
+        mimetype=response.content_type.split(";")[0],
+        charset="utf-8",
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# blob drop → run
+
+
+@app.function_name("start_run")
+@app.blob_trigger(arg_name="blob", path="transcripts/{project}/{name}", connection=STORAGE)
+def start_run_from_blob(blob: func.InputStream) -> None:
+    svc = app_services()
+    limit = svc.settings.pipeline.limits.max_upload_bytes
+    size = blob.length
+    data = blob.read(limit + 1)
+    start_run(svc, blob.name or "", data, size=size if size is not None else len(data))
+
+
+# ------------------------------------------------------------------------------------------------
+# queues: fan-out, fan-in, poison
+
+
+@app.function_name("segment")
+@app.queue_trigger(arg_name="msg", queue_name=SEGMENT_QUEUE, connection=STORAGE)
+def segment(msg: func.QueueMessage) -> None:
+    process(app_services(), SEGMENT_QUEUE, msg.get_body(), msg.dequeue_count or 1)
+
+
+@app.function_name("generate")
+@app.queue_trigger(arg_name="msg", queue_name=GENERATE_QUEUE, connection=STORAGE)
+def generate(msg: func.QueueMessage) -> None:
+    process(app_services(), GENERATE_QUEUE, msg.get_body(), msg.dequeue_count or 1)
+
+
+@app.function_name("tag")
+@app.queue_trigger(arg_name="msg", queue_name=TAG_QUEUE, connection=STORAGE)
+def tag(msg: func.QueueMessage) -> None:
+    process(app_services(), TAG_QUEUE, msg.get_body(), msg.dequeue_count or 1)
+
+
+@app.function_name("finalize")
+@app.queue_trigger(arg_name="msg", queue_name=FINALIZE_QUEUE, connection=STORAGE)
+def finalize(msg: func.QueueMessage) -> None:
+    process(app_services(), FINALIZE_QUEUE, msg.get_body(), msg.dequeue_count or 1)
+
+
+@app.function_name("segment_poison")
+@app.queue_trigger(arg_name="msg", queue_name=poison_queue(SEGMENT_QUEUE), connection=STORAGE)
+def segment_poison(msg: func.QueueMessage) -> None:
+    process_poison(app_services(), SEGMENT_QUEUE, msg.get_body(), msg.dequeue_count)
+
+
+@app.function_name("generate_poison")
+@app.queue_trigger(arg_name="msg", queue_name=poison_queue(GENERATE_QUEUE), connection=STORAGE)
+def generate_poison(msg: func.QueueMessage) -> None:
+    process_poison(app_services(), GENERATE_QUEUE, msg.get_body(), msg.dequeue_count)
+
+
+@app.function_name("tag_poison")
+@app.queue_trigger(arg_name="msg", queue_name=poison_queue(TAG_QUEUE), connection=STORAGE)
+def tag_poison(msg: func.QueueMessage) -> None:
+    process_poison(app_services(), TAG_QUEUE, msg.get_body(), msg.dequeue_count)
+
+
+@app.function_name("finalize_poison")
+@app.queue_trigger(arg_name="msg", queue_name=poison_queue(FINALIZE_QUEUE), connection=STORAGE)
+def finalize_poison(msg: func.QueueMessage) -> None:
+    process_poison(app_services(), FINALIZE_QUEUE, msg.get_body(), msg.dequeue_count)
+
+
+# ------------------------------------------------------------------------------------------------
+# HTTP
+
+
+@app.function_name("health")
+@app.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+def health(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.health(app_services()))
+
+
+@app.function_name("runs_create")
+@app.route(route="runs", methods=["POST"])
+def runs_create(req: func.HttpRequest) -> func.HttpResponse:
+    project = req.params.get("project")
+    name = req.params.get("name")
+    content_type = req.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
+        upload = req.files.get("file")
+        if upload is None:
+            return _http(api.error_response(400, "multipart upload needs a 'file' field"))
+        project = req.form.get("project") or project
+        name = upload.filename or name
+        data = upload.read()
+    else:
+        data = req.get_body()
+        name = name or "transcript.txt"
+    return _http(api.create_run(app_services(), project, name, data))
+
+
+@app.function_name("runs_list")
+@app.route(route="runs", methods=["GET"])
+def runs_list(req: func.HttpRequest) -> func.HttpResponse:
+    try:
+        limit = int(req.params.get("limit", "50"))
+    except ValueError:
+        return _http(api.error_response(400, "limit must be an integer"))
+    return _http(api.list_runs(app_services(), req.params.get("project"), limit))
+
+
+@app.function_name("runs_get")
+@app.route(route="runs/{run_id}", methods=["GET"])
+def runs_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_run(app_services(), req.route_params.get("run_id", "")))
+
+
+@app.function_name("artifacts_list")
+@app.route(route="runs/{run_id}/artifacts", methods=["GET"])
+def artifacts_list(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.list_artifacts(app_services(), req.route_params.get("run_id", "")))
+
+
+@app.function_name("artifacts_get")
+@app.route(route="runs/{run_id}/artifacts/{name}", methods=["GET"])
+def artifacts_get(req: func.HttpRequest) -> func.HttpResponse:
+    params = req.route_params
+    return _http(api.get_artifact(app_services(), params.get("run_id", ""), params.get("name", "")))
+
+
+@app.function_name("backlog_get")
+@app.route(route="runs/{run_id}/backlog", methods=["GET"])
+def backlog_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_backlog(app_services(), req.route_params.get("run_id", "")))

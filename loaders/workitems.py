@@ -1,0 +1,169 @@
+"""Normalize Azure DevOps work items from any source into ``shared.models.WorkItem``.
+
+Sources: the REST API's work item JSON (``workitemsbatch`` with ``$expand=relations``), ADO's flat CSV
+export, and the normalized JSONL the loaders and evaluation datasets use.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from loaders.html_text import criteria_list, html_to_text
+from shared.models import WorkItem
+
+PARENT_REL = "System.LinkTypes.Hierarchy-Reverse"
+_ID_AT_END = re.compile(r"/workItems/(\d+)$", re.IGNORECASE)
+
+
+class BacklogFormatError(ValueError):
+    pass
+
+
+def work_item_hash(item: WorkItem) -> str:
+    """seed §2.1: sha256(title + description + parent_id + updated_at); ACs and state are included
+    too, because a changed criterion must re-embed the item."""
+    basis = "\x1f".join(
+        [
+            item.title,
+            item.description,
+            str(item.parent_id or ""),
+            item.updated_at.isoformat() if item.updated_at else "",
+            "\x1e".join(item.acceptance_criteria),
+            item.state,
+            item.work_item_type,
+        ]
+    )
+    return hashlib.sha256(basis.encode()).hexdigest()
+
+
+def _tags(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(t).strip() for t in value if str(t).strip()]
+    return [t.strip() for t in str(value or "").split(";") if t.strip()]
+
+
+def _time(value: Any) -> datetime | None:
+    if not value:
+        return None
+    text = str(value).strip()
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        for fmt in (
+            "%m/%d/%Y %I:%M:%S %p",
+            "%m/%d/%Y %H:%M",
+            "%d/%m/%Y %H:%M:%S",
+            "%Y-%m-%d %H:%M:%S",
+        ):
+            try:
+                parsed = datetime.strptime(text, fmt)
+                break
+            except ValueError:
+                continue
+        else:
+            raise BacklogFormatError(f"unreadable date {text!r}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _int(value: Any) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise BacklogFormatError(f"expected an integer, got {value!r}") from None
+
+
+def from_rest(raw: dict[str, Any]) -> WorkItem:
+    """One work item as ADO REST 7.1 returns it (fields + relations)."""
+    fields = raw.get("fields") or {}
+    parent = None
+    for rel in raw.get("relations") or []:
+        if rel.get("rel") == PARENT_REL:
+            m = _ID_AT_END.search(str(rel.get("url", "")))
+            if m:
+                parent = int(m.group(1))
+    return WorkItem(
+        work_item_id=int(raw.get("id") or fields.get("System.Id")),
+        work_item_type=str(fields.get("System.WorkItemType", "")),
+        title=str(fields.get("System.Title", "")),
+        description=html_to_text(fields.get("System.Description")),
+        acceptance_criteria=criteria_list(fields.get("Microsoft.VSTS.Common.AcceptanceCriteria")),
+        state=str(fields.get("System.State", "")),
+        tags=_tags(fields.get("System.Tags")),
+        parent_id=parent if parent is not None else _int(fields.get("System.Parent")),
+        updated_at=_time(fields.get("System.ChangedDate")),
+        url=raw.get("url"),
+        priority=_int(fields.get("Microsoft.VSTS.Common.Priority")),
+    )
+
+
+_CSV_COLUMNS = {
+    "id": "ID",
+    "type": "Work Item Type",
+    "title": "Title",
+    "state": "State",
+    "tags": "Tags",
+    "parent": "Parent",
+    "changed": "Changed Date",
+    "priority": "Priority",
+    "description": "Description",
+    "ac": "Acceptance Criteria",
+}
+
+
+def from_csv(text: str) -> list[WorkItem]:
+    """ADO's flat query CSV export (columns named as ADO names them)."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    header = set(reader.fieldnames or [])
+    for required in ("id", "type", "title"):
+        if _CSV_COLUMNS[required] not in header:
+            raise BacklogFormatError(
+                f"the CSV has no '{_CSV_COLUMNS[required]}' column (found: {sorted(header)})"
+            )
+    items = []
+    for n, row in enumerate(reader, start=2):
+        try:
+            items.append(
+                WorkItem(
+                    work_item_id=int(row[_CSV_COLUMNS["id"]]),
+                    work_item_type=row[_CSV_COLUMNS["type"]].strip(),
+                    title=row[_CSV_COLUMNS["title"]].strip(),
+                    description=html_to_text(row.get(_CSV_COLUMNS["description"])),
+                    acceptance_criteria=criteria_list(row.get(_CSV_COLUMNS["ac"])),
+                    state=(row.get(_CSV_COLUMNS["state"]) or "").strip(),
+                    tags=_tags(row.get(_CSV_COLUMNS["tags"])),
+                    parent_id=_int(row.get(_CSV_COLUMNS["parent"])),
+                    updated_at=_time(row.get(_CSV_COLUMNS["changed"])),
+                    priority=_int(row.get(_CSV_COLUMNS["priority"])),
+                )
+            )
+        except (ValueError, KeyError) as err:
+            raise BacklogFormatError(f"CSV line {n}: {err}") from None
+    return items
+
+
+def read_backlog_file(path: str | Path) -> list[WorkItem]:
+    """A backlog export: .csv (ADO export), .json (REST response or list), .jsonl (normalized)."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8-sig")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            return from_csv(text)
+        if suffix == ".jsonl":
+            return [WorkItem.model_validate_json(ln) for ln in text.splitlines() if ln.strip()]
+        if suffix == ".json":
+            data = json.loads(text)
+            rows = data.get("value", []) if isinstance(data, dict) else data
+            return [from_rest(r) if "fields" in r else WorkItem.model_validate(r) for r in rows]
+    except (ValueError, TypeError) as err:
+        raise BacklogFormatError(f"{path.name}: {err}") from None
+    raise BacklogFormatError(f"{path.name}: unsupported backlog file (use .csv, .json or .jsonl)")

@@ -1,0 +1,235 @@
+"""The HTTP API as plain functions (function_app.py only adapts requests and responses).
+
+Every identifier that reaches a storage path is validated first: a malformed run id or artifact name
+is a 400, an unknown run a 404, always with a JSON body that says what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared import __version__, layout
+from shared.backlog_tree import build_tree
+from shared.ids import (
+    InvalidIdentifier,
+    check_artifact_name,
+    check_project,
+    check_run_id,
+    check_upload_name,
+)
+from shared.models import (
+    TERMINAL_STATES,
+    ErrorRecord,
+    GeneratedItem,
+    RunStatus,
+    TaggingRecord,
+)
+from shared.pipeline.runs import TRANSCRIPTS_CONTAINER, UnknownRun, load_run, start_run
+from shared.services import Services
+from shared.storage import NotFound, content_type_for, read_jsonl, read_model
+
+
+@dataclass
+class ApiResponse:
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def json_response(status: int, payload: Any) -> ApiResponse:
+    return ApiResponse(status, json.dumps(payload, indent=2, default=str).encode())
+
+
+def error_response(status: int, message: str, **extra: Any) -> ApiResponse:
+    return json_response(status, {"error": message, **extra})
+
+
+def health(svc: Services) -> ApiResponse:
+    settings = svc.settings
+    return json_response(
+        200,
+        {
+            "status": "ok",
+            "version": __version__,
+            "engine": settings.resolved_engine(),
+            "embedder": settings.resolved_embedder(),
+            "vector_store": settings.resolved_vector_store(),
+            "storage": settings.resolved_storage_backend(),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# runs
+
+
+def run_view(svc: Services, run: RunStatus) -> dict[str, Any]:
+    """run.json plus live progress derived from the parts present (nothing is counted twice)."""
+    view = run.model_dump(mode="json")
+    run_id = run.run_id
+    if run.status in TERMINAL_STATES and run.phase == "done":
+        view["completed_segments"] = run.segment_count or 0
+        view["tagged_stories"] = run.story_count or 0
+    else:
+        view["completed_segments"] = len(svc.store.list(layout.generated_parts_prefix(run_id)))
+        view["tagged_stories"] = len(svc.store.list(layout.tag_parts_prefix(run_id)))
+    errors = []
+    for path in svc.store.list(layout.error_parts_prefix(run_id))[:50]:
+        try:
+            err = read_model(svc.store, path, ErrorRecord)
+        except NotFound:
+            continue
+        errors.append(
+            {
+                "phase": err.phase,
+                "unit_id": err.unit_id,
+                "message": err.message,
+                "outcome": err.outcome,
+            }
+        )
+    view["errors"] = errors
+    view["error_count"] = max(run.error_count, len(errors))
+    return view
+
+
+def create_run(
+    svc: Services, project: str | None, filename: str | None, data: bytes
+) -> ApiResponse:
+    """POST /api/runs: store the upload where a blob drop would land, then start the same way."""
+    try:
+        check_project(project or "")
+        check_upload_name(filename or "")
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    limit = svc.settings.pipeline.limits.max_upload_bytes
+    if len(data) > limit:
+        return error_response(
+            413,
+            f"the upload is {len(data):,} bytes, over the limit of {limit:,} bytes",
+            limit_bytes=limit,
+        )
+    path = f"{TRANSCRIPTS_CONTAINER}/{project}/{filename}"
+    svc.store.put(path, data)
+    run = start_run(svc, path, data)
+    view = run_view(svc, run)
+    view["status_url"] = f"/api/runs/{run.run_id}"
+    if run.status == "failed":
+        return json_response(422, view)
+    return json_response(202, view)
+
+
+def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> ApiResponse:
+    if project:
+        try:
+            check_project(project)
+        except InvalidIdentifier as err:
+            return error_response(400, str(err))
+    runs = []
+    for run_id in svc.store.children("runs/"):
+        try:
+            check_run_id(run_id)
+            run = load_run(svc, run_id)
+        except (InvalidIdentifier, UnknownRun):
+            continue
+        if project and run.project != project:
+            continue
+        runs.append(run)
+    runs.sort(key=lambda r: (r.created_at, r.run_id), reverse=True)
+    return json_response(
+        200,
+        {
+            "runs": [
+                r.model_dump(
+                    mode="json",
+                    include={
+                        "run_id",
+                        "project",
+                        "source_name",
+                        "status",
+                        "phase",
+                        "engine",
+                        "created_at",
+                        "completed_at",
+                        "segment_count",
+                        "story_count",
+                        "error_count",
+                        "failure_reason",
+                    },
+                )
+                for r in runs[: max(1, min(limit, 500))]
+            ]
+        },
+    )
+
+
+def _load(svc: Services, run_id: str) -> RunStatus | ApiResponse:
+    try:
+        check_run_id(run_id)
+        return load_run(svc, run_id)
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    except UnknownRun:
+        return error_response(404, f"run {run_id} not found")
+
+
+def get_run(svc: Services, run_id: str) -> ApiResponse:
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    return json_response(200, run_view(svc, run))
+
+
+def list_artifacts(svc: Services, run_id: str) -> ApiResponse:
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    present = set(svc.store.children(layout.run_prefix(run_id)))
+    names = [n for n in layout.FINAL_ARTIFACTS if n in present]
+    names += sorted(n for n in present - set(names) if "." in n and not n.endswith(".lease"))
+    return json_response(
+        200,
+        {
+            "run_id": run_id,
+            "artifacts": [{"name": n, "url": f"/api/runs/{run_id}/artifacts/{n}"} for n in names],
+        },
+    )
+
+
+def get_artifact(svc: Services, run_id: str, name: str) -> ApiResponse:
+    try:
+        check_run_id(run_id)
+        check_artifact_name(name)
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    try:
+        data = svc.store.get(layout.run_file(run_id, name))
+    except NotFound:
+        return error_response(404, f"run {run_id} has no artifact {name}")
+    return ApiResponse(200, data, content_type_for(name))
+
+
+def get_backlog(svc: Services, run_id: str) -> ApiResponse:
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    if run.status not in ("completed", "completed_with_errors"):
+        return error_response(
+            409,
+            f"run {run_id} is {run.status}; the backlog exists once it completes",
+            status=run.status,
+        )
+    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
+    records = read_jsonl(
+        svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
+    )
+    tree = build_tree(items, {r.story_id: r for r in records})
+    return json_response(200, {"run_id": run_id, "status": run.status, **tree})

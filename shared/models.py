@@ -1,0 +1,367 @@
+"""The records of the product (seed 000 §11), queue messages and run status, as pydantic models.
+
+Every artifact line and every queue message is one of these models; they are the contract between
+handlers, agents and the review page. Records are strict (``extra="forbid"``) so a model's output
+that drifts from the schema is rejected instead of silently stored.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Tag = Literal["new", "extend", "gap", "conflict", "duplicate"]
+TAGS: tuple[Tag, ...] = ("new", "extend", "gap", "conflict", "duplicate")
+ItemType = Literal["Epic", "Feature", "User Story"]
+RunState = Literal["queued", "running", "completed", "completed_with_errors", "failed"]
+TERMINAL_STATES: frozenset[str] = frozenset({"completed", "completed_with_errors", "failed"})
+Phase = Literal["queued", "segmenting", "generating", "tagging", "finalizing", "done", "failed"]
+Engine = Literal["offline", "llm"]
+
+Score = Annotated[float, Field(ge=-1.0, le=1.0)]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+# --------------------------------------------------------------------------------------------------
+# Existing backlog and architecture (what the loaders put in the index)
+
+
+class WorkItem(Record):
+    """A normalized Azure DevOps work item: the one format loaders, the index and datasets share."""
+
+    work_item_id: int
+    work_item_type: str
+    title: str
+    description: str = ""
+    acceptance_criteria: list[str] = Field(default_factory=list)
+    state: str = ""
+    tags: list[str] = Field(default_factory=list)
+    parent_id: int | None = None
+    updated_at: datetime | None = None
+    url: str | None = None
+    priority: int | None = None
+
+    def embedding_text(self) -> str:
+        """Title + description + ACs (seed §2.1 step 4 and §7.3 step 3.1 embed the same fields)."""
+        return story_text(self.title, self.description, self.acceptance_criteria)
+
+
+def story_text(title: str, description: str, acceptance_criteria: list[str]) -> str:
+    parts = [title.strip(), description.strip()]
+    if acceptance_criteria:
+        parts.append("\n".join(f"- {ac.strip()}" for ac in acceptance_criteria))
+    return "\n".join(p for p in parts if p)
+
+
+class ArchitectureChunk(Record):
+    """A chunk of an architecture-constraint document (seed §11.1)."""
+
+    document_id: str
+    chunk_id: str
+    doc_type: Literal["architecture"] = "architecture"
+    source_type: Literal["architecture_loader"] = "architecture_loader"
+    checksum: str
+    project: str
+    uploaded_at: datetime
+    file_name: str
+    chunk_index: int
+    total_chunks: int
+    text: str
+    priority: int | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# Segmentation (seed §4, §11.2)
+
+
+class Segment(Record):
+    run_id: str
+    segment_id: str
+    segment_order: int
+    raw_text: str
+    start_char: int = Field(ge=0, description="offset of raw_text in the normalized transcript")
+    end_char: int = Field(ge=0)
+    token_count: int
+    intent_labels: list[str] = Field(default_factory=list)
+    dominant_intent: str = ""
+    theme: str = Field("", description="the epic-level theme this segment belongs to")
+    segmentation_version: str
+    full_text_preserved: Literal[True] = True
+    engine: Engine
+    timestamp: datetime
+
+    @model_validator(mode="after")
+    def _span_matches_text(self) -> Segment:
+        if self.end_char - self.start_char != len(self.raw_text):
+            raise ValueError("end_char - start_char must equal len(raw_text)")
+        return self
+
+
+# --------------------------------------------------------------------------------------------------
+# Generation (seed §5, §11.4)
+
+
+class SourceQuote(Record):
+    """An exact substring of the normalized transcript; offsets are absolute character offsets."""
+
+    text: str = Field(min_length=1)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _span(self) -> SourceQuote:
+        if self.end - self.start != len(self.text):
+            raise ValueError("end - start must equal len(text)")
+        return self
+
+
+class OpenQuestion(Record):
+    question: str
+    quote: SourceQuote | None = None
+
+
+class AcDelta(Record):
+    """An acceptance criterion the generated item adds to an existing work item (ac_delta=true)."""
+
+    criterion: str
+    work_item_id: int | None = None
+    ac_delta: Literal[True] = True
+
+
+class ContextAdoItem(Record):
+    work_item_id: int
+    work_item_type: str
+    title: str
+    similarity: float
+    composite_score: float
+
+
+class ContextArchitectureChunk(Record):
+    chunk_id: str
+    document_id: str
+    file_name: str
+    similarity: float
+    composite_score: float
+
+
+class Usage(Record):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            calls=self.calls + other.calls,
+        )
+
+
+class GeneratedItem(Record):
+    """One generated epic, feature or user story (seed §11.4 plus quotes and open questions)."""
+
+    run_id: str
+    segment_id: str
+    segment_order: int
+    type: ItemType
+    item_id: str = Field(description="this item's own id (equals epic_id, feature_id or story_id)")
+    epic_id: str | None = None
+    feature_id: str | None = None
+    story_id: str | None = None
+    title: str = Field(min_length=1)
+    description: str = ""
+    acceptance_criteria: list[str] = Field(default_factory=list)
+    assigned_tag: Tag | None = None
+    parent_work_item_id: int | None = Field(
+        None, description="an existing ADO work item this item hangs under (parent reuse)"
+    )
+    extends_work_item_ids: list[int] = Field(default_factory=list)
+    constraint_violation: bool = False
+    constraint_notes: list[str] = Field(default_factory=list)
+    ac_delta_entries: list[AcDelta] = Field(default_factory=list)
+    context_ado_items: list[ContextAdoItem] = Field(default_factory=list)
+    context_architecture_chunks: list[ContextArchitectureChunk] = Field(default_factory=list)
+    source_doc: str
+    source_doc_segment: str = Field(description="character range of the segment: '{start}-{end}'")
+    source_quotes: list[SourceQuote] = Field(default_factory=list)
+    open_questions: list[OpenQuestion] = Field(default_factory=list)
+    generation_agent_version: str
+    engine: Engine
+    model: str | None = None
+    trace_id: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _ids_consistent(self) -> GeneratedItem:
+        own = {"Epic": self.epic_id, "Feature": self.feature_id, "User Story": self.story_id}[
+            self.type
+        ]
+        if own != self.item_id:
+            raise ValueError(f"{self.type} item_id must equal its own id field")
+        if self.type == "User Story" and not self.source_quotes:
+            raise ValueError("a user story must quote its source")
+        return self
+
+
+# --------------------------------------------------------------------------------------------------
+# Tagging (seed §6, §11.5)
+
+
+class SimilarityScore(Record):
+    work_item_id: int
+    title: str = ""
+    score: float
+
+
+class TaggingRecord(Record):
+    run_id: str
+    segment_id: str
+    story_id: str
+    decision_tag: Tag
+    similarity_scores: list[SimilarityScore] = Field(default_factory=list)
+    max_similarity: float = 0.0
+    related_story_ids: list[int] = Field(default_factory=list)
+    reasoning_excerpt: str = ""
+    thresholds_applied: dict[str, float] = Field(default_factory=dict)
+    tagging_agent_version: str
+    tagging_failed: bool = False
+    engine: Engine
+    model: str | None = None
+    trace_id: str | None = None
+    timestamp: datetime
+
+
+# --------------------------------------------------------------------------------------------------
+# Errors, parts, run status, summary
+
+
+class ErrorRecord(Record):
+    run_id: str
+    phase: Literal["start", "segment", "generate", "tag", "finalize"]
+    unit_id: str = Field(description="run_id, segment_id or story_id the error belongs to")
+    error_type: str
+    message: str
+    attempts: int = 1
+    dequeue_count: int | None = None
+    outcome: str = Field(description="what the pipeline did about it: skipped, tagged_new, aborted")
+    details: dict[str, str] = Field(default_factory=dict)
+    timestamp: datetime
+
+
+class GeneratedPart(Record):
+    """parts/generated/{segment_id}.json: one generation unit's result, written once."""
+
+    run_id: str
+    segment_id: str
+    status: Literal["generated", "skipped"]
+    items: list[GeneratedItem] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    timestamp: datetime
+
+    @property
+    def story_ids(self) -> list[str]:
+        return [i.item_id for i in self.items if i.type == "User Story"]
+
+    def story(self, story_id: str) -> GeneratedItem:
+        for item in self.items:
+            if item.type == "User Story" and item.item_id == story_id:
+                return item
+        raise KeyError(story_id)
+
+
+class TagPart(Record):
+    """parts/tags/{story_id}.json: one tagging unit's result, written once."""
+
+    record: TaggingRecord
+    usage: Usage = Field(default_factory=Usage)
+
+
+class RunStatus(Record):
+    """runs/{run_id}/run.json. Changed only at phase transitions, each guarded by an ETag."""
+
+    run_id: str
+    project: str
+    source_path: str
+    source_name: str
+    content_sha256: str
+    size_bytes: int
+    status: RunState
+    phase: Phase
+    engine: Engine
+    model: str | None = None
+    embedding_model: str
+    created_at: datetime
+    updated_at: datetime
+    completed_at: datetime | None = None
+    segment_count: int | None = None
+    story_count: int | None = None
+    error_count: int = 0
+    failure_reason: str | None = None
+    versions: dict[str, str] = Field(default_factory=dict)
+
+
+class Coverage(Record):
+    requirement_sentences: int
+    quoted_sentences: int
+    share: float
+
+
+class Summary(Record):
+    run_id: str
+    project: str
+    status: RunState
+    engine: Engine
+    model: str | None
+    segment_count: int
+    skipped_segments: int
+    epic_count: int
+    feature_count: int
+    story_count: int
+    tag_distribution: dict[str, int]
+    tagging_failed: int
+    constraint_violations: int
+    open_questions: int
+    error_count: int
+    avg_segment_tokens: float
+    total_segment_tokens: int
+    usage: Usage
+    cost_estimate_usd: float
+    coverage: Coverage
+
+
+# --------------------------------------------------------------------------------------------------
+# Queue messages: tiny; handlers read everything else from the artifact store.
+
+
+class Message(Record):
+    v: Literal[1] = 1
+    run_id: str
+
+
+class SegmentMessage(Message):
+    pass
+
+
+class GenerateMessage(Message):
+    segment_id: str
+
+
+class TagMessage(Message):
+    segment_id: str
+    story_id: str
+
+
+class FinalizeMessage(Message):
+    pass

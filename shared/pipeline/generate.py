@@ -1,0 +1,308 @@
+"""Phase 2 (seed §5, §7.2): per segment, retrieve context, generate, fan out one tag message per story.
+
+The generation agent returns a draft; ``assemble`` turns it into records. Model output is data: every
+quote must be found verbatim in the segment, ids of existing work items must be among those that were
+retrieved, anything else is dropped with a warning on the record.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from shared import ids, layout
+from shared.agents import (
+    GenerationContext,
+    GenerationFailed,
+    GenerationResult,
+    QuoteNotFound,
+    locate_quote,
+)
+from shared.bus import TAG_QUEUE
+from shared.models import (
+    TERMINAL_STATES,
+    AcDelta,
+    ContextAdoItem,
+    ContextArchitectureChunk,
+    ErrorRecord,
+    GeneratedItem,
+    GeneratedPart,
+    GenerateMessage,
+    OpenQuestion,
+    RunStatus,
+    Segment,
+    TagMessage,
+)
+from shared.pipeline.fanin import check_completion
+from shared.pipeline.runs import load_run, record_error, send_once
+from shared.pipeline.segment import read_segments
+from shared.retrieval import generation_context
+from shared.services import Services
+from shared.storage import create_model, read_model, read_model_or_none
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """Where a generated item hangs: generated ancestors and/or an existing ADO work item."""
+
+    epic_id: str | None = None
+    feature_id: str | None = None
+    work_item_id: int | None = None
+
+
+def _open_question(segment: Segment, text: str) -> OpenQuestion:
+    try:
+        return OpenQuestion(question=text.strip(), quote=locate_quote(segment, text))
+    except QuoteNotFound:
+        return OpenQuestion(question=text.strip())
+
+
+def assemble(
+    run: RunStatus,
+    segment: Segment,
+    result: GenerationResult,
+    context: GenerationContext,
+    *,
+    version: str,
+    engine: str,
+    trace_id: str | None,
+) -> list[GeneratedItem]:
+    """Records from a generation draft. Raises QuoteNotFound when a story's quote is not verbatim."""
+    draft = result.draft
+    retrieved = {i.work_item_id: i for i in context.ado_items}
+    common = dict(
+        run_id=run.run_id,
+        segment_id=segment.segment_id,
+        segment_order=segment.segment_order,
+        context_ado_items=[
+            ContextAdoItem(
+                work_item_id=i.work_item_id,
+                work_item_type=i.work_item_type,
+                title=i.title,
+                similarity=i.similarity,
+                composite_score=i.composite,
+            )
+            for i in context.ado_items
+        ],
+        context_architecture_chunks=[
+            ContextArchitectureChunk(
+                chunk_id=c.chunk_id,
+                document_id=c.document_id,
+                file_name=c.file_name,
+                similarity=c.similarity,
+                composite_score=c.composite,
+            )
+            for c in context.architecture_chunks
+        ],
+        source_doc=run.source_name,
+        source_doc_segment=f"{segment.start_char}-{segment.end_char}",
+        generation_agent_version=version,
+        engine=engine,
+        model=result.model,
+        trace_id=trace_id,
+    )
+
+    def existing(
+        work_item_id: int | None, types: tuple[str, ...], warnings: list[str]
+    ) -> int | None:
+        if work_item_id is None:
+            return None
+        item = retrieved.get(work_item_id)
+        if item is None or item.work_item_type not in types:
+            warnings.append(
+                f"ignored existing parent #{work_item_id}: not a retrieved {'/'.join(types)}"
+            )
+            return None
+        return work_item_id
+
+    items: list[GeneratedItem] = []
+    epics: dict[str, _Parent] = {}
+    for epic in draft.epics:
+        warnings: list[str] = []
+        reused = existing(epic.existing_work_item_id, ("Epic",), warnings)
+        if reused is not None:
+            epics[epic.key] = _Parent(work_item_id=reused)
+            continue
+        eid = ids.epic_id(run.run_id, epic.title)
+        epics[epic.key] = _Parent(epic_id=eid)
+        items.append(
+            GeneratedItem(
+                **common,
+                type="Epic",
+                item_id=eid,
+                epic_id=eid,
+                title=epic.title,
+                description=epic.description,
+                warnings=warnings,
+            )
+        )
+
+    features: dict[str, _Parent] = {}
+    for n, feature in enumerate(draft.features, start=1):
+        warnings = []
+        epic = epics.get(feature.epic_key or "", _Parent())
+        reused = existing(feature.existing_work_item_id, ("Feature",), warnings)
+        if reused is not None:
+            features[feature.key] = _Parent(work_item_id=reused)  # its epic is its own parent
+            continue
+        fid = ids.feature_id(segment.segment_id, n)
+        features[feature.key] = _Parent(epic_id=epic.epic_id, feature_id=fid)
+        items.append(
+            GeneratedItem(
+                **common,
+                type="Feature",
+                item_id=fid,
+                epic_id=epic.epic_id,
+                feature_id=fid,
+                title=feature.title,
+                description=feature.description,
+                parent_work_item_id=epic.work_item_id,
+                warnings=warnings,
+            )
+        )
+
+    for n, story in enumerate(draft.stories, start=1):
+        warnings = []
+        parent = features.get(story.feature_key or "", _Parent())
+        quotes = [locate_quote(segment, q) for q in story.source_quotes]
+        extends = [i for i in story.extends_work_item_ids if i in retrieved]
+        if len(extends) < len(story.extends_work_item_ids):
+            warnings.append("ignored extends ids that were not among the retrieved work items")
+        sid = ids.story_id(segment.segment_id, n)
+        items.append(
+            GeneratedItem(
+                **common,
+                type="User Story",
+                item_id=sid,
+                epic_id=parent.epic_id,
+                feature_id=parent.feature_id,
+                story_id=sid,
+                title=story.title,
+                description=story.description,
+                acceptance_criteria=story.acceptance_criteria,
+                parent_work_item_id=parent.work_item_id,
+                extends_work_item_ids=extends,
+                constraint_violation=story.constraint_violation,
+                constraint_notes=story.constraint_notes,
+                ac_delta_entries=[
+                    AcDelta(criterion=c, work_item_id=extends[0] if extends else None)
+                    for c in story.ac_delta
+                ],
+                source_quotes=quotes,
+                open_questions=[_open_question(segment, q) for q in story.open_questions],
+                warnings=warnings,
+            )
+        )
+
+    # questions the draft could not pin to a story belong to the segment's first feature or story
+    if draft.open_questions:
+        holder = next((i for i in items if i.type == "Feature"), None) or next(
+            (i for i in items if i.type == "User Story"), None
+        )
+        if holder is not None:
+            holder.open_questions.extend(_open_question(segment, q) for q in draft.open_questions)
+    return items
+
+
+def handle_generate(svc: Services, msg: GenerateMessage) -> None:
+    run = load_run(svc, msg.run_id)
+    if run.status in TERMINAL_STATES:
+        return
+    path = layout.generated_part(run.run_id, msg.segment_id)
+    part = read_model_or_none(svc.store, path, GeneratedPart)
+    if part is None:
+        segments = read_segments(svc, run.run_id) or []
+        segment = next((s for s in segments if s.segment_id == msg.segment_id), None)
+        if segment is None:
+            raise LookupError(f"run {run.run_id} has no segment {msg.segment_id}")
+        part = _generate(svc, run, segment)
+        if not create_model(svc.store, path, part):
+            part = read_model(svc.store, path, GeneratedPart)  # a concurrent delivery won
+    send_once(
+        svc,
+        run.run_id,
+        f"generate-{msg.segment_id}",
+        [
+            (TAG_QUEUE, TagMessage(run_id=run.run_id, segment_id=msg.segment_id, story_id=sid))
+            for sid in part.story_ids
+        ],
+    )
+    check_completion(svc, run.run_id)
+
+
+def skipped_part(svc: Services, run_id: str, segment_id: str) -> GeneratedPart:
+    return GeneratedPart(
+        run_id=run_id, segment_id=segment_id, status="skipped", timestamp=svc.clock()
+    )
+
+
+def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
+    sid = segment.segment_id
+    cfg = svc.settings.pipeline.retrieval
+    with svc.tracer.span(run.run_id, f"segment_{sid}_retrieval") as span:
+        context = generation_context(
+            svc.embedder, svc.index, cfg, run.project, segment, svc.clock()
+        )
+        span.update(
+            ado_items=len(context.ado_items),
+            architecture_chunks=len(context.architecture_chunks),
+            dropped_chunks=context.dropped_chunks,
+        )
+    generator = svc.agents.generator
+    with svc.tracer.span(run.run_id, f"segment_{sid}_generation_agent") as span:
+        try:
+            result = generator.generate(segment, context)
+            try:
+                items = assemble(
+                    run,
+                    segment,
+                    result,
+                    context,
+                    version=generator.version,
+                    engine=generator.engine,
+                    trace_id=span.trace_id,
+                )
+            except (QuoteNotFound, ValueError) as err:
+                raise GenerationFailed(
+                    f"invalid generation output: {err}",
+                    attempts=result.attempts,
+                    raw_output=result.draft.model_dump_json()[:4000],
+                    usage=result.usage,
+                ) from err
+        except GenerationFailed as err:
+            record_error(
+                svc,
+                ErrorRecord(
+                    run_id=run.run_id,
+                    phase="generate",
+                    unit_id=sid,
+                    error_type=type(err).__name__,
+                    message=str(err),
+                    attempts=err.attempts,
+                    outcome="skipped",
+                    details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
+                    timestamp=svc.clock(),
+                ),
+            )
+            span.update(status="skipped", error=str(err)[:500])
+            part = skipped_part(svc, run.run_id, sid)
+            part.usage = err.usage
+            return part
+        stories = [i for i in items if i.type == "User Story"]
+        span.update(
+            token_usage_prompt=result.usage.prompt_tokens,
+            token_usage_completion=result.usage.completion_tokens,
+            item_count=len(items),
+            story_count=len(stories),
+            constraint_violations=sum(1 for s in stories if s.constraint_violation),
+        )
+    return GeneratedPart(
+        run_id=run.run_id,
+        segment_id=sid,
+        status="generated",
+        items=items,
+        usage=result.usage,
+        timestamp=svc.clock(),
+    )

@@ -1,0 +1,276 @@
+"""Run lifecycle: starting a run from an upload, reading and changing its status, recording errors.
+
+``run.json`` changes only at phase transitions, always through ``update_run`` (read, change, write
+under the ETag just read; on a conflict read again). A terminal run never changes again, so a late or
+duplicated message can never resurrect a finished run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+import yaml
+
+from shared import PIPELINE_VERSION, layout
+from shared.bus import SEGMENT_QUEUE
+from shared.ids import (
+    InvalidIdentifier,
+    check_project,
+    check_upload_name,
+    content_sha256,
+    make_run_id,
+)
+from shared.models import (
+    TERMINAL_STATES,
+    ErrorRecord,
+    Message,
+    RunStatus,
+    SegmentMessage,
+)
+from shared.services import Services
+from shared.storage import (
+    LeaseHeld,
+    NotFound,
+    PreconditionFailed,
+    create_model,
+    dump_jsonl,
+    dump_model,
+    read_model,
+    read_model_or_none,
+)
+from shared.textio import UnreadableInput, extract_text, file_extension, normalize
+
+log = logging.getLogger(__name__)
+
+TRANSCRIPTS_CONTAINER = "transcripts"
+
+
+class UnknownRun(LookupError):
+    pass
+
+
+def load_run(svc: Services, run_id: str) -> RunStatus:
+    try:
+        return read_model(svc.store, layout.run_json(run_id), RunStatus)
+    except NotFound:
+        raise UnknownRun(run_id) from None
+
+
+def update_run(
+    svc: Services, run_id: str, change: Callable[[RunStatus], RunStatus | None]
+) -> RunStatus:
+    """Apply ``change`` to the current status under an ETag condition; ``None`` means no change.
+
+    Terminal runs are never changed.
+    """
+    path = layout.run_json(run_id)
+    for _ in range(50):
+        data, etag = svc.store.get_with_etag(path)
+        current = RunStatus.model_validate_json(data)
+        if current.status in TERMINAL_STATES:
+            return current
+        updated = change(current.model_copy(deep=True))
+        if updated is None or updated == current:
+            return current
+        updated.updated_at = svc.clock()
+        try:
+            svc.store.replace_if_match(path, dump_model(updated), etag)
+            return updated
+        except PreconditionFailed:
+            continue
+    raise PreconditionFailed(f"{path}: gave up after 50 conflicting updates")
+
+
+class OutboxBusy(RuntimeError):
+    """Another delivery of the same message is sending this step's messages; retry later."""
+
+
+def send_once(
+    svc: Services,
+    run_id: str,
+    step: str,
+    messages: Sequence[tuple[str, Message]],
+    *,
+    wait_seconds: float = 10.0,
+) -> bool:
+    """Send a step's downstream messages exactly once per step (outbox pattern).
+
+    A lease serializes concurrent deliveries of the same message; the marker, written after the
+    sends, tells later deliveries the work is done. A crash between the sends and the marker re-sends
+    on redelivery (harmless: every handler is idempotent), so nothing is ever lost.
+    """
+    marker = layout.outbox(run_id, step)
+    if svc.store.exists(marker):
+        return False
+    try:
+        with svc.store.lease(marker + ".lock", seconds=15):
+            if svc.store.exists(marker):
+                return False
+            for queue, message in messages:
+                svc.bus.send(queue, message)
+            svc.store.put(marker, f"{len(messages)}\n".encode())
+            return True
+    except LeaseHeld:
+        deadline = time.monotonic() + wait_seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            if svc.store.exists(marker):
+                return False
+        raise OutboxBusy(f"{run_id}: step {step} is being sent by another delivery") from None
+
+
+def record_error(svc: Services, error: ErrorRecord) -> bool:
+    """One error part per failed unit (create-once: a redelivered failure is not counted twice)."""
+    path = layout.error_part(error.run_id, error.phase, error.unit_id)
+    return create_model(svc.store, path, error)
+
+
+def read_errors(svc: Services, run_id: str) -> list[ErrorRecord]:
+    phase_order = {"start": 0, "segment": 1, "generate": 2, "tag": 3, "finalize": 4}
+    errors = []
+    for path in svc.store.list(layout.error_parts_prefix(run_id)):
+        try:
+            errors.append(read_model(svc.store, path, ErrorRecord))
+        except NotFound:
+            continue
+    return sorted(errors, key=lambda e: (phase_order[e.phase], e.unit_id))
+
+
+def last_attempt_error(svc: Services, run_id: str, phase: str, unit_id: str) -> str:
+    try:
+        return svc.store.get(layout.attempt_part(run_id, phase, unit_id)).decode()
+    except NotFound:
+        return "no error was recorded by the failing attempts"
+
+
+def abort_run(svc: Services, run_id: str, error: ErrorRecord) -> RunStatus:
+    """End a run as failed: the error is recorded, errors.jsonl written, the reason in run.json."""
+    record_error(svc, error)
+    errors = read_errors(svc, run_id)
+    svc.store.put(layout.run_file(run_id, "errors.jsonl"), dump_jsonl(errors))
+
+    def fail(run: RunStatus) -> RunStatus:
+        run.status = "failed"
+        run.phase = "failed"
+        run.failure_reason = f"{error.phase}: {error.message}"
+        run.error_count = len(errors)
+        run.completed_at = svc.clock()
+        return run
+
+    return update_run(svc, run_id, fail)
+
+
+# ------------------------------------------------------------------------------------------------
+# start
+
+
+def parse_transcript_path(blob_path: str) -> tuple[str, str]:
+    """'transcripts/{project}/{name}' -> (project, name). Raises InvalidIdentifier."""
+    container, _, rest = blob_path.partition("/")
+    project, _, name = rest.partition("/")
+    if container != TRANSCRIPTS_CONTAINER or not project or not name:
+        raise InvalidIdentifier(
+            f"transcripts must be uploaded as {TRANSCRIPTS_CONTAINER}/{{project}}/{{file}}, "
+            f"got {blob_path!r}"
+        )
+    check_project(project)
+    check_upload_name(name.rsplit("/", 1)[-1])
+    return project, name
+
+
+def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = None) -> RunStatus:
+    """The blob trigger's (and POST /api/runs') handler. Idempotent: same upload, same run.
+
+    ``data`` may be a prefix of the upload when ``size`` says it is over the limit: an oversized file
+    is rejected without reading or copying it.
+    """
+    settings = svc.settings
+    size = len(data) if size is None else size
+    run_id = make_run_id(blob_path, f"{content_sha256(data)}:{size}")
+    existing = read_model_or_none(svc.store, layout.run_json(run_id), RunStatus)
+    if existing is not None:
+        if existing.status not in TERMINAL_STATES:
+            send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
+        return existing
+
+    now = svc.clock()
+    name = blob_path.rsplit("/", 1)[-1]
+    project = blob_path.split("/")[1] if blob_path.count("/") >= 2 else ""
+    run = RunStatus(
+        run_id=run_id,
+        project=project,
+        source_path=blob_path,
+        source_name=name,
+        content_sha256=content_sha256(data),
+        size_bytes=size,
+        status="queued",
+        phase="queued",
+        engine=settings.resolved_engine(),
+        embedding_model=_embedding_model_name(svc),
+        created_at=now,
+        updated_at=now,
+        versions={"pipeline": PIPELINE_VERSION},
+    )
+
+    limit = settings.pipeline.limits.max_upload_bytes
+    try:
+        project, name = parse_transcript_path(blob_path)
+        if size > limit:
+            raise UnreadableInput(
+                f"the file is {size:,} bytes, over the limit of {limit:,} bytes "
+                f"({limit / 1048576:.0f} MiB); split it or raise SYNTH_PIPELINE__LIMITS__MAX_UPLOAD_BYTES"
+            )
+        text = normalize(extract_text(data, file_extension(name)))
+    except (InvalidIdentifier, UnreadableInput) as err:
+        return _reject(svc, run, str(err))
+
+    ext = file_extension(name)
+    svc.store.create(layout.upload(run_id, ext), data)
+    svc.store.create(layout.run_file(run_id, "transcript.txt"), text.encode())
+    snapshot = settings.snapshot()
+    snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
+    svc.store.create(
+        layout.run_file(run_id, "config_snapshot.yaml"),
+        yaml.safe_dump(snapshot, sort_keys=False).encode(),
+    )
+    if not create_model(svc.store, layout.run_json(run_id), run):
+        run = load_run(svc, run_id)
+    if run.status not in TERMINAL_STATES:
+        send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
+    log.info("run %s started for %s (%d bytes)", run_id, blob_path, size)
+    return run
+
+
+def _embedding_model_name(svc: Services) -> str:
+    backend = svc.settings.resolved_embedder()
+    if backend == "minilm":
+        from shared.embeddings.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder.model_name
+    return svc.settings.pipeline.embedding.model
+
+
+def _reject(svc: Services, run: RunStatus, reason: str) -> RunStatus:
+    """A bad upload becomes a failed run with the reason: visible in run.json and the status API."""
+    error = ErrorRecord(
+        run_id=run.run_id,
+        phase="start",
+        unit_id=run.run_id,
+        error_type="UnreadableInput",
+        message=reason,
+        outcome="aborted",
+        timestamp=svc.clock(),
+    )
+    record_error(svc, error)
+    svc.store.put(layout.run_file(run.run_id, "errors.jsonl"), dump_jsonl([error]))
+    run.status = "failed"
+    run.phase = "failed"
+    run.failure_reason = f"start: {reason}"
+    run.error_count = 1
+    run.completed_at = run.created_at
+    if not create_model(svc.store, layout.run_json(run.run_id), run):
+        return load_run(svc, run.run_id)
+    log.warning("run %s rejected: %s", run.run_id, reason)
+    return run

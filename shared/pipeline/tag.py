@@ -1,0 +1,144 @@
+"""Phase 3 (seed §6, §7.3): per generated story, retrieve existing user stories and tag it.
+
+Seed failure rules: no retrieved story → ``new`` without a model call; the agent retries once itself,
+then the story is tagged ``new`` with ``tagging_failed=true`` and the failure goes to errors.jsonl.
+Related ids the agent returns must be among the retrieved stories.
+"""
+
+from __future__ import annotations
+
+from shared import layout
+from shared.agents import TagDecision, TaggingFailed
+from shared.models import (
+    TERMINAL_STATES,
+    ErrorRecord,
+    GeneratedItem,
+    GeneratedPart,
+    RunStatus,
+    SimilarityScore,
+    TaggingRecord,
+    TagMessage,
+    TagPart,
+    Usage,
+)
+from shared.pipeline.fanin import check_completion
+from shared.pipeline.runs import load_run, record_error
+from shared.retrieval import tagging_candidates
+from shared.services import Services
+from shared.storage import create_model, read_model
+
+
+def failed_tag_part(
+    svc: Services,
+    run_id: str,
+    segment_id: str,
+    story_id: str,
+    reason: str,
+    usage: Usage | None = None,
+) -> TagPart:
+    """The seed's fallback: ``new`` with ``tagging_failed=true``."""
+    thresholds = svc.settings.pipeline.thresholds
+    return TagPart(
+        record=TaggingRecord(
+            run_id=run_id,
+            segment_id=segment_id,
+            story_id=story_id,
+            decision_tag="new",
+            reasoning_excerpt=f"tagging failed, defaulted to new: {reason}"[:500],
+            thresholds_applied=thresholds.applied(),
+            tagging_agent_version=svc.agents.tagger.version,
+            tagging_failed=True,
+            engine=svc.settings.resolved_engine(),
+            timestamp=svc.clock(),
+        ),
+        usage=usage or Usage(),
+    )
+
+
+def handle_tag(svc: Services, msg: TagMessage) -> None:
+    run = load_run(svc, msg.run_id)
+    if run.status in TERMINAL_STATES:
+        return
+    path = layout.tag_part(run.run_id, msg.story_id)
+    if not svc.store.exists(path):
+        part = read_model(
+            svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
+        )
+        create_model(svc.store, path, _tag(svc, run, part.story(msg.story_id)))
+    check_completion(svc, run.run_id)
+
+
+def _tag(svc: Services, run: RunStatus, story: GeneratedItem) -> TagPart:
+    story_id = story.item_id
+    thresholds = svc.settings.pipeline.thresholds
+    with svc.tracer.span(run.run_id, f"story_{story_id}_tagging_retrieval") as span:
+        candidates = tagging_candidates(
+            svc.embedder, svc.index, svc.settings.pipeline.retrieval, run.project, story
+        )
+        span.update(retrieved_story_count=len(candidates))
+    scores = [
+        SimilarityScore(work_item_id=c.work_item_id, title=c.title, score=c.similarity)
+        for c in candidates
+    ]
+    max_similarity = max((c.similarity for c in candidates), default=0.0)
+    tagger = svc.agents.tagger
+    usage, model, failed = Usage(), None, False
+    with svc.tracer.span(run.run_id, f"story_{story_id}_tagging_agent") as span:
+        if not candidates:
+            decision = TagDecision(
+                decision_tag="new", reasoning_excerpt="no existing user story was retrieved"
+            )
+        else:
+            try:
+                result = tagger.tag(story, candidates)
+                decision, usage, model = result.decision, result.usage, result.model
+            except TaggingFailed as err:
+                record_error(
+                    svc,
+                    ErrorRecord(
+                        run_id=run.run_id,
+                        phase="tag",
+                        unit_id=story_id,
+                        error_type=type(err).__name__,
+                        message=str(err),
+                        attempts=err.attempts,
+                        outcome="tagged_new",
+                        details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
+                        timestamp=svc.clock(),
+                    ),
+                )
+                decision = TagDecision(
+                    decision_tag="new", reasoning_excerpt=f"tagging failed, defaulted to new: {err}"
+                )
+                usage, failed = err.usage, True
+        known = {c.work_item_id for c in candidates}
+        related = [i for i in decision.related_story_ids if i in known]
+        span.update(
+            token_usage_prompt=usage.prompt_tokens,
+            token_usage_completion=usage.completion_tokens,
+            retrieved_story_count=len(candidates),
+            decision_tag=decision.decision_tag,
+            max_similarity=max_similarity,
+            tagging_failed=failed,
+        )
+        trace_id = span.trace_id
+    return TagPart(
+        record=TaggingRecord(
+            run_id=run.run_id,
+            segment_id=story.segment_id,
+            story_id=story_id,
+            decision_tag=decision.decision_tag,
+            similarity_scores=scores,
+            max_similarity=round(max_similarity, 4),
+            related_story_ids=related,
+            reasoning_excerpt=decision.reasoning_excerpt[:1000],
+            thresholds_applied=thresholds.applied(),
+            tagging_agent_version=tagger.version,
+            tagging_failed=failed,
+            engine=tagger.engine,
+            model=model,
+            trace_id=trace_id,
+            timestamp=svc.clock(),
+        ),
+        usage=usage,
+    )

@@ -1,0 +1,176 @@
+"""The composition root: the one place that builds real dependencies from settings.
+
+Handlers take a ``Services`` holder and never build clients themselves. Expensive members (the
+embedder, the vector index, the agents) are created on first use, so an HTTP status call never loads
+an ONNX model and cold start stays small.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from shared.agents import Agents
+from shared.bus import MessageBus
+from shared.embeddings import Embedder
+from shared.models import utcnow
+from shared.settings import Settings, get_settings
+from shared.storage import ArtifactStore
+from shared.tracing import NullTracer, Tracer
+from shared.vectorstore import VectorIndex
+
+
+class NotConfigured(RuntimeError):
+    """A setting needed for the chosen adapter is missing or the adapter is not available."""
+
+
+@dataclass
+class Services:
+    settings: Settings
+    store: ArtifactStore
+    bus: MessageBus
+    tracer: Tracer = field(default_factory=NullTracer)
+    clock: Callable[[], datetime] = utcnow
+    embedder_factory: Callable[[Settings], Embedder] | None = None
+    index_factory: Callable[[Settings, ArtifactStore, Embedder], VectorIndex] | None = None
+    agents_factory: Callable[[Settings, Embedder], Agents] | None = None
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def _lazy(self, name: str, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if name not in self._cache:
+                self._cache[name] = build()
+            return self._cache[name]
+
+    @property
+    def embedder(self) -> Embedder:
+        factory = self.embedder_factory or build_embedder
+        return self._lazy("embedder", lambda: factory(self.settings))  # type: ignore[no-any-return]
+
+    @property
+    def index(self) -> VectorIndex:
+        factory = self.index_factory or build_index
+        return self._lazy(  # type: ignore[no-any-return]
+            "index", lambda: factory(self.settings, self.store, self.embedder)
+        )
+
+    @property
+    def agents(self) -> Agents:
+        factory = self.agents_factory or build_agents
+        return self._lazy(  # type: ignore[no-any-return]
+            "agents", lambda: factory(self.settings, self.embedder)
+        )
+
+    @property
+    def engine(self) -> str:
+        return self.settings.resolved_engine()
+
+
+# ------------------------------------------------------------------------------------------------
+# factories
+
+
+def _azure_credential(settings: Settings) -> Any:
+    from azure.identity import DefaultAzureCredential
+
+    return DefaultAzureCredential(managed_identity_client_id=settings.azure_storage_client_id)
+
+
+def build_store(settings: Settings) -> ArtifactStore:
+    if settings.resolved_storage_backend() == "local":
+        from shared.storage.local import LocalFolderStore
+
+        return LocalFolderStore(settings.local_store_dir)
+    from shared.storage.azure_blob import AzureBlobStore
+
+    if settings.azure_storage_connection:
+        return AzureBlobStore.from_connection_string(
+            settings.azure_storage_connection.get_secret_value()
+        )
+    if settings.azure_blob_service_uri:
+        return AzureBlobStore.from_service_uri(
+            settings.azure_blob_service_uri, _azure_credential(settings)
+        )
+    raise NotConfigured(
+        "Azure storage selected but neither AzureWebJobsStorage nor "
+        "AzureWebJobsStorage__blobServiceUri is set"
+    )
+
+
+def build_bus(settings: Settings) -> MessageBus:
+    from shared.bus.azure_queue import AzureQueueBus
+
+    if settings.azure_storage_connection:
+        return AzureQueueBus.from_connection_string(
+            settings.azure_storage_connection.get_secret_value()
+        )
+    if settings.azure_queue_service_uri:
+        return AzureQueueBus.from_service_uri(
+            settings.azure_queue_service_uri, _azure_credential(settings)
+        )
+    raise NotConfigured(
+        "the Azure queue bus needs AzureWebJobsStorage or AzureWebJobsStorage__queueServiceUri"
+    )
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    if settings.resolved_embedder() == "minilm":
+        from shared.embeddings.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    raise NotConfigured(
+        "the OpenAI embeddings adapter is not implemented yet (issue 3); "
+        "set SYNTH_EMBEDDER=minilm to use the packaged MiniLM embedder"
+    )
+
+
+def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) -> VectorIndex:
+    if settings.resolved_vector_store() == "embedded":
+        from shared.vectorstore.embedded import EmbeddedVectorIndex
+
+        return EmbeddedVectorIndex(store, embedder.dimension)
+    raise NotConfigured(
+        "the Pinecone adapter is not implemented yet (issue 3); "
+        "set SYNTH_VECTOR_STORE=embedded to use the embedded index"
+    )
+
+
+def build_agents(settings: Settings, embedder: Embedder) -> Agents:
+    if settings.resolved_engine() == "offline":
+        from shared.engine.offline import build_offline_agents
+
+        return build_offline_agents(embedder, settings.pipeline)
+    raise NotConfigured(
+        "the LLM engine is not implemented yet (issue 3); unset OPENAI_API_KEY / "
+        "AZURE_OPENAI_ENDPOINT or set SYNTH_ENGINE=offline to run the offline engine"
+    )
+
+
+def build_tracer(settings: Settings) -> Tracer:
+    return NullTracer()
+
+
+def build_services(
+    settings: Settings | None = None,
+    *,
+    store: ArtifactStore | None = None,
+    bus: MessageBus | None = None,
+) -> Services:
+    settings = settings or get_settings()
+    return Services(
+        settings=settings,
+        store=store if store is not None else build_store(settings),
+        bus=bus if bus is not None else build_bus(settings),
+        tracer=build_tracer(settings),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def app_services() -> Services:
+    """The Functions app's services: built once per worker process, on first use."""
+    return build_services()

@@ -1,0 +1,248 @@
+"""The one settings module: every environment variable the app reads is declared here.
+
+Two layers:
+- ``PipelineConfig`` mirrors seed 000 §10 (the documented defaults). Each value can be overridden by an
+  environment variable ``SYNTH_PIPELINE__<SECTION>__<KEY>`` (e.g.
+  ``SYNTH_PIPELINE__THRESHOLDS__NEW_BELOW=0.5``) and it is
+  written to every run as ``config_snapshot.yaml`` with the seed's own key names.
+- ``Settings`` holds the infrastructure: storage, keys, endpoints. Standard names are used where the
+  ecosystem has them (``AzureWebJobsStorage``, ``OPENAI_API_KEY``, ...).
+
+Secrets are ``SecretStr`` so they never appear in a snapshot, a log line or a repr.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class AdoLoaderConfig(_Section):
+    enabled: bool = True
+    ingestion_mode: str = "manual"
+    work_item_types: list[str] = Field(default_factory=lambda: ["Epic", "Feature", "User Story"])
+
+
+class ArchitectureLoaderConfig(_Section):
+    enabled: bool = True
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+
+
+class ExternalLoadersConfig(_Section):
+    ado: AdoLoaderConfig = Field(default_factory=AdoLoaderConfig)
+    architecture: ArchitectureLoaderConfig = Field(default_factory=ArchitectureLoaderConfig)
+
+
+class SegmentationConfig(_Section):
+    model: str = "gpt-4o"
+    max_segment_tokens: int = 1200
+    min_merge_threshold: int = 80
+    cohesion_divergence_threshold: float = 0.15
+    temperature: float = 0.2
+
+
+class GenerationConfig(_Section):
+    model: str = "gpt-4o"
+    temperature: float = 0.2
+    max_stories_per_segment: int = 8
+
+
+class TaggingConfig(_Section):
+    model: str = "gpt-4o"
+    temperature: float = 0.1
+
+
+class RetrievalConfig(_Section):
+    ado_top_k: int = 5
+    architecture_top_k: int = 8
+    tagging_top_k: int = 10
+    similarity_weight: float = 0.7
+    recency_weight: float = 0.2
+    priority_weight: float = 0.1
+    recency_half_life_days: float = 180.0
+    dedupe_jaccard: float = 0.9
+    segment_max_context_tokens: int = 6000
+
+
+class ThresholdsConfig(_Section):
+    new_below: float = Field(0.55, alias="newBelow")
+    conflict_at_least: float = Field(0.80, alias="conflictAtLeast")
+    extend_similarity: float = Field(0.70, alias="extendSimilarity")
+    gap_at_least: float = Field(0.65, alias="gapAtLeast")
+    duplicate_at_least: float = Field(0.92, alias="duplicateAtLeast")
+    constraint_violation_check: bool = True
+
+    def applied(self) -> dict[str, float]:
+        """The thresholds as recorded in every tagging record (seed names)."""
+        return {
+            "newBelow": self.new_below,
+            "gapAtLeast": self.gap_at_least,
+            "extendSimilarity": self.extend_similarity,
+            "conflictAtLeast": self.conflict_at_least,
+            "duplicateAtLeast": self.duplicate_at_least,
+        }
+
+
+class EmbeddingConfig(_Section):
+    model: str = "text-embedding-3-small"
+
+
+class AdoConfig(_Section):
+    mode: str = "rest"
+    organization: str = "your-org"
+    project: str = "your-project"
+
+
+class ObservabilityConfig(_Section):
+    enable_langfuse: bool = True
+    per_segment_spans: bool = True
+    store_config_snapshot: bool = True
+
+
+class FeatureFlags(_Section):
+    modular_mode: bool = True
+    streaming_generation: bool = False
+
+
+class LimitsConfig(_Section):
+    max_upload_bytes: int = 30 * 1024 * 1024
+
+
+class PricingConfig(_Section):
+    """USD per 1M tokens, used only for the summary's cost estimate."""
+
+    prompt_per_million: float = 2.50
+    completion_per_million: float = 10.00
+
+
+class PipelineConfig(_Section):
+    external_loaders: ExternalLoadersConfig = Field(default_factory=ExternalLoadersConfig)
+    segmentation: SegmentationConfig = Field(default_factory=SegmentationConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    tagging: TaggingConfig = Field(default_factory=TaggingConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    ado: AdoConfig = Field(default_factory=AdoConfig)
+    observability: ObservabilityConfig = Field(default_factory=ObservabilityConfig)
+    feature_flags: FeatureFlags = Field(default_factory=FeatureFlags)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    pricing: PricingConfig = Field(default_factory=PricingConfig)
+
+
+def _alias(*names: str) -> Any:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """Infrastructure settings (app settings in Azure, local.settings.json or the shell locally)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SYNTH_",
+        env_nested_delimiter="__",
+        case_sensitive=False,
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
+
+    # --- storage -------------------------------------------------------------------------------
+    storage_backend: Literal["auto", "azure", "local"] = Field(
+        "auto", description="auto: Azure when AzureWebJobsStorage is set, else the local folder"
+    )
+    azure_storage_connection: SecretStr | None = Field(
+        None, validation_alias=_alias("AzureWebJobsStorage", "AZUREWEBJOBSSTORAGE")
+    )
+    azure_blob_service_uri: str | None = Field(
+        None, validation_alias=_alias("AzureWebJobsStorage__blobServiceUri")
+    )
+    azure_queue_service_uri: str | None = Field(
+        None, validation_alias=_alias("AzureWebJobsStorage__queueServiceUri")
+    )
+    azure_storage_client_id: str | None = Field(
+        None, validation_alias=_alias("AzureWebJobsStorage__clientId")
+    )
+    local_store_dir: str = Field(".data/store", description="root of the local folder store")
+
+    # --- engines and providers ------------------------------------------------------------------
+    engine: Literal["auto", "offline", "llm"] = Field(
+        "auto", description="auto: llm when an OpenAI or Azure OpenAI key/endpoint is set"
+    )
+    embedder: Literal["auto", "minilm", "openai"] = "auto"
+    vector_store: Literal["auto", "embedded", "pinecone"] = "auto"
+
+    openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL"))
+    azure_openai_endpoint: str | None = Field(
+        None, validation_alias=_alias("AZURE_OPENAI_ENDPOINT")
+    )
+    azure_openai_api_key: SecretStr | None = Field(
+        None, validation_alias=_alias("AZURE_OPENAI_API_KEY")
+    )
+    openai_api_version: str = Field("2024-10-21", validation_alias=_alias("OPENAI_API_VERSION"))
+
+    pinecone_api_key: SecretStr | None = Field(None, validation_alias=_alias("PINECONE_API_KEY"))
+    pinecone_index: str = Field("brd-upload", validation_alias=_alias("PINECONE_INDEX"))
+    pinecone_host: str | None = Field(None, validation_alias=_alias("PINECONE_HOST"))
+
+    langfuse_public_key: str | None = Field(None, validation_alias=_alias("LANGFUSE_PUBLIC_KEY"))
+    langfuse_secret_key: SecretStr | None = Field(
+        None, validation_alias=_alias("LANGFUSE_SECRET_KEY")
+    )
+    langfuse_host: str | None = Field(None, validation_alias=_alias("LANGFUSE_HOST"))
+
+    # --- local development ------------------------------------------------------------------
+    local_function_key: SecretStr | None = Field(
+        None, description="key the local host runner demands for function-level HTTP routes"
+    )
+    workers: int = Field(
+        4, ge=1, le=64, description="in-process worker threads (CLI run, dev host)"
+    )
+
+    # ------------------------------------------------------------------------------------------
+    def resolved_storage_backend(self) -> Literal["azure", "local"]:
+        if self.storage_backend != "auto":
+            return self.storage_backend
+        if self.azure_storage_connection or self.azure_blob_service_uri:
+            return "azure"
+        return "local"
+
+    def resolved_engine(self) -> Literal["offline", "llm"]:
+        if self.engine != "auto":
+            return self.engine
+        return "llm" if (self.openai_api_key or self.azure_openai_endpoint) else "offline"
+
+    def resolved_embedder(self) -> Literal["minilm", "openai"]:
+        if self.embedder != "auto":
+            return self.embedder
+        return "openai" if (self.openai_api_key or self.azure_openai_endpoint) else "minilm"
+
+    def resolved_vector_store(self) -> Literal["embedded", "pinecone"]:
+        if self.vector_store != "auto":
+            return self.vector_store
+        return "pinecone" if self.pinecone_api_key else "embedded"
+
+    def snapshot(self) -> dict[str, Any]:
+        """Seed §10 settings as used, plus which engines ran (never a secret)."""
+        data = self.pipeline.model_dump(mode="json", by_alias=True)
+        data["runtime"] = {
+            "engine": self.resolved_engine(),
+            "embedder": self.resolved_embedder(),
+            "vector_store": self.resolved_vector_store(),
+            "storage_backend": self.resolved_storage_backend(),
+        }
+        return data
+
+
+@functools.lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

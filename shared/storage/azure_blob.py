@@ -1,0 +1,203 @@
+"""The Azure Blob adapter of the artifact store (Azurite locally).
+
+The first segment of a logical path is the container (``runs``, ``uploads``, ``index``,
+``ingestion``, ``eval``); containers are created on first use. Connections come from
+``AzureWebJobsStorage`` (a connection string) or, in Azure, from its identity-based form
+(``AzureWebJobsStorage__blobServiceUri`` + managed identity).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from shared.storage import LeaseHeld, NotFound, PreconditionFailed, content_type_for
+
+if TYPE_CHECKING:
+    from azure.storage.blob import BlobServiceClient
+
+
+class AzureBlobStore:
+    def __init__(self, service: BlobServiceClient) -> None:
+        self.service = service
+        self._containers: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"AzureBlobStore({self.service.url!r})"
+
+    @classmethod
+    def from_connection_string(cls, conn: str) -> AzureBlobStore:
+        from azure.storage.blob import BlobServiceClient
+
+        return cls(BlobServiceClient.from_connection_string(conn))
+
+    @classmethod
+    def from_service_uri(cls, uri: str, credential: Any) -> AzureBlobStore:
+        from azure.storage.blob import BlobServiceClient
+
+        return cls(BlobServiceClient(account_url=uri, credential=credential))
+
+    # -- helpers -------------------------------------------------------------------------------
+    @staticmethod
+    def _split(path: str) -> tuple[str, str]:
+        container, _, blob = path.partition("/")
+        if not container or not blob or ".." in path.split("/"):
+            raise ValueError(f"invalid artifact path: {path!r}")
+        return container, blob
+
+    def _blob(self, path: str) -> Any:
+        container, blob = self._split(path)
+        return self.service.get_blob_client(container, blob)
+
+    def _ensure_container(self, container: str) -> None:
+        if container in self._containers:
+            return
+        from azure.core.exceptions import ResourceExistsError
+
+        with self._lock:
+            try:
+                self.service.create_container(container)
+            except ResourceExistsError:
+                pass
+            self._containers.add(container)
+
+    def _settings(self, path: str, content_type: str | None) -> Any:
+        from azure.storage.blob import ContentSettings
+
+        return ContentSettings(content_type=content_type or content_type_for(path))
+
+    # -- reads ---------------------------------------------------------------------------------
+    def get_with_etag(self, path: str) -> tuple[bytes, str]:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            downloader = self._blob(path).download_blob()
+            return downloader.readall(), downloader.properties.etag
+        except ResourceNotFoundError:
+            raise NotFound(path) from None
+
+    def get(self, path: str) -> bytes:
+        return self.get_with_etag(path)[0]
+
+    def etag(self, path: str) -> str | None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            return str(self._blob(path).get_blob_properties().etag)
+        except ResourceNotFoundError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return self.etag(path) is not None
+
+    def list(self, prefix: str) -> list[str]:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        container, _, rest = prefix.partition("/")
+        try:
+            client = self.service.get_container_client(container)
+            return sorted(f"{container}/{b}" for b in client.list_blob_names(name_starts_with=rest))
+        except ResourceNotFoundError:
+            return []
+
+    def children(self, prefix: str) -> list[str]:
+        """Names directly under a folder-like prefix ('runs/' -> ['run-1', 'run-2'])."""
+        from azure.core.exceptions import ResourceNotFoundError
+
+        container, _, rest = prefix.partition("/")
+        rest = rest if not rest or rest.endswith("/") else rest + "/"
+        try:
+            client = self.service.get_container_client(container)
+            names = [
+                b.name[len(rest) :].rstrip("/")
+                for b in client.walk_blobs(name_starts_with=rest or None, delimiter="/")
+            ]
+        except ResourceNotFoundError:
+            return []
+        return sorted(n for n in names if n)
+
+    # -- writes --------------------------------------------------------------------------------
+    def _upload(self, path: str, data: bytes, content_type: str | None, **conditions: Any) -> str:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        container, _ = self._split(path)
+        self._ensure_container(container)
+        blob = self._blob(path)
+        try:
+            result = blob.upload_blob(
+                data, content_settings=self._settings(path, content_type), **conditions
+            )
+        except ResourceNotFoundError:
+            # the container was deleted behind our back (tests, retention): recreate once
+            self._containers.discard(container)
+            self._ensure_container(container)
+            result = blob.upload_blob(
+                data, content_settings=self._settings(path, content_type), **conditions
+            )
+        return str(result["etag"])
+
+    def put(self, path: str, data: bytes, content_type: str | None = None) -> str:
+        return self._upload(path, data, content_type, overwrite=True)
+
+    def create(self, path: str, data: bytes, content_type: str | None = None) -> bool:
+        from azure.core.exceptions import ResourceExistsError
+
+        try:
+            self._upload(path, data, content_type, overwrite=False)
+            return True
+        except ResourceExistsError:
+            return False
+
+    def replace_if_match(
+        self, path: str, data: bytes, etag: str, content_type: str | None = None
+    ) -> str:
+        from azure.core import MatchConditions
+        from azure.core.exceptions import ResourceModifiedError, ResourceNotFoundError
+
+        try:
+            return self._upload(
+                path,
+                data,
+                content_type,
+                overwrite=True,
+                etag=etag,
+                match_condition=MatchConditions.IfNotModified,
+            )
+        except ResourceModifiedError:
+            raise PreconditionFailed(f"{path}: etag {etag} is stale") from None
+        except ResourceNotFoundError:
+            raise NotFound(path) from None
+
+    def delete(self, path: str) -> bool:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            self._blob(path).delete_blob(delete_snapshots="include")
+            return True
+        except ResourceNotFoundError:
+            return False
+
+    @contextmanager
+    def lease(self, path: str, seconds: int = 60) -> Iterator[None]:
+        """A blob lease on ``path`` (created empty if missing); LeaseHeld if someone else has it."""
+        from azure.core.exceptions import HttpResponseError
+
+        if not self.exists(path):
+            self.create(path, b"")
+        seconds = max(15, min(60, seconds))  # the service accepts 15..60 s (or infinite)
+        try:
+            lease = self._blob(path).acquire_lease(lease_duration=seconds)
+        except HttpResponseError as err:
+            if err.status_code == 409:
+                raise LeaseHeld(path) from None
+            raise
+        try:
+            yield
+        finally:
+            try:
+                lease.release()
+            except HttpResponseError:
+                pass

@@ -1,0 +1,231 @@
+"""The embedded vector index: exact cosine search in numpy, persisted through the artifact store.
+
+One namespace is one blob (``index/{namespace}/vectors.npz``: ids, float32 matrix, metadata JSON).
+A process keeps each namespace in memory and reloads it when the blob's ETag changes, so several
+function workers see the loaders' writes. Writes are read-modify-write under an ETag condition.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from shared import layout
+from shared.storage import ArtifactStore, NotFound, PreconditionFailed
+from shared.vectorstore import DimensionMismatch, Match, VectorRecord, matches_filter
+
+
+@dataclass
+class _Namespace:
+    etag: str | None
+    ids: list[str]
+    vectors: np.ndarray  # (n, dim) float32, L2-normalized
+    metadata: list[dict[str, Any]]
+    masks: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def mask(self, flt: dict[str, Any]) -> np.ndarray:
+        """Which rows pass the filter; computed once per filter and index version."""
+        key = json.dumps(flt, sort_keys=True)
+        found = self.masks.get(key)
+        if found is None:
+            found = np.fromiter(
+                (matches_filter(m, flt) for m in self.metadata), dtype=bool, count=len(self.ids)
+            )
+            self.masks[key] = found
+        return found
+
+    @property
+    def position(self) -> dict[str, int]:
+        return {id_: i for i, id_ in enumerate(self.ids)}
+
+
+def _encode(ns: _Namespace) -> bytes:
+    buf = io.BytesIO()
+    meta = json.dumps(ns.metadata, separators=(",", ":")).encode()
+    np.savez(
+        buf,
+        ids=np.array(ns.ids, dtype=np.str_),
+        vectors=ns.vectors.astype(np.float32),
+        metadata=np.frombuffer(meta, dtype=np.uint8),
+    )
+    return buf.getvalue()
+
+
+def _decode(data: bytes, etag: str) -> _Namespace:
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+        ids = [str(x) for x in npz["ids"]]
+        vectors = npz["vectors"].astype(np.float32)
+        metadata = json.loads(npz["metadata"].tobytes().decode() or "[]")
+    return _Namespace(etag, ids, vectors, metadata)
+
+
+def _normalize(v: Any) -> np.ndarray:
+    arr = np.asarray(v, dtype=np.float32)
+    norm = np.linalg.norm(arr, axis=-1, keepdims=True)
+    return arr / np.maximum(norm, 1e-12)
+
+
+class EmbeddedVectorIndex:
+    def __init__(self, store: ArtifactStore, dimension: int) -> None:
+        self.store = store
+        self.dimension = dimension
+        self._cache: dict[str, _Namespace] = {}
+        self._lock = threading.Lock()
+
+    # -- loading -------------------------------------------------------------------------------
+    def _empty(self) -> _Namespace:
+        return _Namespace(None, [], np.zeros((0, self.dimension), dtype=np.float32), [])
+
+    def _load(self, namespace: str) -> _Namespace:
+        path = layout.index_blob(namespace)
+        etag = self.store.etag(path)
+        cached = self._cache.get(namespace)
+        if cached is not None and cached.etag == etag:
+            return cached
+        if etag is None:
+            ns = self._empty()
+        else:
+            try:
+                data, etag = self.store.get_with_etag(path)
+            except NotFound:
+                ns = self._empty()
+            else:
+                ns = _decode(data, etag)
+        if ns.ids and ns.vectors.shape[1] != self.dimension:
+            raise DimensionMismatch(
+                f"index namespace {namespace!r} holds {ns.vectors.shape[1]}-dimensional vectors but "
+                f"the configured embedder makes {self.dimension}; reload the index with this embedder"
+            )
+        self._cache[namespace] = ns
+        return ns
+
+    def _save(self, namespace: str, ns: _Namespace, base_etag: str | None) -> None:
+        path = layout.index_blob(namespace)
+        data = _encode(ns)
+        if base_etag is None:
+            if not self.store.create(path, data, "application/octet-stream"):
+                raise PreconditionFailed(path)
+        else:
+            self.store.replace_if_match(path, data, base_etag, "application/octet-stream")
+        self._cache.pop(namespace, None)
+
+    def _modify(self, namespace: str, change: Any) -> int:
+        for _ in range(10):
+            with self._lock:
+                ns = self._load(namespace)
+                new_ns, changed = change(ns)
+                if not changed:
+                    return 0
+                try:
+                    self._save(namespace, new_ns, ns.etag)
+                    return changed
+                except PreconditionFailed:
+                    continue
+        raise PreconditionFailed(f"index namespace {namespace!r}: too many concurrent writers")
+
+    # -- port ----------------------------------------------------------------------------------
+    def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> int:
+        if not records:
+            return 0
+        vectors = _normalize([r.values for r in records])
+        if vectors.shape[1] != self.dimension:
+            raise DimensionMismatch(
+                f"vectors have {vectors.shape[1]} dimensions, the index {self.dimension}"
+            )
+
+        def change(ns: _Namespace) -> tuple[_Namespace, int]:
+            pos = ns.position
+            ids, meta = list(ns.ids), list(ns.metadata)
+            mat = ns.vectors
+            new_rows = []
+            for rec, vec in zip(records, vectors, strict=True):
+                if rec.id in pos:
+                    i = pos[rec.id]
+                    if mat is ns.vectors:
+                        mat = mat.copy()
+                    mat[i] = vec
+                    meta[i] = dict(rec.metadata)
+                else:
+                    pos[rec.id] = len(ids)
+                    ids.append(rec.id)
+                    meta.append(dict(rec.metadata))
+                    new_rows.append(vec)
+            if new_rows:
+                mat = np.vstack([mat, np.asarray(new_rows, dtype=np.float32)])
+            return _Namespace(ns.etag, ids, mat, meta), len(records)
+
+        return self._modify(namespace, change)
+
+    def delete(self, namespace: str, ids: Sequence[str]) -> int:
+        gone = set(ids)
+
+        def change(ns: _Namespace) -> tuple[_Namespace, int]:
+            keep = [i for i, id_ in enumerate(ns.ids) if id_ not in gone]
+            removed = len(ns.ids) - len(keep)
+            if not removed:
+                return ns, 0
+            return (
+                _Namespace(
+                    ns.etag,
+                    [ns.ids[i] for i in keep],
+                    ns.vectors[keep],
+                    [ns.metadata[i] for i in keep],
+                ),
+                removed,
+            )
+
+        return self._modify(namespace, change)
+
+    def query(
+        self,
+        namespace: str,
+        vector: Sequence[float],
+        top_k: int,
+        filter: dict[str, Any] | None = None,
+    ) -> list[Match]:
+        with self._lock:
+            ns = self._load(namespace)
+        if not ns.ids or top_k <= 0:
+            return []
+        q = _normalize(vector)
+        if q.shape[-1] != self.dimension:
+            raise DimensionMismatch(
+                f"query has {q.shape[-1]} dimensions, the index {self.dimension}"
+            )
+        scores = ns.vectors @ q
+        if filter:
+            with self._lock:
+                allowed = ns.mask(filter)
+            scores = np.where(allowed, scores, -np.inf)
+        k = min(top_k, len(ns.ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [
+            Match(ns.ids[i], float(scores[i]), dict(ns.metadata[i]))
+            for i in top
+            if np.isfinite(scores[i])
+        ]
+
+    def fetch(self, namespace: str, ids: Sequence[str]) -> dict[str, VectorRecord]:
+        with self._lock:
+            ns = self._load(namespace)
+        pos = ns.position
+        return {
+            i: VectorRecord(i, ns.vectors[pos[i]].tolist(), dict(ns.metadata[pos[i]]))
+            for i in ids
+            if i in pos
+        }
+
+    def count(self, namespace: str) -> int:
+        with self._lock:
+            return len(self._load(namespace).ids)
+
+    def list_ids(self, namespace: str, prefix: str = "") -> list[str]:
+        with self._lock:
+            return [i for i in self._load(namespace).ids if i.startswith(prefix)]

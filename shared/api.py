@@ -46,8 +46,8 @@ def json_response(status: int, payload: Any) -> ApiResponse:
     return ApiResponse(status, json.dumps(payload, indent=2, default=str).encode())
 
 
-def error_response(status: int, message: str, **extra: Any) -> ApiResponse:
-    return json_response(status, {"error": message, **extra})
+def error_response(code: int, message: str, **extra: Any) -> ApiResponse:
+    return json_response(code, {"error": message, **extra})
 
 
 def health(svc: Services) -> ApiResponse:

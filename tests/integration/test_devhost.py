@@ -48,6 +48,12 @@ def make_host(azurite_clean: Azurite, tmp_path: Path) -> Iterator[MakeHost]:
         host.stop()
 
 
+def app_of(host: LocalHost) -> Any:
+    """The imported app module (its module-level lists record what the functions saw)."""
+    assert host.module is not None
+    return host.module
+
+
 def queue(azurite: Azurite, name: str, base64_encode: bool = True) -> QueueClient:
     policy = TextBase64EncodePolicy() if base64_encode else None
     client = QueueClient.from_connection_string(
@@ -105,12 +111,12 @@ def test_blob_trigger_fires_once_per_content_version(
     host.wait_idle(10)
     time.sleep(0.5)  # several more scans: no second invocation
     host.wait_idle(10)
-    assert host.module.CALLS == [("transcripts/p/x.txt", b"v1", 2)]
-    assert host.module.DATA == [("p", "x.txt")]
+    assert app_of(host).CALLS == [("transcripts/p/x.txt", b"v1", 2)]
+    assert app_of(host).DATA == [("p", "x.txt")]
 
     container.upload_blob("p/x.txt", b"v2 new content", overwrite=True)  # new ETag
     host.wait_idle(10)
-    assert host.module.CALLS[1:] == [("transcripts/p/x.txt", b"v2 new content", 14)]
+    assert app_of(host).CALLS[1:] == [("transcripts/p/x.txt", b"v2 new content", 14)]
 
     receipts = blobs(azurite_clean).get_container_client("azure-webjobs-hosts")
     prefix = f"blobreceipts/{host.host_id}/start_run/transcripts/p/x.txt/"
@@ -120,7 +126,7 @@ def test_blob_trigger_fires_once_per_content_version(
     host.stop()
     again = make_host(BLOB_APP, host_id=host.host_id)
     again.wait_idle(10)
-    assert again.module.CALLS == []
+    assert app_of(again).CALLS == []
 
 
 def test_blob_trigger_failure_goes_to_blob_poison_after_five_tries(
@@ -140,7 +146,7 @@ def test_blob_trigger_failure_goes_to_blob_poison_after_five_tries(
     )
     blob = blobs(azurite_clean).get_container_client("uploads").upload_blob("bad.txt", b"?")
     host.wait_idle(15)
-    assert host.module.TRIES == ["uploads/bad.txt"] * 5
+    assert app_of(host).TRIES == ["uploads/bad.txt"] * 5
 
     poison = queue(azurite_clean, "webjobs-blobtrigger-poison").peek_messages(max_messages=32)
     assert len(poison) == 1
@@ -154,7 +160,7 @@ def test_blob_trigger_failure_goes_to_blob_poison_after_five_tries(
         "ETag": blob.get_blob_properties().etag,
     }
     time.sleep(0.5)  # the receipt stops further retries
-    assert len(host.module.TRIES) == 5
+    assert len(app_of(host).TRIES) == 5
     assert [i.succeeded for i in host.invocations] == [False] * 5
 
 
@@ -162,12 +168,14 @@ def test_blob_trigger_failure_goes_to_blob_poison_after_five_tries(
 QUEUE_APP = """
 import azure.functions as func
 app = func.FunctionApp()
+RAW = []
 SEEN = []
 NEXT = []
 
 @app.queue_trigger(arg_name="msg", queue_name="work-items", connection="AzureWebJobsStorage")
 @app.queue_output(arg_name="out", queue_name="next-items", connection="AzureWebJobsStorage")
 def work(msg: func.QueueMessage, out: func.Out[str]):
+    RAW.append(msg.get_body())
     SEEN.append((msg.get_body(), msg.get_json(), msg.dequeue_count, msg.id is not None))
     out.set("done:" + msg.get_json()["run_id"])
 
@@ -184,8 +192,8 @@ def test_queue_message_is_decoded_delivered_and_deleted(
     client = queue(azurite_clean, "work-items")
     client.send_message('{"run_id": "r1"}')  # base64 on the wire, as the real host expects
     host.wait_idle(10)
-    assert host.module.SEEN == [(b'{"run_id": "r1"}', {"run_id": "r1"}, 1, True)]
-    assert host.module.NEXT == ["done:r1"]  # output binding, base64-encoded, picked up again
+    assert app_of(host).SEEN == [(b'{"run_id": "r1"}', {"run_id": "r1"}, 1, True)]
+    assert app_of(host).NEXT == ["done:r1"]  # output binding, base64-encoded, picked up again
     assert client.get_queue_properties().approximate_message_count == 0
 
 
@@ -193,19 +201,20 @@ def test_invalid_base64_fails_like_the_real_host(
     make_host: MakeHost, azurite_clean: Azurite
 ) -> None:
     host = make_host(QUEUE_APP, {"extensions": {"queues": {"maxDequeueCount": 2}}})
-    queue(azurite_clean, "work-items", base64_encode=False).send_message("not base64 {}!")
+    # plain text sent without TextBase64EncodePolicy; a lenient decoder would accept it
+    queue(azurite_clean, "work-items", base64_encode=False).send_message("task:0001")
     host.wait_idle(10)
-    assert host.module.SEEN == []
+    assert app_of(host).RAW == []  # never invoked
     poison = queue(azurite_clean, "work-items-poison").peek_messages(max_messages=32)
-    assert [m.content for m in poison] == ["not base64 {}!"]  # moved as received
+    assert [m.content for m in poison] == ["task:0001"]  # moved as received
 
 
 def test_message_encoding_none(make_host: MakeHost, azurite_clean: Azurite) -> None:
     host = make_host(QUEUE_APP, {"extensions": {"queues": {"messageEncoding": "none"}}})
     queue(azurite_clean, "work-items", base64_encode=False).send_message('{"run_id": "plain"}')
     host.wait_idle(10)
-    assert [s[1] for s in host.module.SEEN] == [{"run_id": "plain"}]
-    assert host.module.NEXT == ["done:plain"]
+    assert [s[1] for s in app_of(host).SEEN] == [{"run_id": "plain"}]
+    assert app_of(host).NEXT == ["done:plain"]
 
 
 def test_failing_message_ends_in_poison_queue_and_poison_trigger_runs(
@@ -232,8 +241,8 @@ def test_failing_message_ends_in_poison_queue_and_poison_trigger_runs(
     )
     queue(azurite_clean, "flaky").send_message("boom-1")
     host.wait_idle(15)
-    assert host.module.TRIES == [1, 2, 3]
-    assert host.module.POISONED == [b"boom-1"]
+    assert app_of(host).TRIES == [1, 2, 3]
+    assert app_of(host).POISONED == [b"boom-1"]
     for name in ("flaky", "flaky-poison"):
         assert queue(azurite_clean, name).get_queue_properties().approximate_message_count == 0
 
@@ -257,7 +266,7 @@ def test_visibility_timeout_delays_the_retry(make_host: MakeHost, azurite_clean:
     )
     queue(azurite_clean, "retry-later").send_message("m")
     host.wait_idle(15)
-    first, second = host.module.TRIES
+    first, second = app_of(host).TRIES
     assert second - first >= 1.5
 
 
@@ -283,7 +292,7 @@ def test_messages_are_processed_concurrently(make_host: MakeHost, azurite_clean:
         client.send_message(f"m{i}")
     host.start()
     host.wait_idle(15)
-    spans = host.module.SPANS
+    spans = app_of(host).SPANS
     assert sorted(body for _, _, body in spans) == [f"m{i}".encode() for i in range(6)]
     overlap = max(sum(s <= start < e for s, e, _ in spans) for start, _, _ in spans)
     assert overlap >= 4, spans
@@ -307,11 +316,11 @@ def test_stop_lets_running_invocation_finish(make_host: MakeHost, azurite_clean:
     )
     client = queue(azurite_clean, "long-job")
     client.send_message("job")
-    assert host.module.STARTED.wait(10)
+    assert app_of(host).STARTED.wait(10)
     t0 = time.monotonic()
     host.stop()
     assert time.monotonic() - t0 < 5
-    assert host.module.DONE == [b"job"]
+    assert app_of(host).DONE == [b"job"]
     assert client.get_queue_properties().approximate_message_count == 0  # deleted after success
 
 
@@ -342,10 +351,10 @@ def test_local_settings_and_named_connection(
             """,
             connection_string=None,
         )
-        assert host.module.SETTING_AT_IMPORT == "from-settings"
+        assert app_of(host).SETTING_AT_IMPORT == "from-settings"
         queue(azurite_clean, "from-settings").send_message("via named connection")
         host.wait_idle(10)
-        assert host.module.GOT == [b"via named connection"]
+        assert app_of(host).GOT == [b"via named connection"]
     finally:
         os.environ.pop("DEVHOST_TEST_STORAGE", None)
         os.environ.pop("DEVHOST_TEST_QUEUE", None)
@@ -441,8 +450,8 @@ def test_timers_run_on_startup_and_on_interval(make_host: MakeHost) -> None:
         timer_intervals={"ticking": 0.2},
     )
     time.sleep(1.1)
-    assert host.module.STARTUP == [False]
-    assert 3 <= len(host.module.TICKS) <= 7
+    assert app_of(host).STARTUP == [False]
+    assert 3 <= len(app_of(host).TICKS) <= 7
 
 
 # -- pure helpers ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Azurite fixtures for integration tests: one in-memory emulator per test session, and a
+"""Azurite fixtures shared by integration and e2e tests: one in-memory emulator per test session, and a
 function-scoped variant that hands each test empty storage."""
 
 from __future__ import annotations

@@ -97,7 +97,9 @@ def download(base: str, run_id: str, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m devhost.demo", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m devhost.demo", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument(
         "transcript",
         nargs="?",
@@ -145,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             tree = _get_json(f"{host.url}/api/runs/{run_id}/backlog")
             summary = json.loads((target / "summary.json").read_text())
-            print(f"\nBacklog ({summary['story_count']} stories, tags {summary['tag_distribution']}):\n")
+            print(
+                f"\nBacklog ({summary['story_count']} stories, tags {summary['tag_distribution']}):\n"
+            )
             print(render_tree(tree))
             print(
                 f"\nDone in {time.monotonic() - started:.0f} s: {run['status']}, "

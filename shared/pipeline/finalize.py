@@ -12,7 +12,6 @@ from collections import Counter
 
 from shared import layout
 from shared.agents import SegmentationResult
-from shared.cues import is_requirement_bearing
 from shared.models import (
     TAGS,
     TERMINAL_STATES,
@@ -32,7 +31,6 @@ from shared.pipeline.runs import load_run, read_errors, update_run
 from shared.pipeline.segment import read_segments
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model, read_model
-from shared.textio import sentence_spans
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +54,15 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
 
 
 def coverage(transcript: str, stories: list[GeneratedItem]) -> Coverage:
-    """Share of requirement-bearing sentences that some story quotes (any overlap counts)."""
+    """Share of requirement-bearing sentences that some story quotes (any overlap counts).
+
+    One fixed, deterministic definition of "requirement-bearing" (the offline engine's sentence
+    cues) whatever engine generated the stories, so coverage is comparable across engines.
+    """
+    from shared.engine.offline.generation import requirement_sentences
+
     quoted = sorted((q.start, q.end) for s in stories for q in s.source_quotes)
-    requirement = [
-        s for s in sentence_spans(transcript) if is_requirement_bearing(s.text(transcript))
-    ]
+    requirement = requirement_sentences(transcript)
     covered = sum(1 for s in requirement if any(a < s.end and s.start < b for a, b in quoted))
     share = covered / len(requirement) if requirement else 1.0
     return Coverage(

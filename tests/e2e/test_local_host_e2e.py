@@ -20,15 +20,19 @@ from shared.models import GeneratedItem, Segment
 from shared.services import app_services
 from shared.settings import get_settings
 from shared.storage import read_jsonl
-from tests.support.pipeline import SAMPLES, REPO
+from tests.support.pipeline import REPO, SAMPLES
 
 pytestmark = pytest.mark.e2e
 KEY = "e2e-key"
 PROJECT = "remote-control"
 
 
-def call(method: str, url: str, body: bytes | None = None, headers: dict | None = None) -> tuple[int, Any]:
-    request = urllib.request.Request(url, data=body, method=method, headers={"x-functions-key": KEY, **(headers or {})})
+def call(
+    method: str, url: str, body: bytes | None = None, headers: dict | None = None
+) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        url, data=body, method=method, headers={"x-functions-key": KEY, **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             raw = response.read()
@@ -90,7 +94,10 @@ def test_blob_drop_runs_to_completion(host, azurite):
     run = wait_for(host, run_id)
     assert run["status"] == "completed", run
     assert run["engine"] == "offline" and run["story_count"] > 0
-    assert run["completed_segments"] == run["segment_count"] and run["tagged_stories"] == run["story_count"]
+    assert (
+        run["completed_segments"] == run["segment_count"]
+        and run["tagged_stories"] == run["story_count"]
+    )
 
     svc = app_services()
     transcript = svc.store.get(layout.run_file(run_id, "transcript.txt")).decode()
@@ -113,12 +120,14 @@ def test_blob_drop_runs_to_completion(host, azurite):
 
 def test_http_upload_runs_to_completion_and_serves_the_backlog(host):
     text = (
-        "Product Owner: The remote must have no more than eight buttons.\n"
-        "Engineer: The battery must last at least twelve months on two AA batteries.\n"
-        "Designer: We should offer a lost-remote beeper that is triggered from the TV.\n"
-    ).encode()
+        b"Product Owner: The remote must have no more than eight buttons.\n"
+        b"Engineer: The battery must last at least twelve months on two AA batteries.\n"
+        b"Designer: We should offer a lost-remote beeper that is triggered from the TV.\n"
+    )
     status, body = call(
-        "POST", f"{host.url}/api/runs?project={PROJECT}&name=short.txt", body=text,
+        "POST",
+        f"{host.url}/api/runs?project={PROJECT}&name=short.txt",
+        body=text,
         headers={"Content-Type": "text/plain"},
     )
     assert status == 202, body
@@ -126,14 +135,16 @@ def test_http_upload_runs_to_completion_and_serves_the_backlog(host):
     assert run["status"] == "completed"
     status, tree = call("GET", f"{host.url}/api/runs/{run['run_id']}/backlog")
     assert status == 200
-    titles = [
-        s["item"]["title"]
-        for group in tree["epics"]
-        for f in group["features"]
-        for s in f["stories"]
-    ] + [s["item"]["title"] for p in tree["existing_parents"] for s in p["stories"]] + [
-        n["item"]["title"] for n in tree["unparented"]
-    ]
+    titles = (
+        [
+            s["item"]["title"]
+            for group in tree["epics"]
+            for f in group["features"]
+            for s in f["stories"]
+        ]
+        + [s["item"]["title"] for p in tree["existing_parents"] for s in p["stories"]]
+        + [n["item"]["title"] for n in tree["unparented"]]
+    )
     assert len(titles) >= 2
     status, names = call("GET", f"{host.url}/api/runs/{run['run_id']}/artifacts")
     assert {"run.json", "segments.jsonl", "summary.json"} <= {a["name"] for a in names["artifacts"]}

@@ -1,0 +1,34 @@
+"""The offline engine: the three agents without any chat model (recorded as ``engine: offline``).
+
+- ``OfflineSegmenter``: TextTiling-style topic shifts on MiniLM sentence embeddings, seed limits;
+- ``OfflineGenerator``: requirement-bearing sentences become stories that quote their source;
+- ``OfflineTagger``: seed thresholds plus deterministic contradiction cues and a duplicate check.
+
+Each module's docstring states its rules. All three are deterministic and thread-safe (no state is
+changed by a call), report ``Usage()`` zero and ``model=None``.
+"""
+
+from __future__ import annotations
+
+from shared.agents import Agents
+from shared.embeddings import Embedder
+from shared.engine.offline.generation import OfflineGenerator, requirement_sentences
+from shared.engine.offline.segmentation import OfflineSegmenter
+from shared.engine.offline.tagging import OfflineTagger
+from shared.settings import PipelineConfig
+
+__all__ = [
+    "OfflineGenerator",
+    "OfflineSegmenter",
+    "OfflineTagger",
+    "build_offline_agents",
+    "requirement_sentences",
+]
+
+
+def build_offline_agents(embedder: Embedder, cfg: PipelineConfig) -> Agents:
+    return Agents(
+        segmenter=OfflineSegmenter(embedder, cfg.segmentation),
+        generator=OfflineGenerator(embedder, cfg),
+        tagger=OfflineTagger(embedder, cfg.thresholds),
+    )

@@ -1,0 +1,164 @@
+"""Offline tagging (seed §6): similarity thresholds plus deterministic contradiction cues.
+
+Owns: one tag per generated user story against the existing stories the supervisor retrieved
+(``Candidate.similarity`` is the cosine of the two story texts). With ``s`` the highest similarity
+and ``T`` the configured thresholds, the first rule that holds wins:
+
+1. no candidates, or ``s < T.new_below``                        -> ``new`` (no related ids)
+2. a candidate with similarity >= ``T.conflict_at_least`` and a contradiction cue against the story
+   (numbers, negation, modal flip, quantifier, antonym; see ``contradiction``) -> ``conflict``
+3. ``s >= T.duplicate_at_least`` and at most ``DUPLICATE_MAX_NOVELTY`` of the story's content words
+   are missing from the candidate                                 -> ``duplicate``
+4. ``s >= T.gap_at_least`` and the candidate holds an explicit placeholder ("TBD", "to be decided",
+   "not yet defined") that the story fills with new content       -> ``gap``
+5. ``s >= T.extend_similarity``                                    -> ``extend``
+6. ``T.gap_at_least <= s < T.extend_similarity``                   -> ``gap``
+7. otherwise (weak overlap)                                        -> ``new``
+
+A contradiction cue found below ``conflict_at_least`` does not change the tag (the seed asks for
+high similarity before calling a conflict) but is named in the reasoning so a reviewer sees it.
+``related_story_ids`` holds the candidates at or above ``new_below``, the deciding one first.
+Deterministic; no model, Usage() zero.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.agents import Candidate, TagDecision, TaggingResult
+from shared.embeddings import Embedder
+from shared.engine.offline.contradiction import contradiction_cues, quantities
+from shared.engine.offline.language import content_words
+from shared.models import GeneratedItem, Tag, story_text
+from shared.settings import ThresholdsConfig
+
+DUPLICATE_MAX_NOVELTY = 0.25
+_PLACEHOLDER = re.compile(
+    r"\b(?:tbd|tbc|to be (?:decided|defined|determined|confirmed|clarified|agreed)"
+    r"|still (?:open|to be decided)|not (?:yet )?(?:defined|decided|specified|known)|unknown"
+    r"|open question)\b|\?\?+",
+    re.IGNORECASE,
+)
+# Words the story template and the offline generator's criteria add; they are not content.
+_TEMPLATE_WORDS = frozenset(
+    """given product finished checked delivered matches match decision stated figure met possible
+    provide agreed what role able""".split()
+)
+_STORY_FRAME = re.compile(r"^as an? [^,]{1,40},\s*i (?:want|need|would like)(?: to)?\s*", re.I)
+
+
+class OfflineTagger:
+    version = "tag-offline-v1"
+    engine = "offline"
+    model: str | None = None
+
+    def __init__(self, embedder: Embedder, thresholds: ThresholdsConfig) -> None:
+        self.embedder = embedder  # unused: candidates arrive with their similarity
+        self.t = thresholds
+
+    def tag(self, story: GeneratedItem, candidates: list[Candidate]) -> TaggingResult:
+        tag, related, reasoning = self._decide(story, candidates)
+        decision = TagDecision(
+            decision_tag=tag, related_story_ids=related, reasoning_excerpt=reasoning
+        )
+        return TaggingResult(decision=decision, model=None)
+
+    def _decide(
+        self, story: GeneratedItem, candidates: list[Candidate]
+    ) -> tuple[Tag, list[int], str]:
+        t = self.t
+        ranked = sorted(candidates, key=lambda c: (-c.similarity, c.work_item_id))
+        if not ranked:
+            return "new", [], "No existing stories were retrieved."
+        top, s = ranked[0], ranked[0].similarity
+        if s < t.new_below:
+            return (
+                "new",
+                [],
+                (
+                    f"max similarity {s:.2f} to #{top.work_item_id} is below "
+                    f"newBelow {t.new_below:.2f}."
+                ),
+            )
+        mine = story_text(story.title, story.description, story.acceptance_criteria)
+        related = [c.work_item_id for c in ranked if c.similarity >= t.new_below]
+
+        for c in ranked:
+            if c.similarity < t.conflict_at_least:
+                break
+            cues = contradiction_cues(mine, _text(c))
+            if cues:
+                ids = [c.work_item_id] + [i for i in related if i != c.work_item_id]
+                return (
+                    "conflict",
+                    ids,
+                    f"similarity {c.similarity:.2f} to #{c.work_item_id}; {cues[0]}.",
+                )
+
+        head = f"similarity {s:.2f} to #{top.work_item_id}"
+        weak_cues = contradiction_cues(mine, _text(top))
+        caveat = (
+            f" Possible contradiction below conflictAtLeast: {weak_cues[0]}." if weak_cues else ""
+        )
+        novel, total = _novel_words(story, top)
+        ratio = len(novel) / total if total else 0.0
+        adds = f"adds: {', '.join(novel[:5])}" if novel else "adds no new content words"
+
+        if s >= t.duplicate_at_least and ratio <= DUPLICATE_MAX_NOVELTY:
+            return (
+                "duplicate",
+                related,
+                (
+                    f"{head} >= duplicateAtLeast {t.duplicate_at_least:.2f}, no contradiction, "
+                    f"{len(novel)}/{total} content words new ({ratio:.0%})."
+                ),
+            )
+        hole = _PLACEHOLDER.search(_text(top))
+        if s >= t.gap_at_least and hole and (novel or quantities(mine)):
+            return (
+                "gap",
+                related,
+                (
+                    f"{head}; it fills the open point '{hole.group(0)}' of "
+                    f"#{top.work_item_id} ({adds})." + caveat
+                ),
+            )
+        if s >= t.extend_similarity:
+            return (
+                "extend",
+                related,
+                (
+                    f"{head} >= extendSimilarity {t.extend_similarity:.2f}, "
+                    f"no contradiction; {adds}." + caveat
+                ),
+            )
+        if s >= t.gap_at_least:
+            return (
+                "gap",
+                related,
+                (
+                    f"{head} is in the gap band [{t.gap_at_least:.2f}, {t.extend_similarity:.2f}); "
+                    f"{adds}." + caveat
+                ),
+            )
+        return (
+            "new",
+            related,
+            (f"{head} is below gapAtLeast {t.gap_at_least:.2f}: weak overlap, treated as new."),
+        )
+
+
+def _text(c: Candidate) -> str:
+    return story_text(c.title, c.description, c.acceptance_criteria)
+
+
+def _novel_words(story: GeneratedItem, c: Candidate) -> tuple[list[str], int]:
+    """The story's content words the candidate lacks (template phrasing ignored), and how many
+    content words the story has."""
+    description = _STORY_FRAME.sub("", story.description.strip())
+    description = re.split(r",?\s*so that\b", description, maxsplit=1)[0]
+    text = " ".join([story.title, description, *story.acceptance_criteria])
+    mine = {w for w in content_words(text) if w not in _TEMPLATE_WORDS}
+    theirs = set(content_words(_text(c)))
+    novel = sorted(mine - theirs)
+    return novel, len(mine)

@@ -1,0 +1,289 @@
+"""Offline generator: verbatim quotes, requirement vs chit-chat, questions, context use."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from shared.agents import (
+    GenerationContext,
+    RetrievedAdoItem,
+    RetrievedChunk,
+    locate_quote,
+)
+from shared.embeddings.minilm import MiniLMEmbedder
+from shared.engine.offline import OfflineGenerator, OfflineSegmenter, requirement_sentences
+from shared.models import Segment
+from shared.settings import GenerationConfig, PipelineConfig
+from shared.textio import normalize
+
+REPO = Path(__file__).resolve().parents[2]
+
+MIXED = normalize(
+    """Project Manager: Okay , so um let's get started .
+Marketing: Yeah .
+Marketing: We need a rechargeable battery with a charging dock .
+Industrial Designer: Mm-hmm .
+User Interface: The remote must have no more than 8 buttons .
+Marketing: Should the volume follow the distance between the remote and the TV ?
+Project Manager: Right ?
+Industrial Designer: I need to go at five , sorry , we need to wrap up soon .
+User Interface: As a parent , I want a key lock so that my children cannot change the channel .
+"""
+)
+
+CHITCHAT = normalize(
+    """Project Manager: Hi everyone , how was your weekend ?
+Marketing: Yeah it was fine , thanks .
+Industrial Designer: Did you see the match last night ?
+User Interface: Yeah , great game . Really great .
+Marketing: Mm-hmm .
+Project Manager: Okay .
+"""
+)
+
+CONSTRAINTS = """## 3. Energy
+
+- **ARC-10** The energy source must be user-replaceable standard cells (2 x AA or 2 x AAA).
+  Built-in lithium-ion cells and charging docks are not allowed in v1.
+- **ARC-03** The production cost per unit must not exceed 12.50 EUR (components, assembly, test,
+  packaging and quick-start guide).
+"""
+
+
+def segment_of(
+    text: str,
+    *,
+    start: int = 0,
+    order: int = 0,
+    theme: str = "Power and keypad",
+    labels: list[str] | None = None,
+) -> Segment:
+    return Segment(
+        run_id="run-1",
+        segment_id=f"seg-{order}",
+        segment_order=order,
+        raw_text=text,
+        start_char=start,
+        end_char=start + len(text),
+        token_count=len(text) // 4,
+        intent_labels=labels or ["battery", "buttons", "feature_request"],
+        dominant_intent="requirements: battery, buttons",
+        theme=theme,
+        segmentation_version="seg-offline-v1",
+        engine="offline",
+        timestamp=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+
+
+def ami_transcript() -> str:
+    """AMI meeting IS1006b as `Speaker: text` lines (shipped in samples/)."""
+    path = REPO / "samples" / "transcripts" / "remote_control_functional_design.txt"
+    return normalize(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def generator(embedder: MiniLMEmbedder) -> OfflineGenerator:
+    return OfflineGenerator(embedder, PipelineConfig())
+
+
+@pytest.fixture(scope="module")
+def mixed(generator: OfflineGenerator):
+    return generator.generate(segment_of(MIXED), GenerationContext())
+
+
+def segmented(embedder: MiniLMEmbedder, transcript: str) -> list[Segment]:
+    result = OfflineSegmenter(embedder, PipelineConfig().segmentation).segment(transcript)
+    return [
+        segment_of(
+            transcript[s.start : s.end],
+            start=s.start,
+            order=k,
+            theme=s.theme,
+            labels=s.intent_labels,
+        )
+        for k, s in enumerate(result.spans)
+    ]
+
+
+def test_requirements_become_stories_and_talk_does_not(mixed) -> None:
+    draft = mixed.draft
+    quotes = [q for s in draft.stories for q in s.source_quotes]
+    assert "We need a rechargeable battery with a charging dock ." in quotes
+    assert "The remote must have no more than 8 buttons ." in quotes
+    assert any(q.startswith("As a parent , I want a key lock") for q in quotes)
+    assert not any("wrap up" in q or "let's get started" in q or q == "Yeah ." for q in quotes)
+    assert len(draft.stories) == 3
+    assert mixed.usage.calls == 0 and mixed.model is None
+
+
+def test_story_fields(mixed) -> None:
+    by_quote = {s.source_quotes[0]: s for s in mixed.draft.stories}
+    keypad = by_quote["The remote must have no more than 8 buttons ."]
+    assert len(keypad.title.split()) <= 10 and keypad.title[0].isupper()
+    assert keypad.description.startswith("As a user, I want ")
+    assert ", so that " in keypad.description
+    assert 1 <= len(keypad.acceptance_criteria) <= 4
+    assert any("at most 8 buttons" in ac for ac in keypad.acceptance_criteria)
+    lock = next(s for q, s in by_quote.items() if "key lock" in q)
+    assert lock.description.startswith("As a parent, I want a key lock")
+    assert lock.description.endswith("so that my children cannot change the channel.")
+    assert lock.title == "A key lock"
+    battery = by_quote["We need a rechargeable battery with a charging dock ."]
+    assert battery.title == "Rechargeable battery with a charging dock"
+    for story in mixed.draft.stories:
+        assert story.feature_key == mixed.draft.features[0].key
+    assert mixed.draft.epics[0].title == "Power and keypad"
+    assert all(f.epic_key == mixed.draft.epics[0].key for f in mixed.draft.features)
+
+
+def test_open_questions_are_verbatim_and_not_rhetorical(mixed) -> None:
+    asked = mixed.draft.open_questions + [q for s in mixed.draft.stories for q in s.open_questions]
+    assert asked == ["Should the volume follow the distance between the remote and the TV ?"]
+    assert all(q in MIXED for q in asked)
+
+
+def test_chitchat_gives_no_stories(generator: OfflineGenerator) -> None:
+    draft = generator.generate(segment_of(CHITCHAT), GenerationContext()).draft
+    assert draft.stories == [] and draft.features == [] and draft.epics == []
+    assert requirement_sentences(CHITCHAT) == []
+
+
+def test_quotes_are_exact_substrings_on_real_inputs(
+    embedder: MiniLMEmbedder, generator: OfflineGenerator
+) -> None:
+    notes = normalize((REPO / "samples/transcripts/remote_control_planning_notes.md").read_text())
+    total = 0
+    for transcript in (ami_transcript(), notes):
+        for seg in segmented(embedder, transcript):
+            draft = generator.generate(seg, GenerationContext()).draft
+            assert len(draft.stories) <= 8
+            for story in draft.stories:
+                total += 1
+                for quote in story.source_quotes:
+                    located = locate_quote(seg, quote)
+                    assert transcript[located.start : located.end] == located.text
+                # numbers in criteria come from the quotes, never invented
+                quoted = " ".join(story.source_quotes)
+                for number in re.findall(r"\d+(?:\.\d+)?", " ".join(story.acceptance_criteria)):
+                    assert number in quoted
+            for question in draft.open_questions:
+                assert question in seg.raw_text and question.rstrip().endswith("?")
+    assert total >= 40
+
+
+def test_notes_statements_without_modals_count(generator: OfflineGenerator) -> None:
+    text = normalize(
+        "## Scope\n\n- TV only for v1.\n- No teletext button and no teletext functions.\n"
+        "- One dedicated power button that switches the TV on and off, coloured red.\n"
+        "- [ ] Marketing: survey how often people enter a channel number. Due 2026-12-02.\n"
+    )
+    quotes = [
+        q
+        for s in generator.generate(segment_of(text), GenerationContext()).draft.stories
+        for q in s.source_quotes
+    ]
+    assert "No teletext button and no teletext functions." in quotes
+    assert any(q.startswith("One dedicated power button") for q in quotes)
+    assert not any("survey" in q for q in quotes)  # an action item is not a requirement
+
+
+def test_same_requirement_said_twice_is_one_story(generator: OfflineGenerator) -> None:
+    text = normalize(
+        "User Interface: The remote must have a backlight that changes colour .\n"
+        "Marketing: Yes , the backlight must be able to change its colour .\n"
+        "Industrial Designer: And we need two standard AA batteries in the remote .\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 2
+    assert len(stories[0].source_quotes) == 2
+
+
+def test_story_cap_keeps_the_strongest(embedder: MiniLMEmbedder) -> None:
+    cfg = PipelineConfig(generation=GenerationConfig(max_stories_per_segment=2))
+    draft = OfflineGenerator(embedder, cfg).generate(segment_of(MIXED), GenerationContext()).draft
+    assert len(draft.stories) == 2
+    assert any("As a parent" in q for s in draft.stories for q in s.source_quotes)
+
+
+def test_constraint_violations_are_flagged(generator: OfflineGenerator) -> None:
+    text = normalize(
+        "Marketing: We need a rechargeable battery with a charging dock .\n"
+        "Industrial Designer: The remote should cost 18.80 EUR to produce in titanium .\n"
+        "User Interface: The remote must use two standard AA cells that the user can replace .\n"
+    )
+    chunk = RetrievedChunk("c1", "d1", "constraints.md", CONSTRAINTS, 0.6, 0.5)
+    draft = generator.generate(
+        segment_of(text), GenerationContext(architecture_chunks=[chunk])
+    ).draft
+    assert len(draft.stories) == 3
+
+    def story(word: str):
+        return next(s for s in draft.stories if word in s.source_quotes[0])
+
+    dock, cost, cells = story("charging dock"), story("18.80"), story("standard AA cells")
+    assert dock.constraint_violation and dock.constraint_notes[0].startswith("ARC-10")
+    assert cost.constraint_violation and any(n.startswith("ARC-03") for n in cost.constraint_notes)
+    assert "18.80" in " ".join(cost.constraint_notes)
+    assert not cells.constraint_violation and cells.constraint_notes == []
+    cfg = PipelineConfig()
+    cfg.thresholds.constraint_violation_check = False
+    off = (
+        OfflineGenerator(generator.embedder, cfg)
+        .generate(segment_of(text), GenerationContext(architecture_chunks=[chunk]))
+        .draft
+    )
+    assert not any(s.constraint_violation for s in off.stories)
+
+
+def test_parent_reuse_extends_and_ac_delta(generator: OfflineGenerator) -> None:
+    seg = segment_of(MIXED)
+    plain = generator.generate(seg, GenerationContext()).draft
+    feature, keypad = plain.features[0], next(s for s in plain.stories if "8 buttons" in s.title)
+    existing_feature = RetrievedAdoItem(
+        2001, "Feature", feature.title, feature.description, [], "Active", None, 0.8, 0.7
+    )
+    existing_story = RetrievedAdoItem(
+        2002,
+        "User Story",
+        keypad.title,
+        keypad.description,
+        [keypad.acceptance_criteria[0]],
+        "Active",
+        2001,
+        0.8,
+        0.7,
+    )
+    unrelated = RetrievedAdoItem(
+        2003,
+        "User Story",
+        "Export invoices as PDF",
+        "As an accountant, I want invoices as PDF.",
+        [],
+        "New",
+        None,
+        0.2,
+        0.2,
+    )
+    context = GenerationContext(ado_items=[existing_feature, existing_story, unrelated])
+    draft = generator.generate(seg, context).draft
+    assert draft.features[0].existing_work_item_id == 2001
+    story = next(s for s in draft.stories if "8 buttons" in s.title)
+    assert story.extends_work_item_ids == [2002]
+    assert story.ac_delta == story.acceptance_criteria[1:]  # the first one the item already has
+    others = [s for s in draft.stories if s is not story]
+    assert all(2003 not in s.extends_work_item_ids for s in draft.stories)
+    assert all(s.ac_delta == [] for s in others if not s.extends_work_item_ids)
+
+
+def test_deterministic(generator: OfflineGenerator, mixed) -> None:
+    again = generator.generate(segment_of(MIXED), GenerationContext())
+    assert again.model_dump() == mixed.model_dump()

@@ -3,15 +3,22 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
+TOOLS  := .venv-tools
 
 .PHONY: setup demo test test-unit test-fast lint format clean
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# checkov pins packaging<24 while pytest 9 needs >=24: it gets its own venv (used by test_infra.py)
+$(TOOLS)/.installed:
+	test -x $(TOOLS)/bin/python || $(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet checkov==3.3.30
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

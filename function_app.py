@@ -4,13 +4,15 @@ Each function decodes its trigger and calls one handler in ``shared/``; all logi
 lives there. Messages are at-least-once: every handler is idempotent, and a failure is re-raised so
 the host retries and finally moves the message to ``{queue}-poison``, whose handler ends the unit.
 
-Blob trigger: locally (Azurite, the dev host) the polling source is used. In Azure, set
-``source=func.BlobSource.EVENT_GRID`` on the trigger (see docs/DEPLOY.md) for low latency at scale.
+Blob trigger: locally (Azurite, the dev host) the polling source is used; in Azure (Flex
+Consumption supports only Event Grid blob triggers) the app setting ``SYNTH_BLOB_TRIGGER_SOURCE=EventGrid``
+switches it to the Event Grid source (docs/DEPLOY.md).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 
 import azure.functions as func
 
@@ -23,6 +25,11 @@ from shared.services import app_services
 app = func.FunctionApp(http_auth_level=func.AuthLevel.FUNCTION)
 log = logging.getLogger("function_app")
 STORAGE = "AzureWebJobsStorage"
+TRANSCRIPT_SOURCE = (
+    func.BlobSource.EVENT_GRID
+    if os.environ.get("SYNTH_BLOB_TRIGGER_SOURCE", "").lower() == "eventgrid"
+    else func.BlobSource.LOGS_AND_CONTAINER_SCAN
+)
 
 
 def _http(response: api.ApiResponse) -> func.HttpResponse:
@@ -40,7 +47,12 @@ def _http(response: api.ApiResponse) -> func.HttpResponse:
 
 
 @app.function_name("start_run")
-@app.blob_trigger(arg_name="blob", path="transcripts/{project}/{name}", connection=STORAGE)
+@app.blob_trigger(
+    arg_name="blob",
+    path="transcripts/{project}/{name}",
+    connection=STORAGE,
+    source=TRANSCRIPT_SOURCE,
+)
 def start_run_from_blob(blob: func.InputStream) -> None:
     svc = app_services()
     limit = svc.settings.pipeline.limits.max_upload_bytes

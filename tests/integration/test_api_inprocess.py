@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared import api
+from shared import api, layout
 from shared.storage.local import LocalFolderStore
 from tests.support.pipeline import make_pipeline
 from tests.support.transcripts import SMALL
@@ -33,16 +33,7 @@ def test_upload_then_status_then_backlog(pipe):
     assert status["tagged_stories"] == status["story_count"] == 5
     assert status["errors"] == []
     names = [a["name"] for a in api.list_artifacts(svc, run_id).json()["artifacts"]]
-    assert names[:8] == [
-        "run.json",
-        "config_snapshot.yaml",
-        "transcript.txt",
-        "segments.jsonl",
-        "generated_backlog.jsonl",
-        "tagging_analysis.jsonl",
-        "errors.jsonl",
-        "summary.json",
-    ]
+    assert names[: len(layout.FINAL_ARTIFACTS)] == list(layout.FINAL_ARTIFACTS)
     art = api.get_artifact(svc, run_id, "summary.json")
     assert (
         art.status == 200

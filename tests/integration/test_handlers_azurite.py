@@ -24,9 +24,7 @@ from shared.services import Services
 from shared.settings import Settings
 from shared.storage import LeaseHeld, PreconditionFailed
 from shared.storage.azure_blob import AzureBlobStore
-from shared.vectorstore.embedded import EmbeddedVectorIndex
-from tests.support.fakes import HashEmbedder, fake_agents
-from tests.support.pipeline import load_backlog
+from tests.support.pipeline import fake_services, load_backlog
 from tests.support.transcripts import SMALL
 
 pytestmark = pytest.mark.integration
@@ -34,16 +32,12 @@ FIXED = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def services(conn: str) -> Services:
-    embedder, agents = HashEmbedder(), fake_agents()
-    svc = Services(
+    svc = fake_services(
+        AzureBlobStore.from_connection_string(conn),
+        AzureQueueBus.from_connection_string(conn),
         settings=Settings(storage_backend="azure", engine="offline", embedder="minilm"),
-        store=AzureBlobStore.from_connection_string(conn),
-        bus=AzureQueueBus.from_connection_string(conn),
-        clock=lambda: FIXED,
-        embedder_factory=lambda s: embedder,
-        index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
-        agents_factory=lambda s, e: agents,
     )
+    svc.clock = lambda: FIXED
     load_backlog(
         svc,
         "demo",

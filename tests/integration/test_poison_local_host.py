@@ -12,13 +12,11 @@ from shared import layout
 from shared.bus.azure_queue import AzureQueueBus
 from shared.models import ErrorRecord, TaggingRecord, WorkItem
 from shared.pipeline.runs import load_run, start_run
-from shared.services import Services
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.storage.azure_blob import AzureBlobStore
-from shared.vectorstore.embedded import EmbeddedVectorIndex
-from tests.support.fakes import Flaky, HashEmbedder, ThresholdTagger, fake_agents
-from tests.support.pipeline import REPO, load_backlog
+from tests.support.fakes import Flaky, ThresholdTagger, fake_agents
+from tests.support.pipeline import REPO, fake_services, load_backlog
 from tests.support.transcripts import SMALL
 
 pytestmark = pytest.mark.integration
@@ -34,14 +32,11 @@ def test_always_failing_tag_unit_is_poisoned_and_the_run_completes(azurite_clean
         lambda: RuntimeError("the model endpoint is down"),
     )
     agents.tagger = tagger  # type: ignore[assignment]
-    embedder = HashEmbedder()
-    svc = Services(
+    svc = fake_services(
+        AzureBlobStore.from_connection_string(conn),
+        AzureQueueBus.from_connection_string(conn),
+        agents=agents,
         settings=Settings(storage_backend="azure", engine="offline", embedder="minilm"),
-        store=AzureBlobStore.from_connection_string(conn),
-        bus=AzureQueueBus.from_connection_string(conn),
-        embedder_factory=lambda s: embedder,
-        index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
-        agents_factory=lambda s, e: agents,
     )
     load_backlog(
         svc,

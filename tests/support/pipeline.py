@@ -21,6 +21,28 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
 
 
+def fake_services(
+    store: ArtifactStore,
+    bus: Any,
+    *,
+    agents: Agents | None = None,
+    embedder: Any = None,
+    settings: Settings | None = None,
+) -> Services:
+    """Services over any store and bus with the hash embedder and the fake agents by default."""
+    settings = settings or Settings(storage_backend="local", engine="offline", embedder="minilm")
+    embedder = embedder or HashEmbedder()
+    chosen = agents or fake_agents()
+    return Services(
+        settings=settings,
+        store=store,
+        bus=bus,
+        embedder_factory=lambda s: embedder,
+        index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
+        agents_factory=lambda s, e: chosen,
+    )
+
+
 def make_pipeline(
     store: ArtifactStore,
     *,
@@ -31,20 +53,10 @@ def make_pipeline(
     workers: int = 4,
     settings: Settings | None = None,
 ) -> tuple[Services, InProcessBus]:
-    settings = settings or Settings(storage_backend="local", engine="offline", embedder="minilm")
     bus = InProcessBus(
         workers=workers, max_dequeue_count=max_dequeue_count, deliver_twice=deliver_twice
     )
-    embedder = embedder or HashEmbedder()
-    chosen = agents or fake_agents()
-    svc = Services(
-        settings=settings,
-        store=store,
-        bus=bus,
-        embedder_factory=lambda s: embedder,
-        index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
-        agents_factory=lambda s, e: chosen,
-    )
+    svc = fake_services(store, bus, agents=agents, embedder=embedder, settings=settings)
     bind_in_process(bus, svc)
     return svc, bus
 

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup demo test test-unit test-fast lint format clean
+.PHONY: setup demo test test-unit test-fast chaos bench lint format clean
 
 setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed
 
@@ -33,8 +33,17 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 
+## make chaos: the fault-injection suite with 10 trials per scenario (make test runs 1)
+CHAOS_TRIALS ?= 10
+chaos: setup
+	CHAOS_TRIALS=$(CHAOS_TRIALS) $(PY) -m pytest -q -m chaos tests/chaos
+
 test-unit: setup
 	$(PY) -m pytest -q tests/unit
+
+## make bench: every benchmarks/bench_*.py in turn (tables on stdout, JSON in benchmarks/results/)
+bench: setup
+	$(PY) -m benchmarks.run_all
 
 lint: setup
 	$(BIN)/ruff check .

@@ -30,6 +30,10 @@ TRANSCRIPT_SOURCE = (
     if os.environ.get("SYNTH_BLOB_TRIGGER_SOURCE", "").lower() == "eventgrid"
     else func.BlobSource.LOGS_AND_CONTAINER_SCAN
 )
+# NCRONTAB (seconds first), read when the host indexes the functions: a %SETTING% expression would
+# make the function fail to load wherever the setting is missing. Retention itself is off until
+# SYNTH_RETENTION_DAYS is set (shared/retention.py).
+RETENTION_SCHEDULE = os.environ.get("SYNTH_RETENTION_SCHEDULE") or "0 30 3 * * *"
 
 
 def _http(response: api.ApiResponse) -> func.HttpResponse:
@@ -175,3 +179,15 @@ def artifacts_get(req: func.HttpRequest) -> func.HttpResponse:
 @app.route(route="runs/{run_id}/backlog", methods=["GET"])
 def backlog_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_backlog(app_services(), req.route_params.get("run_id", "")))
+
+
+# ------------------------------------------------------------------------------------------------
+# retention (off unless SYNTH_RETENTION_DAYS > 0)
+
+
+@app.function_name("retention")
+@app.timer_trigger(arg_name="timer", schedule=RETENTION_SCHEDULE, run_on_startup=False)
+def retention(timer: func.TimerRequest) -> None:
+    from shared.retention import purge_expired
+
+    purge_expired(app_services())

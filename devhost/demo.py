@@ -43,23 +43,19 @@ def _get_json(url: str) -> Any:
 
 
 def load_index(project: str) -> None:
-    """The same loaders a user runs by hand (``python -m shared.cli load-backlog / load-docs``)."""
-    from loaders.indexer import index_documents, index_work_items
-    from loaders.workitems import read_backlog_file
-    from shared.bus.memory import InProcessBus
-    from shared.services import build_services
+    """The same loaders a user runs by hand (``python -m loaders.ado_loader`` / ``arch_loader``)."""
+    from loaders.ado_loader import load_backlog
+    from loaders.arch_loader import load_documents
+    from loaders.console import build_loader_services
     from shared.settings import Settings
 
-    settings = Settings()
-    svc = build_services(settings, bus=InProcessBus())
-    items = read_backlog_file(SAMPLES / "backlog" / "remote_control_backlog.csv")
-    summary = index_work_items(svc.embedder, svc.index, project, items)
-    print(f"  backlog: {summary.fetched} work items, {summary.embedded} embedded")
-    docs = sorted((SAMPLES / "architecture").glob("*.md"))
-    doc_summary, chunks = index_documents(
-        svc.embedder, svc.index, project, docs, settings.pipeline.external_loaders.architecture
+    svc = build_loader_services(Settings())
+    summary = load_backlog(
+        svc, project, file=SAMPLES / "backlog" / "remote_control_backlog.csv", show_progress=False
     )
-    print(f"  architecture: {len(docs)} document(s), {len(chunks)} chunks")
+    print(f"  backlog: {summary.fetched} work items, {summary.embedded} embedded")
+    docs = load_documents(svc, project, [SAMPLES / "architecture"], show_progress=False)
+    print(f"  architecture: {docs.fetched} document(s), {docs.embedded} chunks embedded")
 
 
 def follow(base: str, run_id: str, timeout: float) -> dict[str, Any]:

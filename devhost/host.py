@@ -1049,7 +1049,9 @@ class LocalHost:
     ) -> tuple[int, dict[str, str], bytes]:
         """Route one request: returns (status, headers, body). Used by the HTTP server."""
         parts = urlsplit(target)
-        path = unquote(parts.path).strip("/")
+        # like ASP.NET Core routing in the real host: segments are decoded, but an encoded slash
+        # stays "%2F" inside its segment (a route value), it never splits the path
+        path = "/".join(unquote(s).replace("/", "%2F") for s in parts.path.split("/")).strip("/")
         if path.lower() == "admin/host/status":  # what tools poll to see the host is up
             return _json_response(200, {"id": self.host_id, "state": "Running"})
         prefix = self.route_prefix

@@ -1,7 +1,9 @@
 """Normalize Azure DevOps work items from any source into ``shared.models.WorkItem``.
 
 Sources: the REST API's work item JSON (``workitemsbatch`` with ``$expand=relations``), ADO's flat CSV
-export, and the normalized JSONL the loaders and evaluation datasets use.
+export, and the normalized JSONL the loaders and evaluation datasets use. ``parse_*`` read leniently
+(one error per unreadable record, so one bad row does not stop a load); ``read_backlog_file`` and
+``from_csv`` are strict.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from loaders.html_text import criteria_list, html_to_text
 from shared.models import WorkItem
@@ -90,6 +94,8 @@ def from_rest(raw: dict[str, Any]) -> WorkItem:
             m = _ID_AT_END.search(str(rel.get("url", "")))
             if m:
                 parent = int(m.group(1))
+    if not isinstance(fields, dict):
+        raise BacklogFormatError("'fields' is not an object")
     return WorkItem(
         work_item_id=int(raw.get("id") or fields.get("System.Id")),
         work_item_type=str(fields.get("System.WorkItemType", "")),
@@ -119,8 +125,24 @@ _CSV_COLUMNS = {
 }
 
 
-def from_csv(text: str) -> list[WorkItem]:
-    """ADO's flat query CSV export (columns named as ADO names them)."""
+def _csv_row(row: dict[str, str]) -> WorkItem:
+    return WorkItem(
+        work_item_id=int(row[_CSV_COLUMNS["id"]]),
+        work_item_type=row[_CSV_COLUMNS["type"]].strip(),
+        title=row[_CSV_COLUMNS["title"]].strip(),
+        description=html_to_text(row.get(_CSV_COLUMNS["description"])),
+        acceptance_criteria=criteria_list(row.get(_CSV_COLUMNS["ac"])),
+        state=(row.get(_CSV_COLUMNS["state"]) or "").strip(),
+        tags=_tags(row.get(_CSV_COLUMNS["tags"])),
+        parent_id=_int(row.get(_CSV_COLUMNS["parent"])),
+        updated_at=_time(row.get(_CSV_COLUMNS["changed"])),
+        priority=_int(row.get(_CSV_COLUMNS["priority"])),
+    )
+
+
+def parse_csv(text: str) -> tuple[list[WorkItem], list[dict[str, Any]]]:
+    """ADO's flat query CSV export (columns named as ADO names them): the items, and one error per
+    row that cannot be read (with its line and, when readable, its work item id)."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     header = set(reader.fieldnames or [])
     for required in ("id", "type", "title"):
@@ -128,42 +150,88 @@ def from_csv(text: str) -> list[WorkItem]:
             raise BacklogFormatError(
                 f"the CSV has no '{_CSV_COLUMNS[required]}' column (found: {sorted(header)})"
             )
-    items = []
+    items, errors = [], []
     for n, row in enumerate(reader, start=2):
         try:
-            items.append(
-                WorkItem(
-                    work_item_id=int(row[_CSV_COLUMNS["id"]]),
-                    work_item_type=row[_CSV_COLUMNS["type"]].strip(),
-                    title=row[_CSV_COLUMNS["title"]].strip(),
-                    description=html_to_text(row.get(_CSV_COLUMNS["description"])),
-                    acceptance_criteria=criteria_list(row.get(_CSV_COLUMNS["ac"])),
-                    state=(row.get(_CSV_COLUMNS["state"]) or "").strip(),
-                    tags=_tags(row.get(_CSV_COLUMNS["tags"])),
-                    parent_id=_int(row.get(_CSV_COLUMNS["parent"])),
-                    updated_at=_time(row.get(_CSV_COLUMNS["changed"])),
-                    priority=_int(row.get(_CSV_COLUMNS["priority"])),
-                )
-            )
-        except (ValueError, KeyError) as err:
-            raise BacklogFormatError(f"CSV line {n}: {err}") from None
+            items.append(_csv_row(row))
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            error: dict[str, Any] = {"line": n, "error": f"CSV line {n}: {_reason(err)}"}
+            raw_id = (row.get(_CSV_COLUMNS["id"]) or "").strip()
+            if raw_id.isdigit():
+                error["work_item_id"] = int(raw_id)
+            errors.append(error)
+    return items, errors
+
+
+def from_csv(text: str) -> list[WorkItem]:
+    """ADO's flat query CSV export; the first unreadable row is an error."""
+    items, errors = parse_csv(text)
+    if errors:
+        raise BacklogFormatError(errors[0]["error"])
     return items
 
 
-def read_backlog_file(path: str | Path) -> list[WorkItem]:
-    """A backlog export: .csv (ADO export), .json (REST response or list), .jsonl (normalized)."""
+def _reason(err: Exception) -> str:
+    if isinstance(err, ValidationError):
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+    return str(err)
+
+
+def parse_records(rows: list[Any]) -> tuple[list[WorkItem], list[dict[str, Any]]]:
+    """REST items (with ``fields``) or normalized records, one error per unreadable record."""
+    items, errors = [], []
+    for n, row in enumerate(rows):
+        try:
+            if not isinstance(row, dict):
+                raise BacklogFormatError(f"expected an object, got {type(row).__name__}")
+            items.append(from_rest(row) if "fields" in row else WorkItem.model_validate(row))
+        except (ValueError, TypeError) as err:
+            error: dict[str, Any] = {"record": n, "error": _reason(err)}
+            raw_id = row.get("id", row.get("work_item_id")) if isinstance(row, dict) else None
+            if isinstance(raw_id, int) or (isinstance(raw_id, str) and raw_id.isdigit()):
+                error["work_item_id"] = int(raw_id)
+            errors.append(error)
+    return items, errors
+
+
+def parse_backlog_file(path: str | Path) -> tuple[list[WorkItem], list[dict[str, Any]]]:
+    """A backlog export read leniently: the items, and one error per unreadable record. A file
+    that is not a backlog at all (format, columns, JSON syntax) raises BacklogFormatError."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise BacklogFormatError(f"{path.name}: not UTF-8 text ({err.reason})") from None
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
-            return from_csv(text)
+            return parse_csv(text)
         if suffix == ".jsonl":
-            return [WorkItem.model_validate_json(ln) for ln in text.splitlines() if ln.strip()]
+            rows = []
+            for n, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except ValueError as err:
+                        raise BacklogFormatError(f"line {n}: {err}") from None
+            return parse_records(rows)
         if suffix == ".json":
             data = json.loads(text)
             rows = data.get("value", []) if isinstance(data, dict) else data
-            return [from_rest(r) if "fields" in r else WorkItem.model_validate(r) for r in rows]
-    except (ValueError, TypeError) as err:
+            if not isinstance(rows, list):
+                raise BacklogFormatError("expected a list of work items or {'value': [...]}")
+            return parse_records(rows)
+    except ValueError as err:
         raise BacklogFormatError(f"{path.name}: {err}") from None
     raise BacklogFormatError(f"{path.name}: unsupported backlog file (use .csv, .json or .jsonl)")
+
+
+def read_backlog_file(path: str | Path) -> list[WorkItem]:
+    """A backlog export: .csv (ADO export), .json (REST response or list), .jsonl (normalized);
+    the first unreadable record is an error."""
+    items, errors = parse_backlog_file(path)
+    if errors:
+        raise BacklogFormatError(f"{Path(path).name}: {errors[0]['error']}")
+    return items

@@ -2,11 +2,15 @@
 
 run          a transcript through the same handlers in-process (local folder or Azurite store,
              in-process queue); prints the run id and where the artifacts are
-load-backlog an ADO export (.csv / REST .json / normalized .jsonl) into the index
+load-backlog an ADO export (.csv / REST .json / normalized .jsonl), or the REST API, into the index
+             (the same load as ``python -m loaders.ado_loader``)
 load-docs    architecture documents (.md .txt .pdf .docx) into the index
+             (the same load as ``python -m loaders.arch_loader``)
 status       a run's status
 pull         a run's artifacts into a folder
 tree         a completed run's backlog as a tree
+eval         evaluation: ``eval tagging DIR``, ``eval segmentation [GOLD]``, ``eval judge RUN_ID``
+             (shared/eval/commands.py)
 
 The store is chosen by the settings: the local folder (``SYNTH_LOCAL_STORE_DIR``, default
 ``.data/store``) unless ``AzureWebJobsStorage`` is set.
@@ -88,44 +92,26 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
-    from loaders.indexer import index_work_items
-    from loaders.workitems import read_backlog_file
-    from shared.ids import check_project
+    """The same load as ``python -m loaders.ado_loader`` (one code path)."""
+    from loaders.ado_loader import load_backlog
+    from shared.ado.errors import AdoError
 
-    check_project(args.project)
     svc, _ = _services(settings)
-    items = read_backlog_file(args.file)
-    summary = index_work_items(
-        svc.embedder, svc.index, args.project, items, prune=not args.no_prune
-    )
+    try:
+        summary = load_backlog(svc, args.project, file=args.file, prune=not args.no_prune)
+    except (AdoError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps(summary.as_dict()))
     return 1 if summary.errors else 0
 
 
 def cmd_load_docs(args: argparse.Namespace, settings: Settings) -> int:
-    from loaders.indexer import DOCUMENT_EXTENSIONS, index_documents
-    from shared.ids import check_project
+    """The same load as ``python -m loaders.arch_loader`` (one code path)."""
+    from loaders.arch_loader import load_documents
 
-    check_project(args.project)
     svc, _ = _services(settings)
-    paths: list[Path] = []
-    for raw in args.paths:
-        p = Path(raw)
-        if p.is_dir():
-            paths.extend(
-                sorted(
-                    f for f in p.rglob("*") if f.suffix.lower().lstrip(".") in DOCUMENT_EXTENSIONS
-                )
-            )
-        else:
-            paths.append(p)
-    summary, _ = index_documents(
-        svc.embedder,
-        svc.index,
-        args.project,
-        paths,
-        settings.pipeline.external_loaders.architecture,
-    )
+    summary = load_documents(svc, args.project, args.paths, prune=False if args.no_prune else None)
     print(json.dumps(summary.as_dict()))
     return 1 if summary.errors else 0
 
@@ -173,8 +159,11 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON line instead")
     run.set_defaults(func=cmd_run)
 
-    lb = sub.add_parser("load-backlog", help="load an ADO export file into the index")
-    lb.add_argument("file")
+    lb = sub.add_parser(
+        "load-backlog",
+        help="load an ADO export file (or, without one, the REST API) into the index",
+    )
+    lb.add_argument("file", nargs="?", help="ADO CSV / REST JSON / .jsonl; omit for the REST API")
     lb.add_argument("--project", required=True)
     lb.add_argument("--no-prune", action="store_true", help="keep indexed items absent from FILE")
     lb.set_defaults(func=cmd_load_backlog)
@@ -182,6 +171,9 @@ def parser() -> argparse.ArgumentParser:
     ld = sub.add_parser("load-docs", help="load architecture documents into the index")
     ld.add_argument("paths", nargs="+")
     ld.add_argument("--project", required=True)
+    ld.add_argument(
+        "--no-prune", action="store_true", help="keep indexed documents missing from the folders"
+    )
     ld.set_defaults(func=cmd_load_docs)
 
     st = sub.add_parser("status", help="print a run's status")
@@ -196,6 +188,10 @@ def parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("tree", help="print a completed run's backlog tree")
     tr.add_argument("run_id")
     tr.set_defaults(func=cmd_tree)
+
+    from shared.eval.commands import add_parser as add_eval_commands
+
+    add_eval_commands(sub)
     return p
 
 

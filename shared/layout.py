@@ -92,3 +92,22 @@ def unit_of(path: str) -> str:
 
 def index_blob(namespace: str) -> str:
     return f"index/{namespace}/vectors.npz"
+
+
+def ado_vectors(project: str) -> str:
+    """One line per indexed work item (vector id, work item id, hash, metadata), per load."""
+    return f"ingestion/ado/{project}/ado_vectors.jsonl"
+
+
+def arch_vectors(project: str) -> str:
+    """One line per indexed architecture chunk, rewritten by each load."""
+    return f"ingestion/architecture/{project}/arch_vectors.jsonl"
+
+
+def arch_raw_prefix(project: str) -> str:
+    return f"ingestion/architecture/{project}/raw/"
+
+
+def arch_raw(project: str, source_path: str) -> str:
+    """The original document as loaded (``source_path`` relative to the loaded folder)."""
+    return f"ingestion/architecture/{project}/raw/{source_path}"

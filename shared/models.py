@@ -310,6 +310,9 @@ class RunStatus(Record):
     error_count: int = 0
     failure_reason: str | None = None
     versions: dict[str, str] = Field(default_factory=dict)
+    # the hygiene gate (details in hygiene.json): secrets redacted, instruction-like spans flagged
+    redacted_secrets: int = 0
+    instruction_annotations: int = 0
 
 
 class Coverage(Record):

@@ -8,6 +8,7 @@ an ONNX model and cold start stays small.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,11 @@ class Services:
 
     @property
     def embedder(self) -> Embedder:
-        factory = self.embedder_factory or build_embedder
+        if self.embedder_factory is None:  # the default factory caches vectors in the store
+            return self._lazy(  # type: ignore[no-any-return]
+                "embedder", lambda: build_embedder(self.settings, self.store)
+            )
+        factory = self.embedder_factory
         return self._lazy("embedder", lambda: factory(self.settings))  # type: ignore[no-any-return]
 
     @property
@@ -118,14 +123,26 @@ def build_bus(settings: Settings) -> MessageBus:
     )
 
 
-def build_embedder(settings: Settings) -> Embedder:
+def build_embedder(settings: Settings, store: ArtifactStore | None = None) -> Embedder:
     if settings.resolved_embedder() == "minilm":
         from shared.embeddings.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder()
-    raise NotConfigured(
-        "the OpenAI embeddings adapter is not implemented yet (issue 3); "
-        "set SYNTH_EMBEDDER=minilm to use the packaged MiniLM embedder"
+    from shared.embeddings.openai_embedder import OpenAIEmbedder
+    from shared.llm.client import LLMNotConfigured, build_openai_client
+    from shared.llm.config import embedding_model
+
+    try:
+        client = build_openai_client(settings)
+    except LLMNotConfigured as err:
+        raise NotConfigured(f"SYNTH_EMBEDDER=openai: {err}") from None
+    cfg = settings.pipeline.embedding
+    return OpenAIEmbedder(
+        client,
+        embedding_model(settings),
+        cfg.dimensions,
+        store=store,  # content-hash cache: nothing is embedded twice
+        batch_size=cfg.batch_size,
     )
 
 
@@ -134,9 +151,13 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
         from shared.vectorstore.embedded import EmbeddedVectorIndex
 
         return EmbeddedVectorIndex(store, embedder.dimension)
-    raise NotConfigured(
-        "the Pinecone adapter is not implemented yet (issue 3); "
-        "set SYNTH_VECTOR_STORE=embedded to use the embedded index"
+    key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
+    if not key:
+        raise NotConfigured("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
+    from shared.vectorstore.pinecone_index import PineconeIndex
+
+    return PineconeIndex.connect(
+        key, embedder.dimension, host=settings.pinecone_host, name=settings.pinecone_index
     )
 
 
@@ -145,14 +166,39 @@ def build_agents(settings: Settings, embedder: Embedder) -> Agents:
         from shared.engine.offline import build_offline_agents
 
         return build_offline_agents(embedder, settings.pipeline)
-    raise NotConfigured(
-        "the LLM engine is not implemented yet (issue 3); unset OPENAI_API_KEY / "
-        "AZURE_OPENAI_ENDPOINT or set SYNTH_ENGINE=offline to run the offline engine"
+    from shared.engine.llm import build_llm_agents
+    from shared.hygiene import find_annotations
+    from shared.llm.client import LLMNotConfigured
+
+    # the hygiene gate's instruction-like spans, listed in the prompt before each data block
+    annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None
+    try:
+        return build_llm_agents(settings, embedder, annotate=annotate)
+    except LLMNotConfigured as err:
+        raise NotConfigured(str(err)) from None
+
+
+def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
+    """Langfuse when both keys are set (and ``observability.enable_langfuse``), else no-op.
+    ``span_exporter`` replaces Langfuse's OTLP exporter (tests capture spans in memory)."""
+    secret = settings.langfuse_secret_key.get_secret_value() if settings.langfuse_secret_key else ""
+    if not (settings.pipeline.observability.enable_langfuse and settings.langfuse_public_key):
+        return NullTracer()
+    if not secret:
+        logging.getLogger(__name__).warning(
+            "LANGFUSE_PUBLIC_KEY is set but LANGFUSE_SECRET_KEY is not: tracing is off"
+        )
+        return NullTracer()
+    from shared import __version__
+    from shared.tracing_langfuse import LangfuseTracer
+
+    return LangfuseTracer(
+        settings.langfuse_public_key,
+        secret,
+        settings.langfuse_host,
+        span_exporter=span_exporter,
+        release=__version__,
     )
-
-
-def build_tracer(settings: Settings) -> Tracer:
-    return NullTracer()
 
 
 def build_services(

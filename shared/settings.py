@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,6 +47,10 @@ class SegmentationConfig(_Section):
     min_merge_threshold: int = 80
     cohesion_divergence_threshold: float = 0.15
     temperature: float = 0.2
+    # LLM engine: transcript tokens the model sees per call; longer transcripts are cut into
+    # overlapping windows of whole units (shared/engine/llm/segmentation.py)
+    window_tokens: int = 12000
+    window_overlap_tokens: int = 1500
 
 
 class GenerationConfig(_Section):
@@ -72,13 +76,45 @@ class RetrievalConfig(_Section):
     segment_max_context_tokens: int = 6000
 
 
+# Threshold profiles per embedder. The seed's thresholds are written for OpenAI's
+# text-embedding-3-small; MiniLM puts the same pairs on another cosine scale, so with MiniLM the
+# profile calibrated on datasets/v1/dev is used (python -m shared.eval.calibrate; figures in
+# docs/EVALUATION.md). A profile fills only the thresholds the user did not set.
+THRESHOLD_PROFILES: dict[str, dict[str, float]] = {
+    "seed": {
+        "new_below": 0.55,
+        "conflict_at_least": 0.80,
+        "extend_similarity": 0.70,
+        "gap_at_least": 0.65,
+        "duplicate_at_least": 0.92,
+        "duplicate_max_novelty": 0.25,
+    },
+    # all-MiniLM-L6-v2: best macro F1 of the grid on datasets/v1/dev (0.824; seed values 0.508).
+    # No gap band (gap needs an explicit open point) and duplicates by similarity alone.
+    "minilm": {
+        "new_below": 0.50,
+        "conflict_at_least": 0.65,
+        "extend_similarity": 0.50,
+        "gap_at_least": 0.50,
+        "duplicate_at_least": 0.86,
+        "duplicate_max_novelty": 1.0,
+    },
+}
+
+
 class ThresholdsConfig(_Section):
     new_below: float = Field(0.55, alias="newBelow")
     conflict_at_least: float = Field(0.80, alias="conflictAtLeast")
     extend_similarity: float = Field(0.70, alias="extendSimilarity")
     gap_at_least: float = Field(0.65, alias="gapAtLeast")
     duplicate_at_least: float = Field(0.92, alias="duplicateAtLeast")
+    # a duplicate may add at most this share of new content words (offline tagger)
+    duplicate_max_novelty: float = Field(0.25, alias="duplicateMaxNovelty")
     constraint_violation_check: bool = True
+    profile: Literal["auto", "seed", "minilm"] = Field(
+        "auto",
+        description="threshold profile: auto = minilm with the MiniLM embedder, else seed",
+    )
 
     def applied(self) -> dict[str, float]:
         """The thresholds as recorded in every tagging record (seed names)."""
@@ -88,11 +124,28 @@ class ThresholdsConfig(_Section):
             "extendSimilarity": self.extend_similarity,
             "conflictAtLeast": self.conflict_at_least,
             "duplicateAtLeast": self.duplicate_at_least,
+            "duplicateMaxNovelty": self.duplicate_max_novelty,
         }
+
+    def with_profile(self, name: str) -> ThresholdsConfig:
+        """These thresholds with every value the user did not set taken from profile ``name``."""
+        values = self.model_dump()
+        for key, value in THRESHOLD_PROFILES[name].items():
+            if key not in self.model_fields_set:
+                values[key] = value
+        values["profile"] = name
+        resolved = ThresholdsConfig.model_validate(values)
+        # keep what the user set, so resolving twice gives the same result
+        resolved.__pydantic_fields_set__ = set(self.model_fields_set)
+        return resolved
 
 
 class EmbeddingConfig(_Section):
     model: str = "text-embedding-3-small"
+    # OpenAI embedder: vector size (text-embedding-3-small makes 1536; the index must match)
+    # and texts per request
+    dimensions: int = 1536
+    batch_size: int = 256
 
 
 class AdoConfig(_Section):
@@ -116,6 +169,14 @@ class LimitsConfig(_Section):
     max_upload_bytes: int = 30 * 1024 * 1024
 
 
+class HygieneConfig(_Section):
+    """The hygiene gate (shared/hygiene.py) before any model call, embedding or artifact."""
+
+    redact_secrets: bool = True
+    redact_emails: bool = False
+    annotate_instructions: bool = True
+
+
 class PricingConfig(_Section):
     """USD per 1M tokens, used only for the summary's cost estimate."""
 
@@ -135,6 +196,7 @@ class PipelineConfig(_Section):
     observability: ObservabilityConfig = Field(default_factory=ObservabilityConfig)
     feature_flags: FeatureFlags = Field(default_factory=FeatureFlags)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    hygiene: HygieneConfig = Field(default_factory=HygieneConfig)
     pricing: PricingConfig = Field(default_factory=PricingConfig)
 
 
@@ -189,6 +251,27 @@ class Settings(BaseSettings):
         None, validation_alias=_alias("AZURE_OPENAI_API_KEY")
     )
     openai_api_version: str = Field("2024-10-21", validation_alias=_alias("OPENAI_API_VERSION"))
+    azure_openai_chat_deployment: str | None = Field(
+        None, validation_alias=_alias("AZURE_OPENAI_CHAT_DEPLOYMENT")
+    )
+    azure_openai_embedding_deployment: str | None = Field(
+        None, validation_alias=_alias("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
+    )
+    azure_client_id: str | None = Field(
+        None,
+        validation_alias=_alias("AZURE_CLIENT_ID"),
+        description="user-assigned managed identity for Entra ID auth to Azure OpenAI",
+    )
+    openai_timeout_seconds: float = Field(
+        60.0, gt=0, validation_alias=_alias("OPENAI_TIMEOUT_SECONDS")
+    )
+    openai_max_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        validation_alias=_alias("OPENAI_MAX_RETRIES"),
+        description="the openai SDK's own retries of 429/5xx/timeouts (honouring Retry-After)",
+    )
 
     pinecone_api_key: SecretStr | None = Field(None, validation_alias=_alias("PINECONE_API_KEY"))
     pinecone_index: str = Field("brd-upload", validation_alias=_alias("PINECONE_INDEX"))
@@ -200,6 +283,15 @@ class Settings(BaseSettings):
     )
     langfuse_host: str | None = Field(None, validation_alias=_alias("LANGFUSE_HOST"))
 
+    # --- Azure DevOps (REST 7.1; shared/ado) ----------------------------------------------------
+    azure_devops_org_url: str | None = Field(
+        None,
+        validation_alias=_alias("AZURE_DEVOPS_ORG_URL"),
+        description="full organization URL, e.g. https://dev.azure.com/your-org",
+    )
+    azure_devops_project: str | None = Field(None, validation_alias=_alias("AZURE_DEVOPS_PROJECT"))
+    azure_devops_pat: SecretStr | None = Field(None, validation_alias=_alias("AZURE_DEVOPS_PAT"))
+
     # --- local development ------------------------------------------------------------------
     local_function_key: SecretStr | None = Field(
         None, description="key the local host runner demands for function-level HTTP routes"
@@ -207,6 +299,22 @@ class Settings(BaseSettings):
     workers: int = Field(
         4, ge=1, le=64, description="in-process worker threads (CLI run, dev host)"
     )
+
+    # --- retention (shared/retention.py; the timer function in function_app.py) ----------------
+    retention_days: int = Field(
+        0, ge=0, description="delete runs created more than this many days ago; 0 = off"
+    )
+
+    @model_validator(mode="after")
+    def _resolve_threshold_profile(self) -> Settings:
+        """Fill the thresholds the user did not set from the profile of the embedder in use
+        (``thresholds.profile`` then names it in config_snapshot.yaml)."""
+        thresholds = self.pipeline.thresholds
+        name = thresholds.profile if "profile" in thresholds.model_fields_set else "auto"
+        if name == "auto":
+            name = "minilm" if self.resolved_embedder() == "minilm" else "seed"
+        self.pipeline.thresholds = thresholds.with_profile(name)
+        return self
 
     # ------------------------------------------------------------------------------------------
     def resolved_storage_backend(self) -> Literal["azure", "local"]:

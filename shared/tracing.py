@@ -1,7 +1,7 @@
 """The tracing port. One trace per run (``synthesis_run``), spans named as seed §7.4.
 
-The embedded default records nothing. The Langfuse adapter (issue 3) derives the trace id from the
-run id so spans written by separate function invocations join one trace.
+The embedded default records nothing. The Langfuse adapter (``shared.tracing_langfuse``) derives
+the trace id from the run id so spans written by separate function invocations join one trace.
 """
 
 from __future__ import annotations

@@ -72,6 +72,8 @@ def process(svc: Services, queue: str, body: str | bytes, dequeue_count: int = 1
         except Exception:  # noqa: BLE001 - the original error matters more
             log.exception("could not record the failed attempt")
         raise
+    finally:
+        svc.tracer.flush()  # an invocation's spans leave with it (the tracer never raises)
 
 
 def process_poison(
@@ -80,7 +82,10 @@ def process_poison(
     """The handler of ``{queue}-poison`` (``queue`` is the original queue's name)."""
     message = _parse(queue, body)
     if message is not None:
-        handle_poison(svc, queue, message, dequeue_count)
+        try:
+            handle_poison(svc, queue, message, dequeue_count)
+        finally:
+            svc.tracer.flush()
 
 
 def bind_in_process(bus: InProcessBus, svc: Services) -> None:

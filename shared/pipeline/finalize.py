@@ -177,4 +177,18 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         return r
 
     update_run(svc, run.run_id, close)
+    # the run's root observation again, now with the seed §12 run metrics
+    with svc.tracer.span(run.run_id, "synthesis_run", project=run.project) as span:
+        span.update(
+            status=status,
+            segment_count=summary.segment_count,
+            story_count=summary.story_count,
+            avg_segment_tokens=summary.avg_segment_tokens,
+            embedding_model=run.embedding_model,
+            tag_distribution=summary.tag_distribution,
+            tagging_failure_rate=round(summary.tagging_failed / summary.story_count, 4)
+            if summary.story_count
+            else 0.0,
+            error_count=len(errors),
+        )
     log.info("run %s %s: %d stories, %d errors", run.run_id, status, len(story_order), len(errors))

@@ -22,6 +22,7 @@ from shared.ids import (
     content_sha256,
     make_run_id,
 )
+from shared.llm.config import run_model_label
 from shared.models import (
     TERMINAL_STATES,
     ErrorRecord,
@@ -87,38 +88,49 @@ class OutboxBusy(RuntimeError):
     """Another delivery of the same message is sending this step's messages; retry later."""
 
 
+OUTBOX_LEASE_SECONDS = 15  # the shortest blob lease Azure grants
+
+
 def send_once(
     svc: Services,
     run_id: str,
     step: str,
     messages: Sequence[tuple[str, Message]],
     *,
-    wait_seconds: float = 10.0,
+    wait_seconds: float = OUTBOX_LEASE_SECONDS + 5,
 ) -> bool:
     """Send a step's downstream messages exactly once per step (outbox pattern).
 
     A lease serializes concurrent deliveries of the same message; the marker, written after the
     sends, tells later deliveries the work is done. A crash between the sends and the marker re-sends
     on redelivery (harmless: every handler is idempotent), so nothing is ever lost.
+
+    A delivery that finds the lease held waits for the marker, and keeps trying to take the lease
+    itself: the holder may have crashed (a killed host never releases it), and then the lease
+    expires within ``OUTBOX_LEASE_SECONDS`` and this delivery does the sending. Waiting longer than
+    the lease (``wait_seconds``) means a redelivery after a crash succeeds instead of failing with
+    OutboxBusy and burning one of the message's dequeues (a segment message that runs out of them
+    fails the whole run).
     """
     marker = layout.outbox(run_id, step)
-    if svc.store.exists(marker):
-        return False
-    try:
-        with svc.store.lease(marker + ".lock", seconds=15):
-            if svc.store.exists(marker):
-                return False
-            for queue, message in messages:
-                svc.bus.send(queue, message)
-            svc.store.put(marker, f"{len(messages)}\n".encode())
-            return True
-    except LeaseHeld:
-        deadline = time.monotonic() + wait_seconds
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            if svc.store.exists(marker):
-                return False
-        raise OutboxBusy(f"{run_id}: step {step} is being sent by another delivery") from None
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        if svc.store.exists(marker):
+            return False
+        try:
+            with svc.store.lease(marker + ".lock", seconds=OUTBOX_LEASE_SECONDS):
+                if svc.store.exists(marker):
+                    return False
+                for queue, message in messages:
+                    svc.bus.send(queue, message)
+                svc.store.put(marker, f"{len(messages)}\n".encode())
+                return True
+        except LeaseHeld:
+            if time.monotonic() >= deadline:
+                raise OutboxBusy(
+                    f"{run_id}: step {step} is being sent by another delivery"
+                ) from None
+            time.sleep(0.1)
 
 
 def record_error(svc: Services, error: ErrorRecord) -> bool:
@@ -159,7 +171,10 @@ def abort_run(svc: Services, run_id: str, error: ErrorRecord) -> RunStatus:
         run.completed_at = svc.clock()
         return run
 
-    return update_run(svc, run_id, fail)
+    failed = update_run(svc, run_id, fail)
+    with svc.tracer.span(run_id, "synthesis_run") as span:  # the root shows why the run ended
+        span.update(status="failed", error=f"{error.phase}: {error.message}"[:500])
+    return failed
 
 
 # ------------------------------------------------------------------------------------------------
@@ -208,6 +223,7 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
         status="queued",
         phase="queued",
         engine=settings.resolved_engine(),
+        model=run_model_label(settings),
         embedding_model=_embedding_model_name(svc),
         created_at=now,
         updated_at=now,
@@ -226,9 +242,17 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
     except (InvalidIdentifier, UnreadableInput) as err:
         return _reject(svc, run, str(err))
 
+    # the hygiene gate: everything downstream reads transcript.txt, so it holds the sanitized
+    # text; the raw upload (kept as uploaded) is the only artifact that may hold a secret
+    from shared.hygiene import apply_gate, hygiene_path  # imported on first use: cold start
+
+    gate = apply_gate(text, settings.pipeline.hygiene)
+    run.redacted_secrets = gate.report.redaction_count
+    run.instruction_annotations = gate.report.annotation_count
     ext = file_extension(name)
     svc.store.create(layout.upload(run_id, ext), data)
-    svc.store.create(layout.run_file(run_id, "transcript.txt"), text.encode())
+    svc.store.create(hygiene_path(run_id), dump_model(gate.report))
+    svc.store.create(layout.run_file(run_id, "transcript.txt"), gate.text.encode())
     snapshot = settings.snapshot()
     snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
     svc.store.create(
@@ -238,9 +262,26 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
     if not create_model(svc.store, layout.run_json(run_id), run):
         run = load_run(svc, run_id)
     if run.status not in TERMINAL_STATES:
+        _trace_start(svc, run)
         send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
     log.info("run %s started for %s (%d bytes)", run_id, blob_path, size)
     return run
+
+
+def _trace_start(svc: Services, run: RunStatus) -> None:
+    """The run's root observation ``synthesis_run`` (finalize writes it again with the metrics);
+    the tracer derives its ids from the run id and never raises."""
+    with svc.tracer.span(
+        run.run_id,
+        "synthesis_run",
+        project=run.project,
+        source_name=run.source_name,
+        engine=run.engine,
+        model=run.model or "",
+        embedding_model=run.embedding_model,
+    ):
+        pass
+    svc.tracer.flush()
 
 
 def _embedding_model_name(svc: Services) -> str:

@@ -14,7 +14,6 @@ from shared.models import (
     ErrorRecord,
     GeneratedItem,
     GeneratedPart,
-    RunStatus,
     SimilarityScore,
     TaggingRecord,
     TagMessage,
@@ -64,16 +63,21 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
         part = read_model(
             svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
         )
-        create_model(svc.store, path, _tag(svc, run, part.story(msg.story_id)))
+        create_model(
+            svc.store, path, tag_story(svc, run.run_id, run.project, part.story(msg.story_id))
+        )
     check_completion(svc, run.run_id)
 
 
-def _tag(svc: Services, run: RunStatus, story: GeneratedItem) -> TagPart:
+def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) -> TagPart:
+    """Retrieve the existing user stories of ``project`` and tag ``story`` (seed §7.3); a failed
+    tagging is recorded under ``run_id`` and falls back to ``new``. The evaluation calls this too,
+    so the F1 it reports is the pipeline's own tagging step."""
     story_id = story.item_id
     thresholds = svc.settings.pipeline.thresholds
-    with svc.tracer.span(run.run_id, f"story_{story_id}_tagging_retrieval") as span:
+    with svc.tracer.span(run_id, f"story_{story_id}_tagging_retrieval") as span:
         candidates = tagging_candidates(
-            svc.embedder, svc.index, svc.settings.pipeline.retrieval, run.project, story
+            svc.embedder, svc.index, svc.settings.pipeline.retrieval, project, story
         )
         span.update(retrieved_story_count=len(candidates))
     scores = [
@@ -83,7 +87,7 @@ def _tag(svc: Services, run: RunStatus, story: GeneratedItem) -> TagPart:
     max_similarity = max((c.similarity for c in candidates), default=0.0)
     tagger = svc.agents.tagger
     usage, model, failed = Usage(), None, False
-    with svc.tracer.span(run.run_id, f"story_{story_id}_tagging_agent") as span:
+    with svc.tracer.span(run_id, f"story_{story_id}_tagging_agent") as span:
         if not candidates:
             decision = TagDecision(
                 decision_tag="new", reasoning_excerpt="no existing user story was retrieved"
@@ -96,7 +100,7 @@ def _tag(svc: Services, run: RunStatus, story: GeneratedItem) -> TagPart:
                 record_error(
                     svc,
                     ErrorRecord(
-                        run_id=run.run_id,
+                        run_id=run_id,
                         phase="tag",
                         unit_id=story_id,
                         error_type=type(err).__name__,
@@ -124,7 +128,7 @@ def _tag(svc: Services, run: RunStatus, story: GeneratedItem) -> TagPart:
         trace_id = span.trace_id
     return TagPart(
         record=TaggingRecord(
-            run_id=run.run_id,
+            run_id=run_id,
             segment_id=story.segment_id,
             story_id=story_id,
             decision_tag=decision.decision_tag,

@@ -2,7 +2,9 @@
 
 Writes go to a temporary file first and are moved into place atomically; ``create`` uses a hard link
 so that exactly one of several concurrent writers wins; ETags are content hashes so a condition
-compares what is really stored.
+compares what is really stored. A file's hash is remembered by its identity (inode, size, change
+times) once the file is older than ``RACY_SECONDS``, so asking for the ETag of a large, settled
+blob (the vector index) costs a stat, not a read and a hash of the whole file.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from pathlib import Path
 
 from shared.storage import LeaseHeld, NotFound, PreconditionFailed
 
+# A write within the same clock tick can leave size and times unchanged (and a freed inode can be
+# reused), so a file changed this recently is always hashed again (git's "racy" rule).
+RACY_SECONDS = 2.0
+_ETAG_CACHE_LIMIT = 4096
+
 
 def _etag(data: bytes) -> str:
     return '"' + hashlib.md5(data, usedforsecurity=False).hexdigest() + '"'
@@ -27,6 +34,7 @@ class LocalFolderStore:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
+        self._etags: dict[Path, tuple[tuple[int, int, int, int], str]] = {}
 
     def __repr__(self) -> str:
         return f"LocalFolderStore({str(self.root)!r})"
@@ -71,9 +79,20 @@ class LocalFolderStore:
         return data, _etag(data)
 
     def etag(self, path: str) -> str | None:
+        file = self._file(path)
         try:
-            return _etag(self.get(path))
-        except NotFound:
+            before = _identity(file)
+            cached = self._etags.get(file)
+            if cached is not None and cached[0] == before:
+                return cached[1]
+            tag = _etag(file.read_bytes())
+            settled = time.time() - before[2] / 1e9 > RACY_SECONDS
+            if settled and _identity(file) == before:  # unchanged while it was read
+                if len(self._etags) >= _ETAG_CACHE_LIMIT:
+                    self._etags.clear()
+                self._etags[file] = (before, tag)
+            return tag
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
     def exists(self, path: str) -> bool:
@@ -160,3 +179,10 @@ class LocalFolderStore:
             yield
         finally:
             marker.unlink(missing_ok=True)
+
+
+def _identity(file: Path) -> tuple[int, int, int, int]:
+    st = file.stat()
+    if not os.path.isfile(file):
+        raise IsADirectoryError(str(file))
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -6,14 +6,16 @@ empty list means no contradiction was found. The rules, in the order they are tr
 
 1. numbers: the same quantity (same unit family - currency, duration, percent, mass, length - or
    the same counted noun, "15 buttons" / "8 physical buttons") with no value in common; spoken
-   numbers count ("twelve point five Euros"), dates, versions and ids ("ARC-03") do not;
+   numbers count ("twelve point five Euros"), dates, versions and ids ("ARC-03") do not; and
+   frequencies ("monthly", "once a week", "every 3 days") with no period in common;
 2. negation: a content word that one text only negates ("no teletext button", "X is dropped",
-   "X are not allowed") while the other only asserts it. "so that / because" clauses are ignored
-   (they give reasons), and so is a negated place ("not on the battery cover");
+   "X are not allowed", "A instead of X") while the other only asserts it. "so that / because"
+   clauses are ignored (they give reasons), and so is a negated place ("not on the battery cover");
 3. modal flip: "must/required/mandatory" against "optional/may/nice to have" on shared words;
 4. quantifiers: "all/every" against "some/only/none" on the same noun;
 5. antonyms: an explicit list of pairs (enable/disable, allow/prevent, include/exclude,
-   rechargeable/disposable, show/hide, automatic/manual, ...).
+   rechargeable/disposable, show/hide, automatic/manual, keep/delete, anonymous/logged in, ...),
+   outside "so that / because" clauses.
 
 ``limit_violations`` compares a story with a constraint that states a maximum or a minimum
 ("must not exceed 12.50 EUR", "at least 12 months") about the same thing and reports a value on
@@ -203,6 +205,66 @@ def number_cues(a: str, b: str) -> list[str]:
     return []
 
 
+# how often, in days: "monthly", "bi-weekly", "once a week", "every 3 days", "every other month"
+_PERIOD_DAYS = {
+    "hour": 1 / 24,
+    "day": 1.0,
+    "night": 1.0,
+    "week": 7.0,
+    "fortnight": 14.0,
+    "month": 30.0,
+    "quarter": 91.0,
+    "year": 365.0,
+}
+_ADVERB_DAYS = {
+    "hourly": 1 / 24,
+    "daily": 1.0,
+    "nightly": 1.0,
+    "weekly": 7.0,
+    "biweekly": 14.0,
+    "bi-weekly": 14.0,
+    "fortnightly": 14.0,
+    "monthly": 30.0,
+    "bimonthly": 60.0,
+    "bi-monthly": 60.0,
+    "quarterly": 91.0,
+    "yearly": 365.0,
+    "annually": 365.0,
+    "annual": 365.0,
+}
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<adverb>" + "|".join(sorted(_ADVERB_DAYS, key=len, reverse=True)) + r")"
+    r"|(?P<times>once|twice) (?:an?|per|each) (?P<per>hour|day|night|week|fortnight|month|quarter|year)"
+    r"|every (?:(?P<count>other|second|two|three|four|\d+) )?"
+    r"(?P<every>hour|day|night|week|fortnight|month|quarter|year)s?)\b"
+)
+_EVERY_COUNT = {"other": 2, "second": 2, "two": 2, "three": 3, "four": 4}
+
+
+def frequencies(text: str) -> list[tuple[float, str]]:
+    """How often a text says something happens, in days, with the words that say it."""
+    out = []
+    for m in _FREQUENCY.finditer(clean(text).lower()):
+        if m.group("adverb"):
+            days = _ADVERB_DAYS[m.group("adverb")]
+        elif m.group("times"):
+            days = _PERIOD_DAYS[m.group("per")] / (2 if m.group("times") == "twice" else 1)
+        else:
+            count = m.group("count")
+            n = _EVERY_COUNT.get(count or "", None) or (int(count) if count else 1)
+            days = _PERIOD_DAYS[m.group("every")] * n
+        out.append((round(days, 4), m.group(0)))
+    return out
+
+
+def frequency_cues(a: str, b: str) -> list[str]:
+    """Both texts say how often, and never the same ("monthly" against "bi-weekly")."""
+    fa, fb = frequencies(a), frequencies(b)
+    if fa and fb and {d for d, _ in fa}.isdisjoint({d for d, _ in fb}):
+        return [f"frequency differs: '{fa[0][1]}' vs '{fb[0][1]}'"]
+    return []
+
+
 # ------------------------------------------------------------------------------------------------
 # negation, modality, quantifiers, antonyms
 
@@ -211,7 +273,7 @@ _CLAUSE_SPLIT = re.compile(r"[.;:!?\n]|,\s(?:but|and|while|whereas)\b|\bbut\b|\b
 _NEGATION = re.compile(
     r"\b(?:no|not|never|without|none|cannot|can't|won't|don't|doesn't|mustn't|shouldn't|isn't"
     r"|aren't|nor|neither|exclude[sd]?|excluding|dropped|out of scope|not allowed|forbidden"
-    r"|prohibited|removed?)\b"
+    r"|prohibited|removed?|instead of|rather than)\b"
 )
 _STRONG = re.compile(r"\b(?:must|shall|required|mandatory|always|has to|have to|needs? to)\b")
 _OPTIONAL = re.compile(r"\b(?:optional|optionally|may|nice to have|if possible|could)\b")
@@ -247,14 +309,19 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
     ("permanent", "temporary"),
     ("encrypted", "unencrypted"),
     ("synchronous", "asynchronous"),
+    ("keep", "delete"),
+    ("anonymous", "logged"),
+    ("anonymously", "logged"),
 )
 
 
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s", "d"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    # "delete" and "deleted" share a stem only without the final e
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def _clauses(text: str) -> list[str]:
@@ -374,8 +441,9 @@ def quantifier_cues(a: str, b: str) -> list[str]:
 
 
 def antonym_cues(a: str, b: str) -> list[str]:
-    sa = {_stem(w) for w in re.findall(r"[a-z]+", clean(a).lower())}
-    sb = {_stem(w) for w in re.findall(r"[a-z]+", clean(b).lower())}
+    # reasons ("so that I can keep ...") are not requirements, as for negation
+    sa = {_stem(w) for w in re.findall(r"[a-z]+", _REASON.sub(" ", clean(a).lower()))}
+    sb = {_stem(w) for w in re.findall(r"[a-z]+", _REASON.sub(" ", clean(b).lower()))}
     for x, y in ANTONYMS:
         x_, y_ = _stem(x), _stem(y)
         for p, q in ((x_, y_), (y_, x_)):
@@ -386,7 +454,14 @@ def antonym_cues(a: str, b: str) -> list[str]:
 
 def contradiction_cues(a: str, b: str) -> list[str]:
     """All cues that a and b contradict each other, strongest kinds first."""
-    for detector in (number_cues, negation_cues, modal_cues, quantifier_cues, antonym_cues):
+    for detector in (
+        number_cues,
+        frequency_cues,
+        negation_cues,
+        modal_cues,
+        quantifier_cues,
+        antonym_cues,
+    ):
         cues = detector(a, b)
         if cues:
             return cues

@@ -7,7 +7,7 @@ and ``T`` the configured thresholds, the first rule that holds wins:
 1. no candidates, or ``s < T.new_below``                        -> ``new`` (no related ids)
 2. a candidate with similarity >= ``T.conflict_at_least`` and a contradiction cue against the story
    (numbers, negation, modal flip, quantifier, antonym; see ``contradiction``) -> ``conflict``
-3. ``s >= T.duplicate_at_least`` and at most ``DUPLICATE_MAX_NOVELTY`` of the story's content words
+3. ``s >= T.duplicate_at_least`` and at most ``T.duplicate_max_novelty`` of the story's content words
    are missing from the candidate                                 -> ``duplicate``
 4. ``s >= T.gap_at_least`` and the candidate holds an explicit placeholder ("TBD", "to be decided",
    "not yet defined") that the story fills with new content       -> ``gap``
@@ -15,8 +15,10 @@ and ``T`` the configured thresholds, the first rule that holds wins:
 6. ``T.gap_at_least <= s < T.extend_similarity``                   -> ``gap``
 7. otherwise (weak overlap)                                        -> ``new``
 
-A contradiction cue found below ``conflict_at_least`` does not change the tag (the seed asks for
-high similarity before calling a conflict) but is named in the reasoning so a reviewer sees it.
+Sentences of a candidate that state an open point are left out when looking for contradiction
+cues (a hole is not a requirement). A contradiction cue found below ``conflict_at_least`` does not
+change the tag (the seed asks for high similarity before calling a conflict) but is named in the
+reasoning so a reviewer sees it.
 ``related_story_ids`` holds the candidates at or above ``new_below``, the deciding one first.
 Deterministic; no model, Usage() zero.
 """
@@ -32,7 +34,6 @@ from shared.engine.offline.language import content_words
 from shared.models import GeneratedItem, Tag, story_text
 from shared.settings import ThresholdsConfig
 
-DUPLICATE_MAX_NOVELTY = 0.25
 _PLACEHOLDER = re.compile(
     r"\b(?:tbd|tbc|to be (?:decided|defined|determined|confirmed|clarified|agreed)"
     r"|still (?:open|to be decided)|not (?:yet )?(?:defined|decided|specified|known)|unknown"
@@ -86,7 +87,7 @@ class OfflineTagger:
         for c in ranked:
             if c.similarity < t.conflict_at_least:
                 break
-            cues = contradiction_cues(mine, _text(c))
+            cues = contradiction_cues(mine, _requirements(c))
             if cues:
                 ids = [c.work_item_id] + [i for i in related if i != c.work_item_id]
                 return (
@@ -96,7 +97,7 @@ class OfflineTagger:
                 )
 
         head = f"similarity {s:.2f} to #{top.work_item_id}"
-        weak_cues = contradiction_cues(mine, _text(top))
+        weak_cues = contradiction_cues(mine, _requirements(top))
         caveat = (
             f" Possible contradiction below conflictAtLeast: {weak_cues[0]}." if weak_cues else ""
         )
@@ -104,7 +105,7 @@ class OfflineTagger:
         ratio = len(novel) / total if total else 0.0
         adds = f"adds: {', '.join(novel[:5])}" if novel else "adds no new content words"
 
-        if s >= t.duplicate_at_least and ratio <= DUPLICATE_MAX_NOVELTY:
+        if s >= t.duplicate_at_least and ratio <= t.duplicate_max_novelty:
             return (
                 "duplicate",
                 related,
@@ -150,6 +151,17 @@ class OfflineTagger:
 
 def _text(c: Candidate) -> str:
     return story_text(c.title, c.description, c.acceptance_criteria)
+
+
+def _requirements(c: Candidate) -> str:
+    """The candidate's text without the sentences that state an open point: "the target is TBD"
+    or "password rules are not yet defined" leave a hole to fill, they say nothing to contradict."""
+
+    def settled(text: str) -> str:
+        return " ".join(s for s in re.split(r"(?<=[.;!?])\s+", text) if not _PLACEHOLDER.search(s))
+
+    criteria = [settled(ac) for ac in c.acceptance_criteria]
+    return story_text(settled(c.title), settled(c.description), [a for a in criteria if a])
 
 
 def _novel_words(story: GeneratedItem, c: Candidate) -> tuple[list[str], int]:

@@ -1,0 +1,254 @@
+"""``python -m loaders.ado_loader``: the existing Azure DevOps backlog into the index (seed §2.1).
+
+Sources:
+- the REST API (``AZURE_DEVOPS_ORG_URL`` as a full URL, ``AZURE_DEVOPS_PROJECT``,
+  ``AZURE_DEVOPS_PAT``): WIQL for the configured work item types (Epic, Feature, User Story; Bug
+  with ``--include-bugs``) paged past the 20,000 cap, then ``workitemsbatch`` 200 at a time;
+- an export file (``--file``): ADO's CSV export, REST JSON (``{"value": [...]}``), or the normalized
+  JSONL the evaluation datasets use.
+
+Each item is normalized (HTML to text, parent from relations), hashed (``work_item_hash``), skipped
+when unchanged, otherwise embedded (title + description + ACs) and upserted with seed §11.3
+metadata into the project's namespace. Items gone from the source are deleted from the index;
+``ingestion/ado/{project}/ado_vectors.jsonl`` is rewritten with one line per indexed item.
+
+A record that cannot be read is an error in the summary; its last good vector is kept. Exit codes:
+0 loaded, 1 loaded with per-item errors, 2 failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from loaders.console import (
+    build_loader_services,
+    exit_code,
+    fail,
+    print_summary,
+    progress_bar,
+    setup_logging,
+)
+from loaders.indexer import LoadSummary, index_work_items, work_item_lines
+from loaders.workitems import parse_backlog_file, parse_records
+from shared import layout
+from shared.models import WorkItem
+from shared.storage import dump_jsonl
+
+log = logging.getLogger("loaders.ado")
+
+BUG = "Bug"
+
+
+@dataclass
+class FetchedBacklog:
+    """What a source gave: readable items, and errors for records it lists but could not read."""
+
+    items: list[WorkItem]
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def unreadable_ids(self) -> list[int]:
+        return [e["work_item_id"] for e in self.errors if "work_item_id" in e]
+
+    @property
+    def complete_listing(self) -> bool:
+        """Whether every record that failed still named its id (else pruning could delete it)."""
+        return all("work_item_id" in e for e in self.errors)
+
+
+def _select(items: list[WorkItem], types: Sequence[str]) -> list[WorkItem]:
+    wanted = {t.lower() for t in types}
+    kept = [i for i in items if i.work_item_type.lower() in wanted]
+    other = Counter(i.work_item_type for i in items if i.work_item_type.lower() not in wanted)
+    if other:
+        log.info("left out work items of other types: %s", dict(other))
+    return kept
+
+
+def fetch_rest(
+    client: Any, work_item_types: Sequence[str], progress: Callable[[int], None] | None = None
+) -> FetchedBacklog:
+    """Every work item of the types through the REST API (ids by WIQL, items by workitemsbatch)."""
+    ids = list(client.iter_ids(work_item_types))
+    log.info("WIQL listed %d work items", len(ids))
+    raw: list[dict[str, Any]] = []
+    for item in client.get_work_items(ids):
+        raw.append(item)
+        if progress:
+            progress(1)
+    items, errors = parse_records(raw)
+    for error in errors:
+        error["error"] = f"work item {error.get('work_item_id', '?')}: {error['error']}"
+        error.pop("record", None)
+    return FetchedBacklog(_select(items, work_item_types), errors, f"{client!r}")
+
+
+def read_file(path: str | Path, work_item_types: Sequence[str]) -> FetchedBacklog:
+    items, errors = parse_backlog_file(path)
+    return FetchedBacklog(_select(items, work_item_types), errors, str(path))
+
+
+def work_item_types(
+    settings: Any, include_bugs: bool = False, types: Sequence[str] = ()
+) -> list[str]:
+    chosen = list(types) or list(settings.pipeline.external_loaders.ado.work_item_types)
+    if include_bugs and BUG not in chosen:
+        chosen.append(BUG)
+    return chosen
+
+
+def load_work_items(
+    svc: Any,
+    project: str,
+    fetched: FetchedBacklog,
+    *,
+    prune: bool = True,
+    allow_empty: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> LoadSummary:
+    """Index what a source gave, delete what it no longer has, rewrite ``ado_vectors.jsonl``."""
+    if prune and not fetched.complete_listing:
+        log.warning("some records have no readable id: nothing is pruned this time")
+        prune = False
+    summary = index_work_items(
+        svc.embedder,
+        svc.index,
+        project,
+        fetched.items,
+        prune=prune,
+        keep_ids=fetched.unreadable_ids,
+        allow_empty=allow_empty,
+        progress=progress,
+    )
+    summary.fetched += len(fetched.errors)
+    summary.errors = fetched.errors + summary.errors
+    if not prune and not fetched.complete_listing:
+        summary.errors.append(
+            {"error": "records without a readable id: stale items were not pruned this time"}
+        )
+    svc.store.put(layout.ado_vectors(project), dump_jsonl(work_item_lines(svc.index, project)))
+    return summary
+
+
+def load_backlog(
+    svc: Any,
+    project: str,
+    *,
+    file: str | Path | None = None,
+    client: Any = None,
+    types: Sequence[str] = (),
+    include_bugs: bool = False,
+    prune: bool = True,
+    allow_empty: bool = False,
+    show_progress: bool = True,
+) -> LoadSummary:
+    """The whole load from ``file`` or, without one, the REST API (``client`` or from settings).
+    Used by ``python -m loaders.ado_loader``, ``python -m shared.cli load-backlog`` and the demo."""
+    from shared.ids import check_project
+
+    check_project(project)
+    settings = svc.settings
+    if not settings.pipeline.external_loaders.ado.enabled:
+        raise ValueError(
+            "the ADO loader is disabled (SYNTH_PIPELINE__EXTERNAL_LOADERS__ADO__ENABLED=false)"
+        )
+    chosen = work_item_types(settings, include_bugs, types)
+    if file is not None:
+        fetched = read_file(file, chosen)
+    else:
+        from shared.ado.client import AdoClient
+
+        own = client is None
+        client = client or AdoClient.from_settings(settings)
+        try:
+            with progress_bar(None, "fetching", "item") as advance:
+                fetched = fetch_rest(client, chosen, advance if show_progress else None)
+        finally:
+            if own:
+                client.close()
+    total = len(fetched.items)
+    with progress_bar(total, "indexing", "item") as advance:
+        return load_work_items(
+            svc,
+            project,
+            fetched,
+            prune=prune,
+            allow_empty=allow_empty,
+            progress=advance if show_progress else None,
+        )
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m loaders.ado_loader",
+        description="Load the Azure DevOps backlog (REST API or an export file) into the index.",
+    )
+    p.add_argument(
+        "--file",
+        help="an export instead of the REST API: ADO CSV, REST JSON, or normalized .jsonl",
+    )
+    p.add_argument(
+        "--project",
+        help="index namespace (default: AZURE_DEVOPS_PROJECT, when it is a valid namespace)",
+    )
+    p.add_argument("--types", nargs="+", metavar="TYPE", help="work item types to load")
+    p.add_argument("--include-bugs", action="store_true", help="load Bugs too")
+    p.add_argument("--no-prune", action="store_true", help="keep indexed items the source lacks")
+    p.add_argument(
+        "--allow-empty", action="store_true", help="let an empty source clear the namespace"
+    )
+    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    return p
+
+
+def main(
+    argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    args = parser().parse_args(argv)
+    setup_logging(args.verbose)
+    from shared.ado.errors import AdoError
+    from shared.ids import InvalidIdentifier
+    from shared.services import NotConfigured
+    from shared.settings import Settings
+
+    try:
+        settings = Settings()
+        project = args.project or settings.azure_devops_project
+        if not project:
+            return fail("give --project (the index namespace) or set AZURE_DEVOPS_PROJECT", err)
+        svc = build_loader_services(settings)
+        summary = load_backlog(
+            svc,
+            project,
+            file=args.file,
+            types=args.types or (),
+            include_bugs=args.include_bugs,
+            prune=not args.no_prune,
+            allow_empty=args.allow_empty,
+        )
+    except InvalidIdentifier as error:
+        return fail(f"{error}; pass --project with a valid namespace", err)
+    except (AdoError, NotConfigured, ValueError, OSError) as error:
+        return fail(str(error), err)
+    print_summary(
+        summary,
+        as_json=args.json,
+        what=f"work items of {project}",
+        artifact=layout.ado_vectors(project),
+        out=out,
+    )
+    return exit_code(summary)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

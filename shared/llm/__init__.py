@@ -1,0 +1,70 @@
+"""The chat model port: one structured call in, one validated pydantic object (or a clear error) out.
+
+Owns what every LLM agent needs from a chat model and nothing more:
+- ``ChatModel.structured(messages, schema, temperature=...)`` returns ``StructuredAnswer`` (the
+  parsed object, the raw text, the token usage of the call, the model that answered);
+- ``InvalidOutput`` when the answer is not usable data (malformed or schema-violating JSON, a
+  refusal, output cut at the token limit, a content filter): the agents retry once on it;
+- transport failures (429/5xx after the SDK's own retries, timeouts, connection errors) are left
+  to propagate, so the queue host retries the unit and finally its poison handler closes it.
+
+The adapter on the ``openai`` SDK is ``shared.llm.openai_chat.OpenAIChatModel``; it is imported
+lazily (``import openai`` costs about 0.7 s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from shared.models import Usage
+
+T = TypeVar("T", bound=BaseModel)
+Message = dict[str, Any]
+
+
+class InvalidOutput(ValueError):
+    """The model answered, but not with usable data. Carries what errors.jsonl needs."""
+
+    def __init__(self, message: str, *, raw: str = "", usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.usage = usage or Usage()
+
+
+class InvalidRequest(ValueError):
+    """The endpoint rejected the request itself (HTTP 400/422, e.g. a prompt over the context
+    window): sending it again cannot help, so the agent gives up without its retry."""
+
+
+@dataclass
+class StructuredAnswer(Generic[T]):
+    value: T
+    raw: str
+    usage: Usage
+    model: str
+
+
+class ChatModel(Protocol):
+    model: str
+
+    def structured(
+        self,
+        messages: Sequence[Message],
+        schema: type[T],
+        *,
+        temperature: float,
+        max_tokens: int | None = None,
+    ) -> StructuredAnswer[T]: ...
+
+
+__all__ = [
+    "ChatModel",
+    "InvalidOutput",
+    "InvalidRequest",
+    "Message",
+    "StructuredAnswer",
+]

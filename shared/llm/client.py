@@ -1,0 +1,63 @@
+"""Building the ``openai`` SDK client from settings: OpenAI, any OpenAI-compatible endpoint, or
+Azure OpenAI with a key or with Entra ID (managed identity / developer sign-in via azure-identity).
+
+The SDK's own retry policy handles 429 and 5xx (and timeouts), honouring ``Retry-After``;
+``OPENAI_MAX_RETRIES`` sets how many times, ``OPENAI_TIMEOUT_SECONDS`` the per-request timeout.
+A client is thread-safe and pools its connections: the agents share one, the embedder has its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.llm import config
+from shared.settings import Settings
+
+AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
+
+
+class LLMNotConfigured(RuntimeError):
+    """The LLM engine or the OpenAI embedder was chosen but no endpoint or key is set."""
+
+
+def _entra_token_provider(settings: Settings) -> Any:
+    from azure.identity import DefaultAzureCredential, get_bearer_token_provider
+
+    credential = DefaultAzureCredential(managed_identity_client_id=settings.azure_client_id or None)
+    return get_bearer_token_provider(credential, AZURE_OPENAI_SCOPE)
+
+
+def build_openai_client(settings: Settings) -> Any:
+    """A sync ``OpenAI`` or ``AzureOpenAI`` client (see shared.llm.config for which)."""
+    timeout = settings.openai_timeout_seconds
+    retries = settings.openai_max_retries
+    if config.provider(settings) == "azure":
+        from openai import AzureOpenAI
+
+        key = settings.azure_openai_api_key
+        auth: dict[str, Any] = (
+            {"api_key": key.get_secret_value()}
+            if key is not None and key.get_secret_value()
+            else {"azure_ad_token_provider": _entra_token_provider(settings)}
+        )
+        return AzureOpenAI(
+            azure_endpoint=settings.azure_openai_endpoint,
+            api_version=settings.openai_api_version,
+            timeout=timeout,
+            max_retries=retries,
+            **auth,
+        )
+    key = settings.openai_api_key
+    if key is None or not key.get_secret_value():
+        raise LLMNotConfigured(
+            "the LLM engine needs OPENAI_API_KEY (any non-empty value for a local "
+            "OpenAI-compatible server such as Ollama or vLLM) or AZURE_OPENAI_ENDPOINT"
+        )
+    from openai import OpenAI
+
+    return OpenAI(
+        api_key=key.get_secret_value(),
+        base_url=settings.openai_base_url or None,
+        timeout=timeout,
+        max_retries=retries,
+    )

@@ -1,0 +1,48 @@
+"""Which chat model and embedding model each call uses, decided from settings without importing
+the ``openai`` SDK (run.json and config snapshots need the names; cold start must not pay for it).
+
+Rules:
+- Azure OpenAI when ``AZURE_OPENAI_ENDPOINT`` is set (it wins over ``OPENAI_API_KEY``), else OpenAI
+  or any OpenAI-compatible endpoint (``OPENAI_BASE_URL``).
+- On Azure the "model" of a call is a deployment name: ``AZURE_OPENAI_CHAT_DEPLOYMENT`` for all
+  three agents when set, else each agent's ``SYNTH_PIPELINE__<AGENT>__MODEL``;
+  ``AZURE_OPENAI_EMBEDDING_DEPLOYMENT`` for embeddings when set, else
+  ``SYNTH_PIPELINE__EMBEDDING__MODEL``.
+- Elsewhere each agent's ``SYNTH_PIPELINE__<AGENT>__MODEL`` (seed §10 ``segmentation.model``...).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from shared.settings import Settings
+
+AgentName = Literal["segmentation", "generation", "tagging"]
+AGENTS: tuple[AgentName, ...] = ("segmentation", "generation", "tagging")
+
+
+def provider(settings: Settings) -> Literal["azure", "openai"]:
+    return "azure" if settings.azure_openai_endpoint else "openai"
+
+
+def chat_model(settings: Settings, agent: AgentName) -> str:
+    if provider(settings) == "azure" and settings.azure_openai_chat_deployment:
+        return settings.azure_openai_chat_deployment
+    return str(getattr(settings.pipeline, agent).model)
+
+
+def embedding_model(settings: Settings) -> str:
+    if provider(settings) == "azure" and settings.azure_openai_embedding_deployment:
+        return settings.azure_openai_embedding_deployment
+    return settings.pipeline.embedding.model
+
+
+def run_model_label(settings: Settings) -> str | None:
+    """What run.json records as ``model``: None for the offline engine; the chat model (or
+    deployment) when all agents share one, else ``agent=model`` pairs."""
+    if settings.resolved_engine() != "llm":
+        return None
+    models = {agent: chat_model(settings, agent) for agent in AGENTS}
+    if len(set(models.values())) == 1:
+        return models["generation"]
+    return ", ".join(f"{agent}={model}" for agent, model in models.items())

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -31,27 +30,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from benchmarks._common import REPO, machine
+
 RESULTS = REPO / "benchmarks" / "results" / "loader.json"
 PROJECT = "bench"
-
-
-def machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {
-        "cpu": cpu or platform.processor(),
-        "cores": cores,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
 
 
 def one_run(items: int, embedder: Any) -> dict[str, float]:

@@ -5,9 +5,9 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup demo test test-unit test-fast chaos bench lint format clean
+.PHONY: setup chromium demo test test-unit test-fast chaos bench lint format clean
 
-setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed
+setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed chromium
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,23 @@ $(TOOLS)/.installed:
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The review page's browser tests (tests/browser) drive Debian's Chromium with Playwright
+# (`playwright install` downloads a browser from a CDN, which is not reachable here). Installed with
+# apt-get when /usr/bin/chromium is missing and we are root; otherwise a note, and the tests skip.
+CHROMIUM_PATH ?= /usr/bin/chromium
+chromium:
+	@if [ -x "$(CHROMIUM_PATH)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Installing Debian chromium + chromium-driver for the browser tests (apt-get) ..."; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    chromium chromium-driver >/dev/null && echo "Installed $$(/usr/bin/chromium --version 2>/dev/null)"; \
+	else \
+	  echo "NOTE: $(CHROMIUM_PATH) is missing and cannot be installed here (needs root and apt-get)."; \
+	  echo "      Install Debian's chromium and chromium-driver, or set CHROMIUM_PATH to a Chromium;"; \
+	  echo "      until then the browser tests (tests/browser) are skipped."; \
+	fi
 
 ## make demo: Azurite + local Functions host + sample backlog/docs + sample transcript, end to end
 demo: setup

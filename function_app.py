@@ -181,6 +181,51 @@ def backlog_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_backlog(app_services(), req.route_params.get("run_id", "")))
 
 
+# ADO write and retag: synchronous. Azure's load balancer cuts an HTTP request at 230 s whatever
+# functionTimeout says; a longer write still runs to its end (GET .../write shows it) and running
+# it again finishes anything left without duplicates (shared/writer/__init__.py).
+@app.function_name("write_post")
+@app.route(route="runs/{run_id}/write", methods=["POST"])
+def write_post(req: func.HttpRequest) -> func.HttpResponse:
+    run_id = req.route_params.get("run_id", "")
+    return _http(api.write_run(app_services(), run_id, req.get_body()))
+
+
+@app.function_name("write_get")
+@app.route(route="runs/{run_id}/write", methods=["GET"])
+def write_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_write(app_services(), req.route_params.get("run_id", "")))
+
+
+@app.function_name("retag_post")
+@app.route(route="runs/{run_id}/retag", methods=["POST"])
+def retag_post(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.retag_run(app_services(), req.route_params.get("run_id", "")))
+
+
+@app.function_name("review_get")
+@app.route(route="runs/{run_id}/review", methods=["GET"])
+def review_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_review(app_services(), req.route_params.get("run_id", "")))
+
+
+# the review page (shared/ui): open it as /api/ui?code=<key>
+@app.function_name("ui_page")
+@app.route(route="ui", methods=["GET"])
+def ui_page(req: func.HttpRequest) -> func.HttpResponse:
+    from shared import ui
+
+    return _http(ui.page(req.params.get("code")))
+
+
+@app.function_name("ui_asset")
+@app.route(route="ui/{asset}", methods=["GET"])
+def ui_asset(req: func.HttpRequest) -> func.HttpResponse:
+    from shared import ui
+
+    return _http(ui.asset(req.route_params.get("asset", "")))
+
+
 # ------------------------------------------------------------------------------------------------
 # retention (off unless SYNTH_RETENTION_DAYS > 0)
 

@@ -1,31 +1,577 @@
-"""Fan-out (issue 6): ``python -m benchmarks.bench_fanout`` -- NOT IMPLEMENTED YET.
+"""Fan-out (issue 6): ``python -m benchmarks.bench_fanout [--runs 5] [--sequential-runs 3]``.
 
-What it will measure: a transcript that gives 12 segments and 36 stories, dropped into the
-``transcripts`` container of a private Azurite and processed by ``devhost.host.LocalHost`` running
-``function_app.py`` with the LLM engine, every model call answered by
-``tests/support/openai_standin.py`` after a fixed 300 ms. Reported: the end-to-end time (blob
-drop to ``completed``) divided by the critical path (3 sequential model calls - segmentation,
-one generation, one tagging - plus finalize) and the speedup over the seed's sequential design
-(the sum of all 1 + 12 + 36 calls). Goals: at most 1.5x the critical path, at least 8x faster
-than sequential.
+One transcript that gives 12 segments and 36 stories (``samples/transcripts/
+remote_control_functional_design.txt``, the stand-in told to cut 12 segments and write 3 stories
+each) goes through ``devhost.host.LocalHost`` running ``function_app.py`` with the LLM engine on a
+private Azurite. Every chat call is answered by ``tests/support/openai_standin.py`` after a fixed
+300 ms; the stand-in runs in its own process (the model is not in the worker's process, and its
+CPU must not take the worker's GIL). Embeddings are the packaged MiniLM (``SYNTH_EMBEDDER=minilm``),
+so the only 300 ms calls are the 1 + 12 + 36 chat calls; the sample backlog and architecture notes
+are in the embedded index, stored in Azurite (``devhost.demo.load_index``). The host uses the repo's
+host.json and 48 worker threads (the local stand-in for the Python worker's thread pool).
 
-It needs the LLM engine and the stand-in's fixed-delay mode of issue 3 to be finished; until then
-this module measures nothing and ``make bench`` lists it as pending (``PENDING`` below).
+Definitions (every figure is a median over ``--runs`` repetitions, after one unmeasured warm-up
+run per host that loads MiniLM and opens the connections, as on any instance that has run once):
+- **end to end** (``e2e``): from just before ``POST /api/runs`` is sent (entry ``http``) or just
+  before the blob upload to ``transcripts/{project}/{name}`` starts (entry ``blob``) to the end
+  of the finalize invocation that wrote ``status: completed`` into run.json, as the LocalHost
+  recorded it (the invocation's start and duration, like the real host's ``Executed
+  'Functions.finalize'`` log line; the status write is its last storage call). Each run is then
+  checked: run.json ``completed`` with 12 segments and 36 stories, 49 chat calls answered, one
+  finalize, no failed invocation. The HTTP entry is the headline: the API starts the run in the
+  request. The blob entry adds the blob trigger's detection, which depends on the trigger source
+  (Event Grid in Azure, container polling at most 1 s apart here).
+- **critical path**: 3 x 0.3 s (segmentation, one generation, one tagging: the calls that must
+  follow one another) + the finalize time, the duration of that finalize invocation as the host
+  measured it (reading every part, writing the four outputs, two ETag-guarded run.json updates).
+  Everything else in ``e2e`` is overhead: the request and start_run, queue hops, retrieval and
+  embeddings, storage round trips, fan-in checks, waiting for the CPU.
+- **sequential baseline**: the seed's design (§7.2/§7.3: one segment, then one story, at a time)
+  measured on the same host and app with one invocation at a time (``max_workers=1``,
+  ``batchSize=1``, ``newBatchThreshold=0``): its e2e is the 49 model calls (49 x 0.3 s) plus the
+  same non-model work done in sequence; both parts are reported. The speedup is the sequential
+  median over the fan-out median; the speedup over the model calls alone (a lower bound for any
+  sequential design) is reported too. ``--sequential-runs 0`` skips it.
+- **queue hops**: the LocalHost wakes a queue's pump when a message is sent to it from its own
+  process, so hops wait for no poll. The real host does that only for output bindings; this app
+  sends through the SDK, which the real host finds by polling (backoff up to host.json
+  ``maxPollingInterval``, 2 s). ``http_poll_only`` (``--poll-only-runs``) measures the same runs
+  with that polling (from 0.1 s, doubling up to 2 s) and no wake-ups.
+- **phases** (medians, seconds from the start): the segmentation call's start and end as the
+  stand-in saw them, the segment invocation's end (segments.jsonl written, generate messages
+  sent), the last generation call's end, the last generate invocation's end, the last tagging
+  call's end, the last tag invocation's end, the finalize start and end; plus the peak
+  concurrency of model calls and invocations, and the CPU seconds each process used per run
+  (worker: the host and the app in this process, without the benchmark's own thread; Azurite;
+  the stand-in), which is what bounds ``e2e`` on a 2-core machine.
+
+Goals: e2e at most 1.5 x the critical path and at least 8 x faster than sequential. The table goes
+to stdout and the JSON to ``benchmarks/results/fanout.json``.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import logging
+import os
+import resource
+import subprocess
 import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
-PENDING = (
-    "needs the LLM engine on the local host with the OpenAI stand-in's fixed 300 ms delay "
-    "(issue 3); no figure is measured yet"
+from benchmarks._common import REPO, median, write_result
+
+DELAY_S = 0.3
+SEGMENTS = 12
+STORIES_PER_SEGMENT = 3
+STORIES = SEGMENTS * STORIES_PER_SEGMENT
+MODEL_CALLS = 1 + SEGMENTS + STORIES
+CRITICAL_CALLS = 3
+GOAL_RATIO = 1.5
+GOAL_SPEEDUP = 8.0
+PROJECT = "remote-control"
+TRANSCRIPT = REPO / "samples" / "transcripts" / "remote_control_functional_design.txt"
+# the local host's worker threads for the fan-out runs: enough for 12 generations and 36 taggings
+# at once (in Azure: PYTHON_THREADPOOL_THREAD_COUNT per worker process, and more instances)
+FANOUT_WORKERS = 48
+# one invocation at a time: the seed's sequential design on the same host
+SEQUENTIAL_QUEUES = {"batchSize": 1, "newBatchThreshold": 0}
+SERVICE_ENV_PREFIXES = (
+    "SYNTH_",
+    "OPENAI_",
+    "AZURE_OPENAI_",
+    "AZURE_CLIENT_ID",
+    "PINECONE_",
+    "LANGFUSE_",
+    "AZUREWEBJOBSSTORAGE",
 )
 
 
+# ------------------------------------------------------------------------------------------------
+# the stand-in, in its own process
+
+
+def serve_standin(log_path: str) -> int:
+    """``--serve-standin LOG``: the OpenAI stand-in with the fixed delay; prints its base URL,
+    appends one JSON line per request to LOG (schema, arrival and answer times), and serves until
+    stdin closes."""
+    from tests.support.openai_standin import OpenAIStandIn
+
+    lock = threading.Lock()
+    log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 - open for the server's lifetime
+
+    class Timed(OpenAIStandIn):
+        def handle(self, route: str, path: str, headers: dict[str, str], raw: bytes) -> tuple:
+            arrived = time.time()
+            result = super().handle(route, path, headers, raw)
+            answered = time.time()
+            try:
+                fmt = json.loads(raw or b"{}").get("response_format") or {}
+                schema = (fmt.get("json_schema") or {}).get("name")
+            except ValueError:
+                schema = None
+            line = json.dumps({"route": route, "schema": schema, "start": arrived, "end": answered})
+            with lock:
+                log.write(line + "\n")
+                log.flush()
+            return result
+
+    standin = Timed(
+        delay=DELAY_S, segments_per_call=SEGMENTS, stories_per_segment=STORIES_PER_SEGMENT
+    )
+    with standin:
+        print(standin.base_url, flush=True)
+        sys.stdin.read()  # until the parent closes our stdin
+    log.close()
+    return 0
+
+
+# CPU seconds used, per process, to show where a 2-core machine's time goes: the worker (this
+# process but its main thread: the host, the app, MiniLM), Azurite (its process group) and the
+# model stand-in
+_PIDS: dict[str, int] = {}
+
+
+def _cpu_of_group(pgid: int) -> float:
+    ticks = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry) == pgid or int(fields[2]) == pgid:
+            ticks += int(fields[11]) + int(fields[12])  # utime + stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_now() -> dict[str, float]:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    found = {"worker": usage.ru_utime + usage.ru_stime}
+    if Path("/proc").is_dir():
+        for name, pid in _PIDS.items():
+            found[name] = _cpu_of_group(pid)
+    return found
+
+
+@contextmanager
+def standin_process(log_path: Path) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.bench_fanout", "--serve-standin", str(log_path)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _PIDS["standin"] = proc.pid
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        if not base_url.startswith("http"):
+            raise RuntimeError(f"the stand-in did not start (exit {proc.poll()})")
+        yield base_url
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def read_calls(log_path: Path, since: float) -> list[dict[str, Any]]:
+    if not log_path.exists():
+        return []
+    calls = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    return [c for c in calls if c["start"] >= since and c["route"] == "chat"]
+
+
+# ------------------------------------------------------------------------------------------------
+# one run
+
+
+def _post(url: str, data: bytes) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "text/plain"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        if response.status != 202:
+            raise RuntimeError(f"POST {url} answered {response.status}")
+        return dict(json.loads(response.read()))
+
+
+def _peak(intervals: list[tuple[float, float]]) -> int:
+    events = sorted([(a, 1) for a, _ in intervals] + [(b, -1) for _, b in intervals])
+    peak = now = 0
+    for _, step in events:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def one_run(
+    host: Any, svc: Any, entry: str, name: str, data: bytes, calls_log: Path, timeout: float
+) -> dict[str, Any]:
+    from azure.storage.blob import BlobServiceClient
+
+    from shared.ids import content_sha256, make_run_id
+    from shared.models import TERMINAL_STATES
+    from shared.pipeline.runs import load_run
+
+    host.invocations.clear()  # idle: the previous run ended with wait_idle
+    blob_path = f"transcripts/{PROJECT}/{name}"
+    run_id = make_run_id(blob_path, f"{content_sha256(data)}:{len(data)}")
+    cpu0, main0 = cpu_now(), time.thread_time()
+    t0 = time.time()
+    if entry == "http":
+        accepted = _post(f"{host.url}/api/runs?project={PROJECT}&name={name}", data)
+        if accepted["run_id"] != run_id:
+            raise RuntimeError(f"unexpected run id {accepted['run_id']} (expected {run_id})")
+    else:
+        conn = os.environ["AzureWebJobsStorage"]
+        container = BlobServiceClient.from_connection_string(conn).get_container_client(
+            "transcripts"
+        )
+        container.upload_blob(f"{PROJECT}/{name}", data, overwrite=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            run = load_run(svc, run_id)
+        except Exception:  # noqa: BLE001 - not created yet (blob entry)
+            run = None
+        if run is not None and run.status in TERMINAL_STATES:
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"run {run_id} not finished after {timeout:.0f} s")
+        time.sleep(0.25)  # only to notice the end: e2e comes from the host's invocation record
+    host.wait_idle(timeout=120)  # stragglers (e.g. a second start_run from the blob trigger)
+    cpu1, main1 = cpu_now(), time.thread_time()
+    cpu1["worker"] -= main1 - main0  # this thread (the benchmark's polling) is not the host's
+    if run.status != "completed":
+        raise RuntimeError(f"run {run_id} ended {run.status}: {run.failure_reason}")
+    if (run.segment_count, run.story_count) != (SEGMENTS, STORIES):
+        raise RuntimeError(
+            f"run {run_id}: {run.segment_count} segments and {run.story_count} stories, "
+            f"expected {SEGMENTS} and {STORIES}"
+        )
+    invocations = [i for i in host.invocations if i.started >= t0 - 0.001]
+    failed = [i for i in invocations if not i.succeeded]
+    if failed:
+        raise RuntimeError(f"failed invocations: {[(i.function, i.error) for i in failed]}")
+    by_fn: dict[str, list[Any]] = {}
+    for inv in invocations:
+        by_fn.setdefault(inv.function, []).append(inv)
+    finalize = [i for i in by_fn.get("finalize", []) if i.succeeded]
+    if len(finalize) != 1:
+        raise RuntimeError(f"expected one finalize invocation, saw {len(finalize)}")
+    fin = finalize[0]
+    end = fin.started + fin.duration
+    calls = read_calls(calls_log, t0 - 0.001)
+    by_schema: dict[str, list[dict[str, Any]]] = {}
+    for c in calls:
+        by_schema.setdefault(c["schema"] or "other", []).append(c)
+    counts = {k: len(v) for k, v in sorted(by_schema.items())}
+    if len(calls) != MODEL_CALLS:
+        raise RuntimeError(f"the stand-in answered {len(calls)} chat calls: {counts}")
+
+    def rel(t: float) -> float:
+        return round(t - t0, 4)
+
+    def last_end(fn: str) -> float:
+        return rel(max(i.started + i.duration for i in by_fn[fn]))
+
+    seg_call = by_schema["SegmentationAnswer"][0]
+    gen_calls, tag_calls = by_schema["GenerationAnswer"], by_schema["TaggingAnswer"]
+    e2e = end - t0
+    critical = CRITICAL_CALLS * DELAY_S + fin.duration
+    phases = {
+        "segmentation_call_start": rel(seg_call["start"]),
+        "segmentation_call_end": rel(seg_call["end"]),
+        "segment_invocation_end": last_end("segment"),
+        "last_generation_call_end": rel(max(c["end"] for c in gen_calls)),
+        "last_generate_invocation_end": last_end("generate"),
+        "last_tagging_call_end": rel(max(c["end"] for c in tag_calls)),
+        "last_tag_invocation_end": last_end("tag"),
+        "finalize_start": rel(fin.started),
+        "finalize_end": rel(end),
+    }
+    first = "runs_create" if entry == "http" else "start_run"  # the request, or the blob trigger
+    phases = {f"{first}_end": rel(min(i.started + i.duration for i in by_fn[first])), **phases}
+    return {
+        "run_id": run_id,
+        "e2e_s": round(e2e, 4),
+        "finalize_s": round(fin.duration, 4),
+        "critical_path_s": round(critical, 4),
+        "ratio": round(e2e / critical, 4),
+        "model_calls": counts,
+        "model_call_s": {
+            "median": round(median([c["end"] - c["start"] for c in calls]), 4),
+            "max": round(max(c["end"] - c["start"] for c in calls), 4),
+        },
+        "peak_concurrent_model_calls": _peak([(c["start"], c["end"]) for c in calls]),
+        "peak_concurrent_invocations": _peak(
+            [(i.started, i.started + i.duration) for i in invocations]
+        ),
+        "invocations": {k: len(v) for k, v in sorted(by_fn.items())},
+        "cpu_s": {k: round(cpu1[k] - cpu0[k], 3) for k in cpu1},
+        "phases_s": phases,
+        "timeline": sorted(
+            [(i.function, rel(i.started), rel(i.started + i.duration)) for i in invocations]
+            + [(f"call:{c['schema']}", rel(c["start"]), rel(c["end"])) for c in calls],
+            key=lambda t: t[1],
+        ),
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# the benchmark
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = list(runs[0]["phases_s"])
+    return {
+        "e2e_s": round(median([r["e2e_s"] for r in runs]), 3),
+        "e2e_min_s": round(min(r["e2e_s"] for r in runs), 3),
+        "e2e_max_s": round(max(r["e2e_s"] for r in runs), 3),
+        "finalize_s": round(median([r["finalize_s"] for r in runs]), 3),
+        "critical_path_s": round(median([r["critical_path_s"] for r in runs]), 3),
+        "ratio": round(median([r["ratio"] for r in runs]), 3),
+        "peak_concurrent_model_calls": int(
+            median([r["peak_concurrent_model_calls"] for r in runs])
+        ),
+        "peak_concurrent_invocations": int(
+            median([r["peak_concurrent_invocations"] for r in runs])
+        ),
+        "phases_s": {k: round(median([r["phases_s"][k] for r in runs]), 3) for k in keys},
+        "cpu_s": {k: round(median([r["cpu_s"][k] for r in runs]), 3) for k in runs[0]["cpu_s"]},
+    }
+
+
+def _hermetic_env(conn: str, base_url: str) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith(SERVICE_ENV_PREFIXES):
+            del os.environ[name]
+    os.environ.update(
+        {
+            "AzureWebJobsStorage": conn,
+            "SYNTH_STORAGE_BACKEND": "azure",
+            "SYNTH_ENGINE": "llm",
+            "SYNTH_EMBEDDER": "minilm",
+            "SYNTH_VECTOR_STORE": "embedded",
+            "OPENAI_API_KEY": "bench",
+            "OPENAI_BASE_URL": base_url,
+        }
+    )
+
+
+def measure(
+    label: str,
+    host_kwargs: dict[str, Any],
+    host_json: dict[str, Any],
+    entry: str,
+    runs: int,
+    data: bytes,
+    calls_log: Path,
+    timeout: float,
+    counter: list[int],
+) -> list[dict[str, Any]]:
+    from devhost.host import LocalHost
+    from shared.services import app_services
+
+    svc = app_services()
+    results: list[dict[str, Any]] = []
+    with LocalHost(
+        "function_app", host_json, root=REPO, port=0, settings_file=None, **host_kwargs
+    ) as host:
+        for k in range(runs + 1):  # the first is the warm-up
+            counter[0] += 1
+            name = f"fanout-{counter[0]:03d}.txt"
+            r = one_run(host, svc, entry, name, data, calls_log, timeout)
+            tag = "warm-up" if k == 0 else f"run {k}"
+            print(
+                f"  {label:<16} {tag:<7} e2e {r['e2e_s']:6.3f} s  critical "
+                f"{r['critical_path_s']:.3f} s  ratio {r['ratio']:.2f}  peak calls "
+                f"{r['peak_concurrent_model_calls']}",
+                flush=True,
+            )
+            if k:
+                results.append(r)
+    return results
+
+
+def print_summary(key: str, s: dict[str, Any]) -> None:
+    print(f"{key} (median of {len(s['runs'])}):")
+    print(
+        f"  e2e {s['e2e_s']:.3f} s (min {s['e2e_min_s']:.3f}, max {s['e2e_max_s']:.3f});  "
+        f"critical path {s['critical_path_s']:.3f} s = 3 x {DELAY_S} s + finalize "
+        f"{s['finalize_s']:.3f} s"
+    )
+    print(
+        f"  e2e / critical path {s['ratio']:.2f} (goal <= {GOAL_RATIO}: "
+        f"{'met' if s['ratio'] <= GOAL_RATIO else 'MISSED'})"
+    )
+    if "speedup" in s:
+        print(
+            f"  speedup over sequential {s['speedup']:.1f}x (goal >= {GOAL_SPEEDUP:.0f}: "
+            f"{'met' if s['speedup'] >= GOAL_SPEEDUP else 'MISSED'}); over the "
+            f"{MODEL_CALLS} model calls alone ({MODEL_CALLS * DELAY_S:.1f} s) "
+            f"{s['speedup_over_model_calls_alone']:.1f}x"
+        )
+    print(
+        f"  peak concurrent model calls {s['peak_concurrent_model_calls']}, invocations "
+        f"{s['peak_concurrent_invocations']}"
+    )
+    cpu = s["cpu_s"]
+    print(
+        "  CPU seconds per run (from the start until idle): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+        + f"; total {sum(cpu.values()):.2f} on {os.cpu_count()} cores"
+    )
+    print("  phases (s from the start, medians):")
+    for k, v in s["phases_s"].items():
+        print(f"    {k:<30} {v:7.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    print(f"bench_fanout is not implemented yet: {PENDING}", file=sys.stderr)
-    return 2
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_fanout")
+    parser.add_argument("--runs", type=int, default=5, help="measured fan-out runs per entry")
+    parser.add_argument(
+        "--sequential-runs", type=int, default=3, help="measured sequential runs (0: skip)"
+    )
+    parser.add_argument(
+        "--poll-only-runs",
+        type=int,
+        default=3,
+        help="measured fan-out runs whose queue hops wait for a poll, as in Azure (0: skip)",
+    )
+    parser.add_argument("--entry", choices=["http", "blob", "both"], default="both")
+    parser.add_argument("--workers", type=int, default=FANOUT_WORKERS)
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--serve-standin", metavar="LOG", help=argparse.SUPPRESS)
+    parser.add_argument("--no-write", action="store_true", help="do not write the JSON result")
+    parser.add_argument(
+        "--timeline", action="store_true", help="print every invocation and call of the last run"
+    )
+    args = parser.parse_args(argv)
+    if args.serve_standin:
+        return serve_standin(args.serve_standin)
+    logging.basicConfig(level=logging.WARNING)
+    for noisy in ("devhost", "function_app", "shared", "urllib3.connectionpool"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+
+    from devhost.azurite import Azurite
+    from devhost.demo import load_index
+
+    data = TRANSCRIPT.read_bytes()
+    host_json = json.loads((REPO / "host.json").read_text())
+    queues = host_json.get("extensions", {}).get("queues", {})
+    sequential_json = json.loads(json.dumps(host_json))
+    sequential_json["extensions"]["queues"].update(SEQUENTIAL_QUEUES)
+    fanout_host = {"max_workers": args.workers}
+    # (result key, host settings, host.json, entry, runs)
+    variants: list[tuple[str, dict[str, Any], dict[str, Any], str, int]] = [
+        (entry, fanout_host, host_json, entry, args.runs)
+        for entry in (["http", "blob"] if args.entry == "both" else [args.entry])
+        if args.runs > 0
+    ]
+    if args.poll_only_runs > 0:
+        variants.append(
+            (
+                "http_poll_only",
+                {**fanout_host, "wake_on_send": False},
+                host_json,
+                "http",
+                args.poll_only_runs,
+            )
+        )
+    if args.sequential_runs > 0:
+        variants.append(
+            ("sequential", {"max_workers": 1}, sequential_json, "http", args.sequential_runs)
+        )
+    counter = [0]
+    measured: dict[str, list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-fanout-") as tmp:
+        calls_log = Path(tmp) / "calls.jsonl"
+        with standin_process(calls_log) as base_url, Azurite() as azurite:
+            assert azurite.pid is not None
+            _PIDS["azurite"] = azurite.pid
+            _hermetic_env(azurite.connection_string, base_url)
+            print("loading the sample backlog and architecture notes into the index ...")
+            load_index(PROJECT)
+            print(
+                f"host.json queues: batchSize {queues.get('batchSize')}, newBatchThreshold "
+                f"{queues.get('newBatchThreshold')}, maxPollingInterval "
+                f"{queues.get('maxPollingInterval')}; fan-out with {args.workers} workers",
+                flush=True,
+            )
+            for key, host_kwargs, hj, entry, runs in variants:
+                measured[key] = measure(
+                    key, host_kwargs, hj, entry, runs, data, calls_log, args.timeout, counter
+                )
+
+    report: dict[str, Any] = {
+        "command": " ".join(["python -m benchmarks.bench_fanout", *(argv or sys.argv[1:])]),
+        "transcript": str(TRANSCRIPT.relative_to(REPO)),
+        "model_delay_s": DELAY_S,
+        "model_calls_per_run": MODEL_CALLS,
+        "segments": SEGMENTS,
+        "stories": STORIES,
+        "host": {
+            "queues": queues,
+            "fanout": {**fanout_host, "poll_interval_s": 0.1, "wake_on_send": True},
+            "http_poll_only": {**fanout_host, "poll_interval_s": 0.1, "wake_on_send": False},
+            "sequential": {"max_workers": 1, **SEQUENTIAL_QUEUES},
+        },
+        "goals": {"ratio_at_most": GOAL_RATIO, "speedup_at_least": GOAL_SPEEDUP},
+    }
+    model_only = MODEL_CALLS * DELAY_S
+    timelines = {key: [r.pop("timeline") for r in runs] for key, runs in measured.items()}
+    if args.timeline:
+        for key, lines in timelines.items():
+            print(f"\ntimeline of the last {key} run (s from the start):")
+            for what, start, end in lines[-1]:
+                print(f"  {start:7.3f} {end:7.3f}  {end - start:6.3f}  {what}")
+    print()
+    sequential = measured.pop("sequential", [])
+    seq_e2e = median([r["e2e_s"] for r in sequential]) if sequential else None
+    for key, runs in measured.items():
+        s = summarize(runs)
+        s["speedup_over_model_calls_alone"] = round(model_only / s["e2e_s"], 2)
+        if seq_e2e is not None:
+            s["speedup"] = round(seq_e2e / s["e2e_s"], 2)
+        report[key] = {**s, "runs": runs}
+        print_summary(key, report[key])
+    if sequential:
+        assert seq_e2e is not None
+        report["sequential"] = {
+            "e2e_s": round(seq_e2e, 3),
+            "model_calls_s": round(model_only, 3),
+            "non_model_work_s": round(seq_e2e - model_only, 3),
+            "cpu_s": summarize(sequential)["cpu_s"],
+            "runs": sequential,
+        }
+        cpu = report["sequential"]["cpu_s"]
+        print(
+            f"sequential (median of {len(sequential)}): e2e {seq_e2e:.3f} s = {MODEL_CALLS} "
+            f"model calls x {DELAY_S} s ({model_only:.1f} s) + non-model work "
+            f"{seq_e2e - model_only:.3f} s; CPU seconds per run: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+        )
+    if not args.no_write:
+        path = write_result("fanout", report)
+        print(f"written to {path.relative_to(REPO)}")
+    return 0
 
 
 if __name__ == "__main__":

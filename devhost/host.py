@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -116,6 +117,46 @@ def load_local_settings(path: str | Path) -> list[str]:
     for k in added:
         os.environ[k] = str(values[k])
     return added
+
+
+# -- messages sent from this process ---------------------------------------------------------
+# The real host's shared queue watcher starts a queue's pump at once when a function of the app
+# writes to that queue through an output binding. This app sends through the SDK (its outbox),
+# which the real host only sees at its next poll. The local host runs the app in its own process,
+# so it hooks ``QueueClient.send_message`` and wakes the pump of the queue written to: a message
+# sent here, by a binding or the SDK, is picked up without a polling delay, and no pump polls
+# just in case. Messages from other processes are found by polling.
+_send_listeners: list[Callable[[str], None]] = []
+_send_lock = threading.Lock()
+_send_hook_installed = False
+
+
+def _queue_key(url: str) -> str:
+    """A queue's identity from its URL: host, port and path (no scheme, no SAS)."""
+    parts = urlsplit(url)
+    return f"{parts.netloc}{parts.path}".rstrip("/").lower()
+
+
+def _install_send_hook() -> None:
+    global _send_hook_installed
+    with _send_lock:
+        if _send_hook_installed:
+            return
+        original = QueueClient.send_message
+
+        @functools.wraps(original)
+        def send_message(self: QueueClient, *args: Any, **kwargs: Any) -> Any:
+            result = original(self, *args, **kwargs)
+            with _send_lock:
+                listeners = list(_send_listeners)
+            if listeners:
+                key = _queue_key(self.url)
+                for listener in listeners:
+                    listener(key)
+            return result
+
+        QueueClient.send_message = send_message  # type: ignore[method-assign]
+        _send_hook_installed = True
 
 
 def _strip_etag(etag: str) -> str:
@@ -233,6 +274,14 @@ class LocalHost:
     HTTP server). ``function_key``: when set, FUNCTION/ADMIN routes need ``?code=`` or the
     ``x-functions-key`` header. ``timer_intervals``: function name -> seconds, overriding a
     timer's schedule (a test hook).
+
+    Polling: an idle queue is polled after ``poll_interval``, doubling up to host.json
+    ``maxPollingInterval`` (1 s when host.json does not set it; ``max_poll_interval`` lowers it),
+    as the real host backs off; blob containers are scanned at most 1 s apart. A message sent from this process
+    (an output binding, or the app's own ``QueueClient.send_message``) wakes its queue's pump at
+    once; the real host does that only for output bindings and otherwise waits out its backoff
+    (``wake_on_send=False`` makes every hop wait for a poll, as there). Wake-ups closer than
+    ``wake_coalesce`` seconds after a pump's last receive share one receive.
     """
 
     def __init__(
@@ -246,8 +295,10 @@ class LocalHost:
         function_key: str | None = None,
         max_workers: int = 8,
         poll_interval: float = 0.1,
-        max_poll_interval: float = 1.0,
+        max_poll_interval: float | None = None,
         message_lease: float = 60.0,
+        wake_coalesce: float = 0.02,
+        wake_on_send: bool = True,
         host_id: str | None = None,
         settings_file: str | Path | None = "local.settings.json",
         timer_intervals: dict[str, float] | None = None,
@@ -267,8 +318,15 @@ class LocalHost:
         self.function_key = function_key
         self.max_workers = max_workers
         self.poll_interval = poll_interval
+        queues_json = self.host_json.get("extensions", {}).get("queues", {})
+        if max_poll_interval is None:  # host.json's maxPollingInterval, else 1 s (not 1 minute)
+            max_poll_interval = 1.0 if "maxPollingInterval" not in queues_json else float("inf")
         self.max_poll_interval = min(max_poll_interval, self.queue_settings.max_polling_interval)
+        # blob scans: the real host's own schedule, not maxPollingInterval; 1 s at most here
+        self.max_blob_poll_interval = min(1.0, self.max_poll_interval)
         self.message_lease = message_lease
+        self.wake_coalesce = wake_coalesce
+        self.wake_on_send = wake_on_send
         self.timer_intervals = dict(timer_intervals or {})
         self.run_timers = run_timers
         self.module, self.app = self._load_app(app)
@@ -282,6 +340,8 @@ class LocalHost:
         self._activity = 0  # bumped whenever work starts or ends
         self._stop = threading.Event()
         self._wakers: list[threading.Event] = []
+        self._queue_wakers: dict[str, list[threading.Event]] = {}  # queue -> its pumps' wakers
+        self._queue_keys: dict[str, str] = {}  # _queue_key(url) -> watched queue name
         self._threads: list[threading.Thread] = []
         self._pool: ThreadPoolExecutor | None = None
         self._server: ThreadingHTTPServer | None = None
@@ -450,8 +510,13 @@ class LocalHost:
                 with suppress(ResourceExistsError):
                     self.blob_service(f.connection).create_container(f.container)
             self._spawn("devhost-blobs", self._blob_loop, blob_fns)
+        if self.wake_on_send:
+            _install_send_hook()
+            with _send_lock:
+                _send_listeners.append(self._on_send)
         for f in by_type.get("queueTrigger", []):
-            self.queue_client(f.queue_name, f.connection)  # creates the queue
+            client = self.queue_client(f.queue_name, f.connection)  # creates the queue
+            self._queue_keys[_queue_key(client.url)] = f.queue_name
             self._spawn(f"devhost-queue-{f.queue_name}", self._queue_loop, f)
         if self.run_timers and by_type.get("timerTrigger"):
             self._spawn("devhost-timers", self._timer_loop, by_type["timerTrigger"])
@@ -475,6 +540,11 @@ class LocalHost:
             t.join(timeout)
         self._threads.clear()
         self._wakers.clear()
+        self._queue_wakers.clear()
+        self._queue_keys.clear()
+        with _send_lock:
+            if self._on_send in _send_listeners:
+                _send_listeners.remove(self._on_send)
         if self._pool is not None:
             self._pool.shutdown(wait=True)  # queued message tasks release their messages
             self._pool = None
@@ -509,11 +579,24 @@ class LocalHost:
         return ev
 
     def _kick(self) -> None:
-        """Wake all pollers now (after work was done, or when a test waits for idle)."""
+        """Wake all pollers now (when a test waits for idle, or the host stops)."""
         with self._lock:
             wakers = list(self._wakers)
         for ev in wakers:
             ev.set()
+
+    def _wake_queues(self, *queues: str) -> None:
+        """Wake the pumps of ``queues`` now."""
+        with self._lock:
+            wakers = [ev for q in queues for ev in self._queue_wakers.get(q, ())]
+        for ev in wakers:
+            ev.set()
+
+    def _on_send(self, key: str) -> None:
+        """A message was sent from this process (see ``_install_send_hook``)."""
+        queue = self._queue_keys.get(key)
+        if queue is not None:
+            self._wake_queues(queue)
 
     @contextmanager
     def _working(self) -> Iterator[None]:
@@ -689,7 +772,7 @@ class LocalHost:
                 if not isinstance(item, str | bytes):
                     item = json.dumps(item)
                 client.send_message(self._encode(item))
-            self._kick()  # like the real host's shared queue watcher: no polling delay
+            self._wake_queues(client.queue_name)  # the real host's shared queue watcher
         elif b["type"] == "blob":
             container, _, name = fill_template(str(b["path"]), data).partition("/")
             if isinstance(value, InputStream | func.InputStream):
@@ -697,6 +780,7 @@ class LocalHost:
             self.blob_service(setting).get_blob_client(container, name).upload_blob(
                 value, overwrite=True
             )
+            self._kick()  # a blob trigger may watch it: scan now
 
     # -- blob triggers -----------------------------------------------------------------------
     def _receipt_prefix(self, f: FunctionInfo) -> str:
@@ -735,7 +819,7 @@ class LocalHost:
                 except Exception as exc:  # storage down: keep polling
                     log.warning("blob scan for %s failed: %s", f.name, exc)
             interval = (
-                self.poll_interval if submitted else min(interval * 2, self.max_poll_interval)
+                self.poll_interval if submitted else min(interval * 2, self.max_blob_poll_interval)
             )
             if waker.wait(interval):
                 waker.clear()
@@ -812,7 +896,6 @@ class LocalHost:
             if release:
                 with self._lock:
                     self._blobs_claimed.discard(key)
-            self._kick()
 
     def _write_receipt(self, f: FunctionInfo, name: str, etag: str) -> None:
         receipt = self.blob_service().get_blob_client(
@@ -847,10 +930,14 @@ class LocalHost:
         client = self.queue_client(f.queue_name, f.connection)
         in_flight: dict[str, _InFlight] = {}
         waker, interval = self._waker(), self.poll_interval
+        with self._lock:
+            self._queue_wakers.setdefault(f.queue_name, []).append(waker)
+        last_receive = 0.0
         while not self._stop.is_set():
             self._renew_leases(client, in_flight)
             received = 0
             if len(in_flight) <= qs.new_batch_threshold:
+                last_receive = time.monotonic()
                 try:
                     pages = client.receive_messages(
                         messages_per_page=qs.batch_size,
@@ -873,6 +960,8 @@ class LocalHost:
             if waker.wait(interval):
                 waker.clear()
                 interval = self.poll_interval
+                # invocations end in bursts, each waking this pump: one receive serves a burst
+                self._stop.wait(last_receive + self.wake_coalesce - time.monotonic())
 
     def _renew_leases(self, client: QueueClient, in_flight: dict[str, _InFlight]) -> None:
         now = time.monotonic()
@@ -936,7 +1025,9 @@ class LocalHost:
         finally:
             with self._lock:
                 in_flight.pop(msg.id, None)
-            self._kick()
+                freed = len(in_flight) == qs.new_batch_threshold  # the pump may fetch again
+            if freed:
+                self._wake_queues(f.queue_name)
 
     @staticmethod
     def _message_binding_data(msg: StorageMessage, body: bytes) -> dict[str, Any]:

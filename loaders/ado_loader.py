@@ -31,6 +31,7 @@ from loaders.console import (
     build_loader_services,
     exit_code,
     fail,
+    prepare_namespace,
     print_summary,
     progress_bar,
     setup_logging,
@@ -149,9 +150,12 @@ def load_backlog(
     prune: bool = True,
     allow_empty: bool = False,
     show_progress: bool = True,
+    rebuild: bool = False,
 ) -> LoadSummary:
     """The whole load from ``file`` or, without one, the REST API (``client`` or from settings).
-    Used by ``python -m loaders.ado_loader``, ``python -m shared.cli load-backlog`` and the demo."""
+    Used by ``python -m loaders.ado_loader``, ``python -m shared.cli load-backlog`` and the demo.
+    ``rebuild``: empty the project's namespace first (after a change of embedder), once the items
+    are fetched; without it, a namespace of another embedder fails before anything is fetched."""
     from shared.ids import check_project
 
     check_project(project)
@@ -160,6 +164,8 @@ def load_backlog(
         raise ValueError(
             "the ADO loader is disabled (SYNTH_PIPELINE__EXTERNAL_LOADERS__ADO__ENABLED=false)"
         )
+    if not rebuild:
+        prepare_namespace(svc, project, rebuild=False)
     chosen = work_item_types(settings, include_bugs, types)
     if file is not None:
         fetched = read_file(file, chosen)
@@ -174,6 +180,8 @@ def load_backlog(
         finally:
             if own:
                 client.close()
+    if rebuild:
+        prepare_namespace(svc, project, rebuild=True)
     total = len(fetched.items)
     with progress_bar(total, "indexing", "item") as advance:
         return load_work_items(
@@ -205,6 +213,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--allow-empty", action="store_true", help="let an empty source clear the namespace"
     )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="empty the project's namespace first (after changing the embedder; then load the "
+        "architecture documents again too)",
+    )
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return p
@@ -235,6 +249,7 @@ def main(
             include_bugs=args.include_bugs,
             prune=not args.no_prune,
             allow_empty=args.allow_empty,
+            rebuild=args.rebuild,
         )
     except InvalidIdentifier as error:
         return fail(f"{error}; pass --project with a valid namespace", err)

@@ -31,6 +31,7 @@ from loaders.console import (
     build_loader_services,
     exit_code,
     fail,
+    prepare_namespace,
     print_summary,
     progress_bar,
     setup_logging,
@@ -69,9 +70,12 @@ def load_documents(
     prune: bool | None = None,
     allow_empty: bool = False,
     show_progress: bool = True,
+    rebuild: bool = False,
 ) -> LoadSummary:
     """The whole load; ``prune=None`` prunes exactly when every path is a folder. Used by
-    ``python -m loaders.arch_loader``, ``python -m shared.cli load-docs`` and the demo."""
+    ``python -m loaders.arch_loader``, ``python -m shared.cli load-docs`` and the demo.
+    ``rebuild``: empty the project's namespace first (after a change of embedder); without it, a
+    namespace of another embedder fails before anything is read or embedded."""
     from shared.ids import check_project
 
     check_project(project)
@@ -82,6 +86,7 @@ def load_documents(
             "(SYNTH_PIPELINE__EXTERNAL_LOADERS__ARCHITECTURE__ENABLED=false)"
         )
     sources, folders_only = collect_documents(paths)
+    prepare_namespace(svc, project, rebuild=rebuild)
     with progress_bar(len(sources), "documents", "doc") as advance:
         summary, _ = index_documents(
             svc.embedder,
@@ -120,6 +125,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--allow-empty", action="store_true", help="let an empty folder clear the namespace"
     )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="empty the project's namespace first (after changing the embedder; then load the "
+        "backlog again too)",
+    )
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     return p
@@ -137,7 +148,12 @@ def main(
     try:
         svc = build_loader_services(Settings())
         summary = load_documents(
-            svc, args.project, args.paths, prune=args.prune, allow_empty=args.allow_empty
+            svc,
+            args.project,
+            args.paths,
+            prune=args.prune,
+            allow_empty=args.allow_empty,
+            rebuild=args.rebuild,
         )
     except (NotConfigured, ValueError, OSError) as error:
         return fail(str(error), err)

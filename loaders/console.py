@@ -27,6 +27,24 @@ EXIT_ITEM_ERRORS = 1
 EXIT_FAILED = 2
 
 
+def prepare_namespace(svc: Any, project: str, *, rebuild: bool) -> None:
+    """Before a load: with ``rebuild``, empty the project's namespace (after a change of embedder:
+    every vector must be made again, by both loaders); without, check that the namespace holds
+    vectors of the configured embedder, so a mismatch fails before anything is fetched or embedded
+    (``DimensionMismatch``, a ``ValueError`` naming both embedders and the fix)."""
+    from shared.vectorstore import check_index, drop_namespace
+
+    if rebuild:
+        removed = drop_namespace(svc.index, project)
+        log.warning(
+            "namespace %s emptied for a rebuild (%s vectors removed): load the other source too",
+            project,
+            "?" if removed < 0 else removed,
+        )
+    else:
+        check_index(svc.index, project, svc.embedder)
+
+
 def build_loader_services(settings: Any) -> Any:
     from shared.bus.memory import InProcessBus
     from shared.services import build_services

@@ -233,3 +233,106 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
     )
     tree = build_tree(items, {r.story_id: r for r in records})
     return json_response(200, {"run_id": run_id, "status": run.status, **tree})
+
+
+def get_review(svc: Services, run_id: str) -> ApiResponse:
+    """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/review.py).
+    200 for any known run; ``ready`` is false (and the backlog absent) until it completes."""
+    from shared.review import build_bundle
+    from shared.writer.runs import latest_write
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    bundle = build_bundle(svc, run, run_view(svc, run), lambda: latest_write(svc, run_id))
+    return json_response(200, bundle)
+
+
+# ------------------------------------------------------------------------------------------------
+# ADO write and retag (request and response shapes: shared/writer/__init__.py)
+
+WRITE_BODY_KEYS = ("dry_run", "decisions")
+
+
+def _write_body(raw: bytes | None) -> dict[str, Any] | ApiResponse:
+    if not raw or not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return error_response(400, 'the body must be JSON: {"dry_run": bool, "decisions": {}}')
+    if not isinstance(body, dict):
+        return error_response(400, "the body must be a JSON object")
+    unknown = sorted(set(body) - set(WRITE_BODY_KEYS))
+    if unknown:
+        return error_response(400, f"unknown keys {unknown}; expected {list(WRITE_BODY_KEYS)}")
+    if not isinstance(body.get("dry_run", True), bool):
+        return error_response(400, "dry_run must be true or false")
+    if body.get("decisions") is not None and not isinstance(body["decisions"], dict):
+        return error_response(400, "decisions must be an object {story_id: decision}")
+    return body
+
+
+def write_run(
+    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+) -> ApiResponse:
+    """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write."""
+    from shared.ado.client import AdoClient
+    from shared.ado.errors import AdoNotConfigured
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.runs import RunNotWritable, WriteInProgress
+    from shared.writer.runs import write_run as write
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    body = _write_body(raw_body)
+    if isinstance(body, ApiResponse):
+        return body
+    dry_run = body.get("dry_run", True)
+    client = ado_client
+    if client is None:
+        try:
+            client = AdoClient.from_settings(svc.settings)
+        except AdoNotConfigured as err:
+            if not dry_run:
+                return error_response(503, f"Azure DevOps is not configured: {err}")
+    try:
+        return json_response(
+            200, write(svc, run_id, client, decisions=body.get("decisions"), dry_run=dry_run)
+        )
+    except InvalidDecisions as err:
+        return error_response(400, str(err), problems=err.problems)
+    except RunNotWritable as err:
+        return error_response(409, str(err), status=run.status)
+    except WriteInProgress as err:
+        return error_response(409, str(err))
+    finally:
+        if client is not None and ado_client is None:
+            client.close()
+
+
+def get_write(svc: Services, run_id: str) -> ApiResponse:
+    """GET /api/runs/{run_id}/write: the latest write's results (empty if never written)."""
+    from shared.writer.runs import latest_write
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    return json_response(200, latest_write(svc, run_id))
+
+
+def retag_run(svc: Services, run_id: str) -> ApiResponse:
+    """POST /api/runs/{run_id}/retag: tag the run's stories again against the current index."""
+    from shared.writer.retag import retag_run as retag
+    from shared.writer.runs import RunNotWritable, WriteInProgress
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    try:
+        return json_response(200, retag(svc, run_id))
+    except RunNotWritable as err:
+        return error_response(409, str(err), status=run.status)
+    except WriteInProgress as err:
+        return error_response(409, str(err))

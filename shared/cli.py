@@ -9,6 +9,9 @@ load-docs    architecture documents (.md .txt .pdf .docx) into the index
 status       a run's status
 pull         a run's artifacts into a folder
 tree         a completed run's backlog as a tree
+write        a completed run into Azure DevOps: ``write RUN_ID [--dry-run] [--decisions FILE]``
+             (AZURE_DEVOPS_ORG_URL, AZURE_DEVOPS_PROJECT, AZURE_DEVOPS_PAT; shared/writer)
+retag        tag a completed run's stories again against the current index
 eval         evaluation: ``eval tagging DIR``, ``eval segmentation [GOLD]``, ``eval judge RUN_ID``
              (shared/eval/commands.py)
 
@@ -80,7 +83,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     run = load_run(svc, run.run_id)
     out = pull(svc, run.run_id, Path(args.out))
     if args.json:
-        print(json.dumps({"run_id": run.run_id, "status": run.status, "path": str(out)}))
+        line = {"run_id": run.run_id, "status": run.status, "path": str(out)}
+        if run.failure_reason:
+            line["failure_reason"] = run.failure_reason
+        print(json.dumps(line))
     else:
         print(f"run_id: {run.run_id}")
         print(f"status: {run.status}" + (f" ({run.failure_reason})" if run.failure_reason else ""))
@@ -98,7 +104,9 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
 
     svc, _ = _services(settings)
     try:
-        summary = load_backlog(svc, args.project, file=args.file, prune=not args.no_prune)
+        summary = load_backlog(
+            svc, args.project, file=args.file, prune=not args.no_prune, rebuild=args.rebuild
+        )
     except (AdoError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -111,7 +119,13 @@ def cmd_load_docs(args: argparse.Namespace, settings: Settings) -> int:
     from loaders.arch_loader import load_documents
 
     svc, _ = _services(settings)
-    summary = load_documents(svc, args.project, args.paths, prune=False if args.no_prune else None)
+    summary = load_documents(
+        svc,
+        args.project,
+        args.paths,
+        prune=False if args.no_prune else None,
+        rebuild=args.rebuild,
+    )
     print(json.dumps(summary.as_dict()))
     return 1 if summary.errors else 0
 
@@ -145,6 +159,79 @@ def cmd_tree(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _read_decisions(path: str) -> Any:
+    """A decisions file: ``{story_id: decision}``, or an object with a ``decisions`` key."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and isinstance(data.get("decisions"), dict):
+        return data["decisions"]
+    return data
+
+
+def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.ado.client import AdoClient
+    from shared.ado.errors import AdoNotConfigured
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import UnknownRun
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.report import render_write
+    from shared.writer.runs import RunNotWritable, WriteInProgress, write_run
+
+    check_run_id(args.run_id)
+    decisions = None
+    if args.decisions:
+        try:
+            decisions = _read_decisions(args.decisions)
+        except (OSError, ValueError) as err:
+            print(f"error: cannot read the decisions file {args.decisions}: {err}", file=sys.stderr)
+            return 2
+    client = None
+    try:
+        client = AdoClient.from_settings(settings)
+    except AdoNotConfigured as err:
+        if not args.dry_run:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
+    svc, _ = _services(settings)
+    try:
+        body = write_run(svc, args.run_id, client, decisions=decisions, dry_run=args.dry_run)
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    except InvalidDecisions as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (RunNotWritable, WriteInProgress) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        if client is not None:
+            client.close()
+    print(json.dumps(body, indent=2) if args.json else render_write(body))
+    return 1 if body.get("counts", {}).get("failed") else 0
+
+
+def cmd_retag(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import UnknownRun
+    from shared.writer.report import render_retag
+    from shared.writer.retag import retag_run
+    from shared.writer.runs import RunNotWritable, WriteInProgress
+
+    check_run_id(args.run_id)
+    svc, _ = _services(settings)
+    try:
+        body = retag_run(svc, args.run_id)
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    except (RunNotWritable, WriteInProgress) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(json.dumps(body, indent=2) if args.json else render_retag(body))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m shared.cli", description=__doc__.split("\n\n")[0])
     p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -166,6 +253,9 @@ def parser() -> argparse.ArgumentParser:
     lb.add_argument("file", nargs="?", help="ADO CSV / REST JSON / .jsonl; omit for the REST API")
     lb.add_argument("--project", required=True)
     lb.add_argument("--no-prune", action="store_true", help="keep indexed items absent from FILE")
+    lb.add_argument(
+        "--rebuild", action="store_true", help="empty the namespace first (embedder changed)"
+    )
     lb.set_defaults(func=cmd_load_backlog)
 
     ld = sub.add_parser("load-docs", help="load architecture documents into the index")
@@ -173,6 +263,9 @@ def parser() -> argparse.ArgumentParser:
     ld.add_argument("--project", required=True)
     ld.add_argument(
         "--no-prune", action="store_true", help="keep indexed documents missing from the folders"
+    )
+    ld.add_argument(
+        "--rebuild", action="store_true", help="empty the namespace first (embedder changed)"
     )
     ld.set_defaults(func=cmd_load_docs)
 
@@ -188,6 +281,22 @@ def parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("tree", help="print a completed run's backlog tree")
     tr.add_argument("run_id")
     tr.set_defaults(func=cmd_tree)
+
+    wr = sub.add_parser("write", help="write a completed run into Azure DevOps (or plan it)")
+    wr.add_argument("run_id")
+    wr.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+    wr.add_argument(
+        "--decisions",
+        metavar="FILE",
+        help='JSON {story_id: "accept"|"skip"|"keep_existing"|"replace"|"both"}',
+    )
+    wr.add_argument("--json", action="store_true", help="print the JSON body instead of a table")
+    wr.set_defaults(func=cmd_write)
+
+    rt = sub.add_parser("retag", help="tag a completed run's stories again (current index)")
+    rt.add_argument("run_id")
+    rt.add_argument("--json", action="store_true", help="print the JSON body")
+    rt.set_defaults(func=cmd_retag)
 
     from shared.eval.commands import add_parser as add_eval_commands
 

@@ -14,6 +14,11 @@ runs/{run_id}/
   parts/errors/{phase}-{unit}.json    one per failed unit
   parts/attempts/{phase}-{unit}.json  the last exception of a unit still being retried
   parts/outbox/{step}.sent            "downstream messages were sent" markers
+  parts/requirements.json             the transcript's requirement sentences, for coverage
+  ado_write_results.jsonl             the latest ADO write: one line per item (shared/writer)
+  parts/writes/{write_id}.jsonl       every ADO write's results, kept (the latest is also above)
+  parts/write.lock                    leased while a write or a retag of the run is in progress
+  parts/retag/{n}/                    the tagging a retag replaced (tagging_analysis.jsonl, ...)
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
 ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
@@ -83,6 +88,43 @@ def outbox(run_id: str, step: str) -> str:
 
 def expected_stories(run_id: str) -> str:
     return f"runs/{run_id}/parts/expected_stories.json"
+
+
+def requirement_spans(run_id: str) -> str:
+    """[[start, end], ...] of the requirement-bearing sentences (finalize's coverage)."""
+    return f"runs/{run_id}/parts/requirements.json"
+
+
+def ado_write_results(run_id: str) -> str:
+    return f"runs/{run_id}/ado_write_results.jsonl"
+
+
+def write_results_part(run_id: str, write_id: str) -> str:
+    return f"runs/{run_id}/parts/writes/{write_id}.jsonl"
+
+
+def write_results_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/writes/"
+
+
+def write_lock(run_id: str) -> str:
+    """Leased by an ADO write or a retag of the run (one at a time per run)."""
+    return f"runs/{run_id}/parts/write.lock"
+
+
+def ado_write_lock() -> str:
+    """Leased by every ADO write, whatever the run: two runs holding the same item must not both
+    find its signature missing and create it twice."""
+    return "ingestion/ado/write.lock"
+
+
+def retag_snapshot(run_id: str, n: int, name: str) -> str:
+    """What the n-th retag replaced (``tagging_analysis.jsonl``, ``summary.json``)."""
+    return f"runs/{run_id}/parts/retag/{n:03d}/{name}"
+
+
+def retag_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/retag/"
 
 
 def unit_of(path: str) -> str:

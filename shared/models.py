@@ -342,6 +342,10 @@ class Summary(Record):
     usage: Usage
     cost_estimate_usd: float
     coverage: Coverage
+    # set by a retag (POST /api/runs/{run_id}/retag, shared/writer/retag.py): the stories were
+    # tagged again against the index as it was then; parts/retag/ keeps what each retag replaced
+    retagged_at: datetime | None = None
+    retag_count: int = 0
 
 
 # --------------------------------------------------------------------------------------------------

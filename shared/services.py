@@ -150,14 +150,18 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
     if settings.resolved_vector_store() == "embedded":
         from shared.vectorstore.embedded import EmbeddedVectorIndex
 
-        return EmbeddedVectorIndex(store, embedder.dimension)
+        return EmbeddedVectorIndex(store, embedder.dimension, embedder.model_name)
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:
         raise NotConfigured("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
     from shared.vectorstore.pinecone_index import PineconeIndex
 
     return PineconeIndex.connect(
-        key, embedder.dimension, host=settings.pinecone_host, name=settings.pinecone_index
+        key,
+        embedder.dimension,
+        host=settings.pinecone_host,
+        name=settings.pinecone_index,
+        embedder=embedder.model_name,
     )
 
 
@@ -198,6 +202,7 @@ def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
         settings.langfuse_host,
         span_exporter=span_exporter,
         release=__version__,
+        timeout=settings.langfuse_timeout,
     )
 
 

@@ -64,6 +64,13 @@ class TaggingConfig(_Section):
     temperature: float = 0.1
 
 
+class JudgeConfig(_Section):
+    """The LLM judge of ``eval judge`` (seed §9.2); not used by the pipeline."""
+
+    model: str = "gpt-4o"
+    temperature: float = 0.0
+
+
 class RetrievalConfig(_Section):
     ado_top_k: int = 5
     architecture_top_k: int = 8
@@ -189,6 +196,7 @@ class PipelineConfig(_Section):
     segmentation: SegmentationConfig = Field(default_factory=SegmentationConfig)
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     tagging: TaggingConfig = Field(default_factory=TaggingConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
@@ -282,6 +290,14 @@ class Settings(BaseSettings):
         None, validation_alias=_alias("LANGFUSE_SECRET_KEY")
     )
     langfuse_host: str | None = Field(None, validation_alias=_alias("LANGFUSE_HOST"))
+    langfuse_timeout: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        validation_alias=_alias("LANGFUSE_TIMEOUT"),
+        description="seconds an invocation's span export may take, retries included: an "
+        "unreachable Langfuse costs at most this much per invocation",
+    )
 
     # --- Azure DevOps (REST 7.1; shared/ado) ----------------------------------------------------
     azure_devops_org_url: str | None = Field(

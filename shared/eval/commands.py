@@ -2,8 +2,9 @@
 
 eval tagging DIR          tagging F1 of the configured engine on a dataset folder or split
 eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with baselines
-eval judge RUN_ID         story quality of a completed run (model-free checks; LLM judge when a
-                          chat model is configured)
+eval judge RUN_ID         story quality of a completed run: the model-free checks, and the LLM
+                          judge when a chat model is configured (OPENAI_API_KEY / OPENAI_BASE_URL
+                          or AZURE_OPENAI_ENDPOINT)
 
 Results go to ``eval/{id}/`` in the artifact store (the local folder or Azure, as the settings
 say) and, with ``--out``, to ``OUT/{id}/``; each command prints its table.
@@ -107,6 +108,38 @@ def cmd_segmentation(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _related_stories(svc: Any, project: str) -> Any:
+    """``record -> texts`` of the existing stories a tagging record relates to, from the ADO
+    loader's artifact ``ingestion/ado/{project}/ado_vectors.jsonl`` (the items as indexed; read
+    once, whatever embedder is configured now), else the titles the record keeps."""
+    from shared import layout
+    from shared.storage import NotFound
+
+    items: dict[int, dict[str, Any]] = {}
+    try:
+        for line in svc.store.get(layout.ado_vectors(project)).decode().splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("work_item_id") is not None:
+                items[int(row["work_item_id"])] = row.get("metadata") or {}
+    except (NotFound, ValueError):
+        pass
+
+    def related(record: Any) -> list[str]:
+        titles = {s.work_item_id: s.title for s in record.similarity_scores}
+        texts = []
+        for i in dict.fromkeys(record.related_story_ids):
+            meta = items.get(i)
+            if meta:
+                lines = [f"[#{i}] {meta.get('title', '')}", str(meta.get("description", ""))]
+                lines += [f"- {ac}" for ac in meta.get("acceptance_criteria") or []]
+                texts.append("\n".join(line for line in lines if line.strip()))
+            else:
+                texts.append(f"[#{i}] {titles.get(i, '(text not available)')}")
+        return texts
+
+    return related
+
+
 def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
     from shared import layout
     from shared.bus.memory import InProcessBus
@@ -119,7 +152,7 @@ def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
     from shared.storage import NotFound, read_jsonl
 
     run_id = check_run_id(args.run_id)
-    # the judge only reads a run's artifacts: no queue, no tracing
+    # the judge only reads a run's artifacts: no queue, no tracing (seed §12)
     svc = Services(settings=settings, store=build_store(settings), bus=InProcessBus(workers=1))
     try:
         run = load_run(svc, run_id)
@@ -144,22 +177,36 @@ def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
     except NotFound:
         transcript = None
 
-    not_wired = ""
-    try:
-        chat = judge_chat_model(settings)
-    except NotImplementedError as err:  # a model is configured, the adapter is not wired yet
-        chat, not_wired = None, str(err)
-    judge = LLMJudge(chat) if chat is not None else None
-    rows, summary = judge_run(items, records, segments, transcript, judge)
-    reason = not_wired or NO_CHAT_MODEL
+    chat = judge_chat_model(settings)
+    judge = (
+        LLMJudge(chat, temperature=settings.pipeline.judge.temperature)
+        if chat is not None
+        else None
+    )
+    rows, summary = judge_run(
+        items,
+        records,
+        segments,
+        transcript,
+        judge,
+        _related_stories(svc, run.project) if judge else None,
+        workers=args.workers or 4,
+        progress=_progress("judging"),
+    )
     summary = {
         "run_id": run_id,
         "engine": run.engine,
         **summary,
         "llm_judge": (
-            {"status": "ran", "version": LLMJudge.version}
+            {
+                "status": "ran",
+                "model": judge.model,
+                "prompt_version": judge.version,
+                "judged": summary["llm_judged"],
+                "failed": summary["llm_failed"],
+            }
             if judge
-            else {"status": "not_implemented" if not_wired else "not_run", "reason": reason}
+            else {"status": "not_run", "reason": NO_CHAT_MODEL}
         ),
     }
     where = _write(
@@ -171,27 +218,44 @@ def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
             "judge_summary.json": json.dumps(summary, indent=2).encode(),
         },
     )
-    print(f"story quality  {run_id}  ({summary['stories']} stories, engine {run.engine})\n")
+    n = summary["stories"]
+    print(f"story quality  {run_id}  ({n} stories, engine {run.engine})\n")
+    print("model-free checks (AQUSA-style)")
     print(
         table(
             ["check", "pass rate"],
             [[name, rate] for name, rate in summary["pass_rate"].items()]
-            + [["all checks", summary["all_checks_passed"] / summary["stories"]]]
-            if summary["stories"]
+            + [["all checks", summary["all_checks_passed"] / n]]
+            if n
             else [],
         )
     )
     print(f"\nmean AQUSA-style score: {summary['mean_aqusa_score']}")
     if judge is None:
-        print(f"LLM judge not run: {reason}")
+        print(f"\nLLM judge not run: {NO_CHAT_MODEL}")
     else:
+        usage = summary["llm_usage"]
         print(
-            f"LLM judge: invest_score {summary['invest_score']}, ac_completeness "
-            f"{summary['ac_completeness']}, traceability {summary['traceability_score']}, "
-            f"gap correctness {summary['gap_correctness']}"
+            f"\nLLM judge  model {judge.model}, prompt {judge.version}: "
+            f"{summary['llm_judged']} of {n} stories judged, {summary['llm_failed']} failed "
+            f"({usage['calls']} calls, {usage['prompt_tokens']} prompt + "
+            f"{usage['completion_tokens']} completion tokens)"
         )
+        print(
+            table(
+                ["score (0-1)", "mean", "stories"],
+                [
+                    [key, summary[key], summary["llm_judged"]]
+                    for key in ("invest_score", "ac_completeness", "traceability_score")
+                ]
+                + [["gap_correctness", summary["gap_correctness"], summary["gap_stories_judged"]]],
+            )
+        )
+        failures = [r for r in rows if r["judge_status"] == "failed"]
+        for row in failures[:5]:
+            print(f"judge failed for {row['story_id']}: {row['llm']['error'][:160]}")
     print(f"written to {where}")
-    return 1 if not_wired else 0
+    return 1 if judge is not None and n and not summary["llm_judged"] else 0
 
 
 def add_parser(sub: Any) -> None:
@@ -219,4 +283,5 @@ def add_parser(sub: Any) -> None:
     jd = group.add_parser("judge", help="story quality of a completed run")
     jd.add_argument("run_id")
     jd.add_argument("--out", help="also write the results to OUT/<run_id>/")
+    jd.add_argument("--workers", type=int, default=None, help="parallel judge calls (default 4)")
     jd.set_defaults(func=cmd_judge)

@@ -9,6 +9,7 @@ Rules:
   ``AZURE_OPENAI_EMBEDDING_DEPLOYMENT`` for embeddings when set, else
   ``SYNTH_PIPELINE__EMBEDDING__MODEL``.
 - Elsewhere each agent's ``SYNTH_PIPELINE__<AGENT>__MODEL`` (seed §10 ``segmentation.model``...).
+- The LLM judge of ``eval judge`` follows the same rule with ``SYNTH_PIPELINE__JUDGE__MODEL``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ def chat_model(settings: Settings, agent: AgentName) -> str:
     if provider(settings) == "azure" and settings.azure_openai_chat_deployment:
         return settings.azure_openai_chat_deployment
     return str(getattr(settings.pipeline, agent).model)
+
+
+def judge_model(settings: Settings) -> str:
+    """The LLM judge's model (``eval judge``): the chat deployment on Azure when one is set for all
+    agents, else ``SYNTH_PIPELINE__JUDGE__MODEL``."""
+    if provider(settings) == "azure" and settings.azure_openai_chat_deployment:
+        return settings.azure_openai_chat_deployment
+    return settings.pipeline.judge.model
 
 
 def embedding_model(settings: Settings) -> str:

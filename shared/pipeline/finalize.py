@@ -7,6 +7,7 @@ never changed again.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
 
@@ -26,11 +27,12 @@ from shared.models import (
     TagPart,
     Usage,
 )
-from shared.pipeline.fanin import is_complete
-from shared.pipeline.runs import load_run, read_errors, update_run
+from shared.pipeline.fanin import is_complete, read_parts
+from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
 from shared.services import Services
-from shared.storage import NotFound, dump_jsonl, dump_model, read_model
+from shared.storage import NotFound, dump_jsonl, dump_model
+from shared.textio import Span
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,9 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
     return merged
 
 
-def coverage(transcript: str, stories: list[GeneratedItem]) -> Coverage:
+def coverage(
+    transcript: str, stories: list[GeneratedItem], requirement: list[Span] | None = None
+) -> Coverage:
     """Share of requirement-bearing sentences that some story quotes (any overlap counts).
 
     One fixed, deterministic definition of "requirement-bearing" (the offline engine's sentence
@@ -62,12 +66,26 @@ def coverage(transcript: str, stories: list[GeneratedItem]) -> Coverage:
     from shared.engine.offline.generation import requirement_sentences
 
     quoted = sorted((q.start, q.end) for s in stories for q in s.source_quotes)
-    requirement = requirement_sentences(transcript)
+    if requirement is None:  # ``requirement``: the same, written down by the segment unit
+        requirement = requirement_sentences(transcript)
     covered = sum(1 for s in requirement if any(a < s.end and s.start < b for a, b in quoted))
     share = covered / len(requirement) if requirement else 1.0
     return Coverage(
         requirement_sentences=len(requirement), quoted_sentences=covered, share=round(share, 4)
     )
+
+
+def noted_requirements(svc: Services, run_id: str, transcript: str) -> list[Span] | None:
+    """The requirement sentences the segment unit wrote down (``segment.note_requirements``),
+    or None when they are missing or do not fit the transcript (then coverage computes them)."""
+    try:
+        spans = [
+            Span(int(a), int(b))
+            for a, b in json.loads(svc.store.get(layout.requirement_spans(run_id)))
+        ]
+    except (NotFound, ValueError, TypeError):
+        return None
+    return spans if all(0 <= s.start < s.end <= len(transcript) for s in spans) else None
 
 
 def build_summary(
@@ -118,7 +136,7 @@ def build_summary(
         total_segment_tokens=total_tokens,
         usage=usage,
         cost_estimate_usd=round(cost, 6),
-        coverage=coverage(transcript, stories),
+        coverage=coverage(transcript, stories, noted_requirements(svc, run.run_id, transcript)),
     )
 
 
@@ -133,14 +151,13 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     update_run(svc, run.run_id, lambda r: r.model_copy(update={"phase": "finalizing"}))
 
     segments = read_segments(svc, run.run_id) or []
-    parts = [
-        read_model(svc.store, layout.generated_part(run.run_id, s.segment_id), GeneratedPart)
-        for s in segments
-    ]
-    tag_parts = {
-        layout.unit_of(p): read_model(svc.store, p, TagPart)
-        for p in svc.store.list(layout.tag_parts_prefix(run.run_id))
-    }
+    parts = read_parts(
+        svc, [layout.generated_part(run.run_id, s.segment_id) for s in segments], GeneratedPart
+    )
+    tag_paths = svc.store.list(layout.tag_parts_prefix(run.run_id))
+    tag_parts = dict(
+        zip(map(layout.unit_of, tag_paths), read_parts(svc, tag_paths, TagPart), strict=True)
+    )
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
     items = merge_items(parts, tags)
     story_order = [i.item_id for i in items if i.type == "User Story"]
@@ -176,19 +193,21 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         r.completed_at = svc.clock()
         return r
 
-    update_run(svc, run.run_id, close)
-    # the run's root observation again, now with the seed §12 run metrics
-    with svc.tracer.span(run.run_id, "synthesis_run", project=run.project) as span:
-        span.update(
-            status=status,
-            segment_count=summary.segment_count,
-            story_count=summary.story_count,
-            avg_segment_tokens=summary.avg_segment_tokens,
-            embedding_model=run.embedding_model,
-            tag_distribution=summary.tag_distribution,
-            tagging_failure_rate=round(summary.tagging_failed / summary.story_count, 4)
-            if summary.story_count
-            else 0.0,
-            error_count=len(errors),
-        )
+    closed = update_run(svc, run.run_id, close)
+    # the run's root observation, written once per run, with the seed §12 run metrics
+    trace_run_end(
+        svc,
+        closed,
+        segment_count=summary.segment_count,
+        avg_segment_tokens=summary.avg_segment_tokens,
+        story_count=summary.story_count,
+        tag_distribution=summary.tag_distribution,
+        tagging_failed=summary.tagging_failed,
+        tagging_failure_rate=round(summary.tagging_failed / summary.story_count, 4)
+        if summary.story_count
+        else 0.0,
+        error_count=len(errors),
+        token_usage_prompt=summary.usage.prompt_tokens,
+        token_usage_completion=summary.usage.completion_tokens,
+    )
     log.info("run %s %s: %d stories, %d errors", run.run_id, status, len(story_order), len(errors))

@@ -172,9 +172,55 @@ def abort_run(svc: Services, run_id: str, error: ErrorRecord) -> RunStatus:
         return run
 
     failed = update_run(svc, run_id, fail)
-    with svc.tracer.span(run_id, "synthesis_run") as span:  # the root shows why the run ended
-        span.update(status="failed", error=f"{error.phase}: {error.message}"[:500])
+    # the run's root observation, once per run, shows why it ended
+    trace_run_end(
+        svc,
+        failed,
+        error=f"{error.phase}: {error.message}"[:500],
+        segment_count=failed.segment_count or 0,
+        error_count=failed.error_count,
+    )
     return failed
+
+
+TRACE_ROOT_STEP = "trace_root"
+
+
+def trace_run_end(svc: Services, run: RunStatus, **metrics: object) -> bool:
+    """Write the run's root observation ``synthesis_run`` (seed §12) once per run, when it has
+    ended: finalize and an aborted run both call this, and a duplicate delivery of either finds
+    the create-once marker ``parts/outbox/trace_root.sent`` and writes nothing. True when this call
+    wrote it. Tracing never fails the pipeline: a store error here is logged and ignored."""
+    tracer = svc.tracer
+    if not getattr(tracer, "enabled", True):
+        return False
+    try:
+        if not svc.store.create(layout.outbox(run.run_id, TRACE_ROOT_STEP), b"1\n"):
+            return False
+    except Exception:  # noqa: BLE001 - tracing must never fail the pipeline
+        log.warning("could not record the trace root of %s", run.run_id, exc_info=True)
+        return False
+    metadata: dict[str, object] = {
+        "project": run.project,
+        "source_name": run.source_name,
+        "status": run.status,
+        "engine": run.engine,
+        "model": run.model or "",
+        "embedding_model": run.embedding_model,
+        **metrics,
+    }
+    run_root = getattr(tracer, "run_root", None)
+    if run_root is not None:
+        run_root(
+            run.run_id,
+            started_at=run.created_at,
+            ended_at=run.completed_at or svc.clock(),
+            **metadata,
+        )
+    else:  # a tracer without run_root (a test's recorder): a plain span
+        with tracer.span(run.run_id, "synthesis_run", **metadata):
+            pass
+    return True
 
 
 # ------------------------------------------------------------------------------------------------
@@ -262,26 +308,9 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
     if not create_model(svc.store, layout.run_json(run_id), run):
         run = load_run(svc, run_id)
     if run.status not in TERMINAL_STATES:
-        _trace_start(svc, run)
         send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
     log.info("run %s started for %s (%d bytes)", run_id, blob_path, size)
     return run
-
-
-def _trace_start(svc: Services, run: RunStatus) -> None:
-    """The run's root observation ``synthesis_run`` (finalize writes it again with the metrics);
-    the tracer derives its ids from the run id and never raises."""
-    with svc.tracer.span(
-        run.run_id,
-        "synthesis_run",
-        project=run.project,
-        source_name=run.source_name,
-        engine=run.engine,
-        model=run.model or "",
-        embedding_model=run.embedding_model,
-    ):
-        pass
-    svc.tracer.flush()
 
 
 def _embedding_model_name(svc: Services) -> str:

@@ -6,6 +6,7 @@ all segments equals the normalized transcript by construction, whatever the agen
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime
 
@@ -24,6 +25,7 @@ from shared.pipeline.runs import abort_run, load_run, send_once, update_run
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
 from shared.tokens import count_tokens
+from shared.vectorstore import DimensionMismatch, check_index
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,8 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
         return
     segments = read_segments(svc, run.run_id)
     if segments is None:
+        if not _index_fits_embedder(svc, run):
+            return  # aborted: the index was loaded with another embedder
         segments = _segment(svc, run)
         if segments is None:
             return  # aborted
@@ -102,6 +106,44 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
             for s in segments
         ],
     )
+    note_requirements(svc, run.run_id, segments)
+
+
+def note_requirements(svc: Services, run_id: str, segments: list[Segment]) -> None:
+    """Write down the transcript's requirement sentences for finalize's coverage figure, now that
+    the generation calls are out: finalize is on the run's critical path, this is not. Optional:
+    finalize computes them itself when the file is missing, so a failure here is only logged."""
+    try:
+        from shared.engine.offline.generation import requirement_sentences
+
+        text = "".join(s.raw_text for s in segments)  # the segments tile the transcript
+        spans = [[s.start, s.end] for s in requirement_sentences(text)]
+        svc.store.create(layout.requirement_spans(run_id), json.dumps(spans).encode())
+    except Exception:  # noqa: BLE001 - an optional shortcut must never fail the unit
+        log.warning("run %s: requirement sentences not written down", run_id, exc_info=True)
+
+
+def _index_fits_embedder(svc: Services, run: RunStatus) -> bool:
+    """Fail the run at once, before any model call, when the project's index holds vectors of
+    another embedder (every retrieval would fail): the reason and the fix go to run.json."""
+    try:
+        check_index(svc.index, run.project, svc.embedder)
+    except DimensionMismatch as err:
+        abort_run(
+            svc,
+            run.run_id,
+            ErrorRecord(
+                run_id=run.run_id,
+                phase="segment",
+                unit_id=run.run_id,
+                error_type="DimensionMismatch",
+                message=str(err),
+                outcome="aborted",
+                timestamp=svc.clock(),
+            ),
+        )
+        return False
+    return True
 
 
 def _segment(svc: Services, run: RunStatus) -> list[Segment] | None:

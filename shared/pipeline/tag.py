@@ -66,7 +66,7 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
         create_model(
             svc.store, path, tag_story(svc, run.run_id, run.project, part.story(msg.story_id))
         )
-    check_completion(svc, run.run_id)
+    check_completion(svc, run.run_id, after_tag=True)  # the tag part is written: see fanin
 
 
 def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) -> TagPart:

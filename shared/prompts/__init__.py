@@ -1,6 +1,7 @@
-"""Prompt templates of the LLM agents: one text file per agent, each with its own version.
+"""Prompt templates of the LLM agents and of the LLM judge: one text file each, each with its own
+version.
 
-File format (``segmentation.txt``, ``generation.txt``, ``tagging.txt``)::
+File format (``segmentation.txt``, ``generation.txt``, ``tagging.txt``, ``judge.txt``)::
 
     version: gen-llm-v1
     === system ===
@@ -11,7 +12,8 @@ File format (``segmentation.txt``, ``generation.txt``, ``tagging.txt``)::
 Placeholders use ``string.Template`` syntax (``${name}``; a literal dollar is ``$$``), so braces in
 JSON examples and in transcripts need no escaping, and a missing value is an error (KeyError), not
 a silently empty section. The version goes into every record an agent's output becomes
-(``segmentation_version``, ``generation_agent_version``, ``tagging_agent_version``); change it
+(``segmentation_version``, ``generation_agent_version``, ``tagging_agent_version``, and the
+judge's ``prompt_version`` in ``eval/{run_id}/judge_quality.jsonl``); change it
 whenever the file changes (tests/unit/test_llm_prompts.py holds each version's content hash).
 """
 
@@ -25,7 +27,7 @@ from pathlib import Path
 from string import Template
 
 PROMPTS_DIR = Path(__file__).parent
-NAMES = ("segmentation", "generation", "tagging")
+NAMES = ("segmentation", "generation", "tagging", "judge")
 _HEADER = re.compile(r"\Aversion: *(?P<version>[A-Za-z0-9._-]+)\n")
 _SECTIONS = re.compile(r"^=== (system|user) ===\n", re.MULTILINE)
 

@@ -58,7 +58,10 @@ class ArtifactStore(Protocol):
 
     def delete(self, path: str) -> bool: ...
 
-    def lease(self, path: str, seconds: int = 60) -> Any: ...
+    def lease(self, path: str, seconds: int = 60) -> Any:
+        """A context manager: an exclusive claim on ``path`` that expires after ``seconds`` unless
+        renewed; it yields a handle whose ``renew()`` extends it (LeaseHeld when taken)."""
+        ...
 
 
 # ------------------------------------------------------------------------------------------------

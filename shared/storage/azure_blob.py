@@ -20,10 +20,15 @@ if TYPE_CHECKING:
 
 
 class AzureBlobStore:
+    # a BlobClient costs a pipeline configuration to build (and ~30 KB): the hot paths of a run
+    # (run.json, the index blob, its parts) reuse theirs; clients are thread-safe
+    CLIENT_CACHE = 128
+
     def __init__(self, service: BlobServiceClient) -> None:
         self.service = service
         self._containers: set[str] = set()
         self._lock = threading.Lock()
+        self._clients: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"AzureBlobStore({self.service.url!r})"
@@ -49,8 +54,14 @@ class AzureBlobStore:
         return container, blob
 
     def _blob(self, path: str) -> Any:
-        container, blob = self._split(path)
-        return self.service.get_blob_client(container, blob)
+        client = self._clients.get(path)
+        if client is None:
+            container, blob = self._split(path)
+            client = self.service.get_blob_client(container, blob)
+            if len(self._clients) >= self.CLIENT_CACHE:
+                self._clients.clear()
+            self._clients[path] = client
+        return client
 
     def _ensure_container(self, container: str) -> None:
         if container in self._containers:
@@ -181,8 +192,9 @@ class AzureBlobStore:
             return False
 
     @contextmanager
-    def lease(self, path: str, seconds: int = 60) -> Iterator[None]:
-        """A blob lease on ``path`` (created empty if missing); LeaseHeld if someone else has it."""
+    def lease(self, path: str, seconds: int = 60) -> Iterator[Any]:
+        """A blob lease on ``path`` (created empty if missing); LeaseHeld if someone else has it.
+        Yields the ``BlobLeaseClient``: its ``renew()`` keeps a long holder's lease alive."""
         from azure.core.exceptions import HttpResponseError
 
         if not self.exists(path):
@@ -195,7 +207,7 @@ class AzureBlobStore:
                 raise LeaseHeld(path) from None
             raise
         try:
-            yield
+            yield lease
         finally:
             try:
                 lease.release()

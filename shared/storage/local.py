@@ -161,8 +161,9 @@ class LocalFolderStore:
             return False
 
     @contextmanager
-    def lease(self, path: str, seconds: int = 60) -> Iterator[None]:
-        """An exclusive, expiring claim on ``path`` (the blob-lease equivalent)."""
+    def lease(self, path: str, seconds: int = 60) -> Iterator[LocalLease]:
+        """An exclusive, expiring claim on ``path`` (the blob-lease equivalent); the handle's
+        ``renew()`` pushes the expiry ``seconds`` further, as a blob lease renewal does."""
         file = self._file(path)
         marker = file.parent / f".{file.name}.lease"
         marker.parent.mkdir(parents=True, exist_ok=True)
@@ -176,9 +177,20 @@ class LocalFolderStore:
                     raise LeaseHeld(path)
             marker.write_text(str(time.time() + seconds))
         try:
-            yield
+            yield LocalLease(marker, seconds)
         finally:
             marker.unlink(missing_ok=True)
+
+
+class LocalLease:
+    """The handle of a held local lease."""
+
+    def __init__(self, marker: Path, seconds: int) -> None:
+        self.marker = marker
+        self.seconds = seconds
+
+    def renew(self) -> None:
+        self.marker.write_text(str(time.time() + self.seconds))
 
 
 def _identity(file: Path) -> tuple[int, int, int, int]:

@@ -1,8 +1,14 @@
 """The embedded vector index: exact cosine search in numpy, persisted through the artifact store.
 
-One namespace is one blob (``index/{namespace}/vectors.npz``: ids, float32 matrix, metadata JSON).
-A process keeps each namespace in memory and reloads it when the blob's ETag changes, so several
-function workers see the loaders' writes. Writes are read-modify-write under an ETag condition.
+One namespace is one blob (``index/{namespace}/vectors.npz``: ids, float32 matrix, metadata JSON,
+and ``info``: the embedder that made the vectors and their dimension). A small copy of ``info``
+(with the vector count) is written beside it, ``index/{namespace}/index.json``, so a run can check
+the index against the configured embedder before its first model call without reading the vectors
+(``check_embedder``). A namespace loaded with another embedder (another dimension, or another
+model where both are recorded) is a ``DimensionMismatch`` saying how to fix it, never a search
+over garbage. A process keeps each namespace in memory and reloads it when the blob's ETag
+changes, so several function workers see the loaders' writes. Writes are read-modify-write under an
+ETag condition.
 """
 
 from __future__ import annotations
@@ -18,7 +24,17 @@ import numpy as np
 
 from shared import layout
 from shared.storage import ArtifactStore, NotFound, PreconditionFailed
-from shared.vectorstore import DimensionMismatch, Match, VectorRecord, matches_filter
+from shared.vectorstore import (
+    DimensionMismatch,
+    Match,
+    VectorRecord,
+    index_mismatch,
+    matches_filter,
+)
+
+
+def info_blob(namespace: str) -> str:
+    return f"index/{namespace}/index.json"
 
 
 @dataclass
@@ -28,6 +44,7 @@ class _Namespace:
     vectors: np.ndarray  # (n, dim) float32, L2-normalized
     metadata: list[dict[str, Any]]
     masks: dict[str, np.ndarray] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)  # {"embedder": ..., "dimension": ...}
 
     def mask(self, flt: dict[str, Any]) -> np.ndarray:
         """Which rows pass the filter; computed once per filter and index version."""
@@ -48,11 +65,13 @@ class _Namespace:
 def _encode(ns: _Namespace) -> bytes:
     buf = io.BytesIO()
     meta = json.dumps(ns.metadata, separators=(",", ":")).encode()
+    info = json.dumps(ns.info, separators=(",", ":")).encode()
     np.savez(
         buf,
         ids=np.array(ns.ids, dtype=np.str_),
         vectors=ns.vectors.astype(np.float32),
         metadata=np.frombuffer(meta, dtype=np.uint8),
+        info=np.frombuffer(info, dtype=np.uint8),
     )
     return buf.getvalue()
 
@@ -62,7 +81,11 @@ def _decode(data: bytes, etag: str) -> _Namespace:
         ids = [str(x) for x in npz["ids"]]
         vectors = npz["vectors"].astype(np.float32)
         metadata = json.loads(npz["metadata"].tobytes().decode() or "[]")
-    return _Namespace(etag, ids, vectors, metadata)
+        # indexes written before the info was recorded: the dimension is the matrix's
+        info = json.loads(npz["info"].tobytes().decode() or "{}") if "info" in npz.files else {}
+    if ids:
+        info.setdefault("dimension", int(vectors.shape[1]))
+    return _Namespace(etag, ids, vectors, metadata, info=info)
 
 
 def _normalize(v: Any) -> np.ndarray:
@@ -72,9 +95,13 @@ def _normalize(v: Any) -> np.ndarray:
 
 
 class EmbeddedVectorIndex:
-    def __init__(self, store: ArtifactStore, dimension: int) -> None:
+    """``embedder``: the name of the model whose vectors this index holds (recorded on write,
+    checked on read when both sides know it); ``dimension``: their size (always checked)."""
+
+    def __init__(self, store: ArtifactStore, dimension: int, embedder: str | None = None) -> None:
         self.store = store
         self.dimension = dimension
+        self.embedder = embedder
         self._cache: dict[str, _Namespace] = {}
         self._lock = threading.Lock()
 
@@ -82,7 +109,8 @@ class EmbeddedVectorIndex:
     def _empty(self) -> _Namespace:
         return _Namespace(None, [], np.zeros((0, self.dimension), dtype=np.float32), [])
 
-    def _load(self, namespace: str) -> _Namespace:
+    def _read(self, namespace: str) -> _Namespace:
+        """The namespace as stored (cached per ETag), not checked against the embedder."""
         path = layout.index_blob(namespace)
         etag = self.store.etag(path)
         cached = self._cache.get(namespace)
@@ -97,16 +125,51 @@ class EmbeddedVectorIndex:
                 ns = self._empty()
             else:
                 ns = _decode(data, etag)
-        if ns.ids and ns.vectors.shape[1] != self.dimension:
-            raise DimensionMismatch(
-                f"index namespace {namespace!r} holds {ns.vectors.shape[1]}-dimensional vectors but "
-                f"the configured embedder makes {self.dimension}; reload the index with this embedder"
-            )
         self._cache[namespace] = ns
         return ns
 
+    def _load(self, namespace: str) -> _Namespace:
+        ns = self._read(namespace)
+        if ns.ids:
+            self._check(namespace, ns.info, self.embedder, self.dimension)
+        return ns
+
+    def _check(
+        self, namespace: str, info: dict[str, Any], embedder: str | None, dimension: int
+    ) -> None:
+        stored_dim = info.get("dimension")
+        stored_name = info.get("embedder")
+        if (stored_dim is not None and stored_dim != dimension) or (
+            stored_name and embedder and stored_name != embedder
+        ):
+            raise index_mismatch(
+                f"index namespace {namespace!r}",
+                namespace,
+                index_dimension=stored_dim,
+                index_embedder=stored_name,
+                embedder=embedder,
+                dimension=dimension,
+            )
+
+    def _current(self, namespace: str) -> _Namespace:
+        """The namespace as stored now, for reading. The ETag check is made outside the lock:
+        holding it across that round trip made concurrent queries (36 taggings of one run) queue
+        behind each other. Only a changed or unknown ETag takes the lock (and checks again)."""
+        etag = self.store.etag(layout.index_blob(namespace))
+        cached = self._cache.get(namespace)
+        if cached is not None and cached.etag == etag:
+            if cached.ids:
+                self._check(namespace, cached.info, self.embedder, self.dimension)
+            return cached
+        with self._lock:
+            return self._load(namespace)
+
     def _save(self, namespace: str, ns: _Namespace, base_etag: str | None) -> None:
         path = layout.index_blob(namespace)
+        ns.info = {
+            "embedder": self.embedder or ns.info.get("embedder"),
+            "dimension": self.dimension,
+        }
         data = _encode(ns)
         if base_etag is None:
             if not self.store.create(path, data, "application/octet-stream"):
@@ -114,6 +177,40 @@ class EmbeddedVectorIndex:
         else:
             self.store.replace_if_match(path, data, base_etag, "application/octet-stream")
         self._cache.pop(namespace, None)
+        # the cheap copy for check_embedder (the blob above stays the authority)
+        summary = {**ns.info, "count": len(ns.ids)}
+        self.store.put(info_blob(namespace), json.dumps(summary).encode(), "application/json")
+
+    def describe(self, namespace: str) -> dict[str, Any] | None:
+        """``{"embedder", "dimension", "count"}`` of a namespace (None when it is empty), from the
+        small info file; an index written before it existed is read whole once."""
+        try:
+            info = json.loads(self.store.get(info_blob(namespace)))
+        except (NotFound, ValueError):
+            with self._lock:
+                ns = self._read(namespace)
+            if not ns.ids:
+                return None
+            return {**ns.info, "count": len(ns.ids)}
+        return info if info.get("count") else None
+
+    def check_embedder(self, namespace: str, embedder: str | None, dimension: int) -> None:
+        """Raise ``DimensionMismatch`` when ``namespace`` holds vectors of another embedder."""
+        info = self.describe(namespace)
+        if info:
+            self._check(namespace, info, embedder or self.embedder, dimension)
+
+    def drop(self, namespace: str) -> int:
+        """Delete the namespace (``--rebuild`` after a change of embedder); vectors removed."""
+        with self._lock:
+            try:
+                count = len(self._read(namespace).ids)
+            except Exception:  # noqa: BLE001 - an unreadable namespace is dropped all the same
+                count = -1
+            self.store.delete(layout.index_blob(namespace))
+            self.store.delete(info_blob(namespace))
+            self._cache.pop(namespace, None)
+        return count
 
     def _modify(self, namespace: str, change: Any) -> int:
         for _ in range(10):
@@ -158,7 +255,7 @@ class EmbeddedVectorIndex:
                     new_rows.append(vec)
             if new_rows:
                 mat = np.vstack([mat, np.asarray(new_rows, dtype=np.float32)])
-            return _Namespace(ns.etag, ids, mat, meta), len(records)
+            return _Namespace(ns.etag, ids, mat, meta, info=ns.info), len(records)
 
         return self._modify(namespace, change)
 
@@ -176,6 +273,7 @@ class EmbeddedVectorIndex:
                     [ns.ids[i] for i in keep],
                     ns.vectors[keep],
                     [ns.metadata[i] for i in keep],
+                    info=ns.info,
                 ),
                 removed,
             )
@@ -189,8 +287,7 @@ class EmbeddedVectorIndex:
         top_k: int,
         filter: dict[str, Any] | None = None,
     ) -> list[Match]:
-        with self._lock:
-            ns = self._load(namespace)
+        ns = self._current(namespace)
         if not ns.ids or top_k <= 0:
             return []
         q = _normalize(vector)
@@ -216,8 +313,7 @@ class EmbeddedVectorIndex:
         ]
 
     def fetch(self, namespace: str, ids: Sequence[str]) -> dict[str, VectorRecord]:
-        with self._lock:
-            ns = self._load(namespace)
+        ns = self._current(namespace)
         pos = ns.position
         return {
             i: VectorRecord(i, ns.vectors[pos[i]].tolist(), dict(ns.metadata[pos[i]]))

@@ -7,7 +7,8 @@
 - Upserts go in batches of ``upsert_batch`` vectors, fetches and deletes in batches of ids;
   ``list_ids(namespace, prefix)`` pages through the serverless list API (the loaders prune with it).
 - Before the first operation the index's dimension (``describe_index_stats``) is compared with the
-  embedder's: a mismatch is a clear ``DimensionMismatch``, never a query against garbage.
+  embedder's: a mismatch is a clear ``DimensionMismatch``, never a query against garbage. The
+  pipeline checks it before a run's first model call (``check_embedder``).
 - Metadata is made Pinecone-safe on upsert: nulls dropped (Pinecone rejects them), lists turned
   into lists of strings, nested objects into JSON text.
 
@@ -21,7 +22,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from shared.vectorstore import DimensionMismatch, Match, VectorRecord
+from shared.vectorstore import DimensionMismatch, Match, VectorRecord, index_mismatch
 
 
 def pinecone_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -45,12 +46,14 @@ class PineconeIndex:
         dimension: int,
         *,
         name: str = "",
+        embedder: str | None = None,
         upsert_batch: int = 100,
         fetch_batch: int = 100,
         delete_batch: int = 1000,
     ) -> None:
         self.index = index
         self.dimension = dimension
+        self.embedder = embedder
         self.name = name or "(by host)"
         self.upsert_batch = upsert_batch
         self.fetch_batch = fetch_batch
@@ -60,13 +63,19 @@ class PineconeIndex:
 
     @classmethod
     def connect(
-        cls, api_key: str, dimension: int, *, host: str | None = None, name: str = ""
+        cls,
+        api_key: str,
+        dimension: int,
+        *,
+        host: str | None = None,
+        name: str = "",
+        embedder: str | None = None,
     ) -> PineconeIndex:
         from pinecone import Pinecone
 
         client = Pinecone(api_key=api_key)
         index = client.Index(host=host) if host else client.Index(name=name)
-        return cls(index, dimension, name=name or host or "")
+        return cls(index, dimension, name=name or host or "", embedder=embedder)
 
     # ------------------------------------------------------------------------------------------
     def check_dimension(self) -> None:
@@ -78,13 +87,31 @@ class PineconeIndex:
                 return
             stats = self.index.describe_index_stats()
             if stats.dimension is not None and stats.dimension != self.dimension:
-                raise DimensionMismatch(
-                    f"Pinecone index {self.name!r} has dimension {stats.dimension} but the "
-                    f"configured embedder makes {self.dimension}-dimensional vectors; use an index "
-                    "created for this embedder (or another embedder), then reload the backlog "
-                    "and the architecture documents"
+                raise index_mismatch(
+                    f"Pinecone index {self.name!r}",
+                    "PROJECT",
+                    index_dimension=int(stats.dimension),
+                    index_embedder=None,
+                    embedder=self.embedder,
+                    dimension=self.dimension,
+                    reloadable=False,
                 )
             self._checked = True
+
+    def check_embedder(self, namespace: str, embedder: str | None, dimension: int) -> None:
+        """The port's pre-run check: a Pinecone index has one dimension for all namespaces."""
+        if dimension != self.dimension:
+            raise DimensionMismatch(
+                f"the embedder makes {dimension}-dimensional vectors, this client expects "
+                f"{self.dimension}"
+            )
+        self.check_dimension()
+
+    def drop(self, namespace: str) -> int:
+        """Delete every vector of ``namespace`` (``--rebuild``); -1: Pinecone does not say how
+        many. The index's dimension stays what it was created with."""
+        self.index.delete(delete_all=True, namespace=namespace)
+        return -1
 
     # -- port ----------------------------------------------------------------------------------
     def upsert(self, namespace: str, records: Sequence[VectorRecord]) -> int:

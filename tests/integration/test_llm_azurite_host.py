@@ -167,7 +167,7 @@ def test_blob_drop_runs_the_llm_engine_with_pinecone_and_one_langfuse_trace(
     assert len(spans) == len(exporter.get_finished_spans())  # nothing outside the run's trace
     root_id = root_span_id(run_id)
     roots = [s for s in spans if s.name == "synthesis_run"]
-    assert len(roots) == 2  # written at start, written again by finalize with the run metrics
+    assert len(roots) == 1  # written once, by finalize, with the run metrics
     assert all(s.parent is None and format(s.context.span_id, "016x") == root_id for s in roots)
     others = [s for s in spans if s.name != "synthesis_run"]
     assert all(format(s.parent.span_id, "016x") == root_id for s in others)

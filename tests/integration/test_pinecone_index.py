@@ -13,7 +13,7 @@ from shared.retrieval import ADO_FILTER, USER_STORY_FILTER
 from shared.services import build_index
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from shared.vectorstore import DimensionMismatch, VectorRecord
+from shared.vectorstore import DimensionMismatch, VectorRecord, check_index, drop_namespace
 from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder
 from tests.support.openai_standin import hermetic_env
@@ -88,12 +88,31 @@ def test_fetch_delete_and_list_by_prefix_across_pages(pinecone):
 
 
 def test_an_index_of_another_dimension_is_refused_before_any_query(pinecone):
-    index = PineconeIndex.connect("key", 384, host=pinecone.url)
+    index = PineconeIndex.connect("key", 384, host=pinecone.url, embedder="all-MiniLM-L6-v2-int8")
     with pytest.raises(
-        DimensionMismatch, match="dimension 8 but the configured embedder makes 384"
+        DimensionMismatch,
+        match="has dimension 8 but the embedder all-MiniLM-L6-v2-int8 gives 384: use a "
+        "Pinecone index of dimension 384",
     ):
         index.query("p", [0.0] * 384, 3)
     assert pinecone.paths() == ["/describe_index_stats"]
+    # the pipeline's pre-run check says the same, from the same single stats call
+    with pytest.raises(DimensionMismatch, match="has dimension 8"):
+        check_index(index, "p", MiniLMLike())
+    assert pinecone.paths() == ["/describe_index_stats"] * 2
+
+
+class MiniLMLike:
+    model_name = "all-MiniLM-L6-v2-int8"
+    dimension = 384
+
+
+def test_rebuild_empties_one_namespace(pinecone):
+    index = PineconeIndex.connect("key", DIM, host=pinecone.url)
+    index.upsert("p", records(5))
+    index.upsert("q", records(3))
+    drop_namespace(index, "p")
+    assert index.count("p") == 0 and index.count("q") == 3
 
 
 def test_the_index_by_name_is_resolved_on_the_control_plane(pinecone, monkeypatch):

@@ -27,7 +27,8 @@ ADO where the client depends on it (see ../shared/docs/ADO_REST.md):
   ``rev``/``System.Rev`` and ``System.ChangedDate``; a patch that changes nothing makes no revision.
   ``validateOnly=true`` checks without saving. All-or-nothing: a failing op changes nothing.
 
-Knobs: ``fail_next`` (any status, e.g. 5xx), ``throttle_next`` (429 + Retry-After, TF400733),
+Knobs: ``fail_next`` (any status, e.g. 5xx; ``applied=True``: done, then answered with the
+error, as when a 500 or a lost answer follows a write that happened), ``throttle_next`` (429 + Retry-After, TF400733),
 ``slow_down_next`` (200 + Retry-After: ADO's delay), ``reject_writes`` (400 rule violation for one
 item or title), ``wiql_cap`` / ``cap_counts_before_top``, ``pat``. Direct edits that a person would
 make in ADO: ``edit_item``, ``remove_item``. Every request is in ``log`` (time, method, route,
@@ -133,6 +134,7 @@ class _Fault:
     retry_after: float | None
     message: str
     type_key: str
+    applied: bool = False  # carried out, then answered with the error (a lost answer)
 
 
 @dataclass
@@ -579,8 +581,10 @@ class FakeAdo:
         route: str | None = None,
         retry_after: float | None = None,
         message: str = "",
+        applied: bool = False,
     ) -> None:
-        """The next ``times`` requests (to ``route``, or any) answer ``status``."""
+        """The next ``times`` requests (to ``route``, or any) answer ``status``; with ``applied``
+        the request is carried out first (the server did the work, the answer says it failed)."""
         with self._lock:
             self._faults.append(
                 _Fault(
@@ -590,6 +594,7 @@ class FakeAdo:
                     retry_after,
                     message or f"Injected failure {status}",
                     "InjectedFault",
+                    applied,
                 )
             )
 
@@ -780,12 +785,15 @@ class FakeAdo:
                             "X-RateLimit-Reset": str(int(time.time()) + 60),
                         }
                     )
-                if fault.status >= 400:
+                if fault.status >= 400 and not fault.applied:
                     reply = _Reply(fault.status, fault.message, fault.type_key)
                     return fault.status, reply.body(), extra_headers
             handler = getattr(self, f"_do_{req.route}")
             with self._lock:
                 status, payload = handler(h, req, tail)
+            if fault is not None and fault.applied and fault.status >= 400:
+                reply = _Reply(fault.status, fault.message, fault.type_key)
+                return fault.status, reply.body(), extra_headers
             return status, payload, extra_headers
         except _Reply as reply:
             return reply.status, reply.body(), reply.headers

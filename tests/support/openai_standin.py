@@ -22,6 +22,8 @@ Automatic answers by response schema name (``response_format.json_schema.name``)
   theme) and one feature; the first story extends the first retrieved User Story, if any;
 - ``TaggingAnswer``: reads the candidates' similarities and the thresholds from the prompt and
   applies them (duplicate ≥ duplicateAtLeast, extend ≥ extendSimilarity, gap ≥ gapAtLeast, else new);
+- ``JudgeAnswer``: ratings 1-5 derived from the prompt (traceability from the share of the story's
+  words found in the segment block, AC ratings from the criteria's wording), with rationales;
 - any other schema: a minimal instance of the JSON schema (required fields only).
 Embeddings: deterministic hashed bag-of-words vectors (``dimensions`` or ``embedding_dim``), L2
 normalized, so texts sharing words are similar; float lists or base64 as the request asks.
@@ -444,6 +446,8 @@ class OpenAIStandIn:
             return self._auto_generation(rec.user_prompt)
         if name == "TaggingAnswer":
             return self._auto_tagging(rec.user_prompt)
+        if name == "JudgeAnswer":
+            return self._auto_judge(rec.user_prompt)
         schema = ((rec.body.get("response_format") or {}).get("json_schema") or {}).get("schema")
         return minimal_instance(schema or {"type": "object"}, schema or {})
 
@@ -548,6 +552,42 @@ class OpenAIStandIn:
             "reasoning_excerpt": f"Best similarity {best:.2f} against the thresholds.",
         }
 
+    def _auto_judge(self, prompt: str) -> dict[str, Any]:
+        """Ratings a reader could defend from the prompt alone: traceability from the share of the
+        story's content words found in the segment, AC ratings from the criteria's wording."""
+        segment = set(words(_first_block(prompt, "segment")))
+        story = _first_block(prompt, "story")
+        content = [w for w in words(story) if len(w) > 3 and w not in _STOP | _STORY_FORM]
+        found = sum(1 for w in content if w in segment) / len(content) if content else 0.0
+        acs = [line[2:] for line in story.splitlines() if line.startswith("- ")]
+        negative = any(
+            re.search(r"\b(not|never|no|error|fails?|invalid|reject\w*)\b", a, re.I) for a in acs
+        )
+        measurable = sum(1 for a in acs if re.search(r"\d", a))
+        tag = re.search(r"^## Tag assigned by the pipeline\n(\S+)", prompt, re.MULTILINE)
+        is_gap = bool(tag and tag.group(1) == "gap")
+        return {
+            "independent": 4,
+            "negotiable": 4,
+            "valuable": 4 if "so that" in story.lower() else 2,
+            "estimable": 3,
+            "small": 4 if len(acs) <= 5 else 2,
+            "testable": 4 if acs else 1,
+            "invest_rationale": "Estimable is the weakest: the effort depends on details "
+            "the segment leaves open.",
+            "ac_coverage": 4 if acs else 1,
+            "ac_negative_cases": 4 if negative else 1,
+            "ac_measurability": 1 + round(4 * measurable / len(acs)) if acs else 1,
+            "ac_rationale": "The criteria state the expected result"
+            + ("" if negative else " but no error or negative case")
+            + ".",
+            "traceability": 1 + round(4 * found),
+            "traceability_rationale": f"{found:.0%} of the story's content words occur in "
+            "the segment.",
+            "gap_is_real_enhancement": True if is_gap else None,
+            "gap_rationale": "It adds what the related story leaves open." if is_gap else None,
+        }
+
 
 # ------------------------------------------------------------------------------------------------
 # helpers
@@ -632,6 +672,9 @@ _STOP = set(
     "he she so yeah okay ok um uh just like have has do does not no yes can could would should "
     "will at as by from about what which there their our your my me us if then than also all".split()
 )
+
+# the labels and the template of a story block ("Title:", "As a user, I want ...")
+_STORY_FORM = {"title", "description", "acceptance", "criteria", "user", "want", "that"}
 
 
 def _top_words(text: str, n: int) -> list[str]:

@@ -1,13 +1,23 @@
-"""The embedded vector index: exact cosine, Pinecone-style filters, persistence, dimension checks."""
+"""The embedded vector index: exact cosine, Pinecone-style filters, persistence, the recorded
+embedder and the dimension / model checks, rebuild."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
 from shared.storage.local import LocalFolderStore
-from shared.vectorstore import DimensionMismatch, VectorRecord, matches_filter
-from shared.vectorstore.embedded import EmbeddedVectorIndex
+from shared.vectorstore import (
+    DimensionMismatch,
+    VectorRecord,
+    drop_namespace,
+    embedder_setting,
+    index_mismatch,
+    matches_filter,
+)
+from shared.vectorstore.embedded import EmbeddedVectorIndex, info_blob
 
 
 def unit(*v):
@@ -62,6 +72,81 @@ def test_dimension_mismatch_is_a_clear_error(tmp_path, index):
     wrong = EmbeddedVectorIndex(LocalFolderStore(tmp_path), dimension=384)
     with pytest.raises(DimensionMismatch, match="reload the index"):
         wrong.query("p", [0.1] * 384, 1)
+
+
+def test_the_index_records_its_embedder_beside_the_vectors(tmp_path):
+    store = LocalFolderStore(tmp_path)
+    idx = EmbeddedVectorIndex(store, dimension=3, embedder="model-a")
+    idx.upsert("p", [VectorRecord("a", unit(1, 0, 0), {}), VectorRecord("b", unit(0, 1, 0), {})])
+    info = {"embedder": "model-a", "dimension": 3, "count": 2}
+    assert json.loads(store.get(info_blob("p"))) == info
+    assert idx.describe("p") == info and idx.describe("empty") is None
+    idx.check_embedder("p", "model-a", 3)
+    idx.check_embedder("empty", "other", 99)  # nothing loaded: nothing to disagree with
+    # the same size from another model is refused too, by the check and by every read
+    with pytest.raises(DimensionMismatch, match="was loaded with model-a but the embedder model-b"):
+        idx.check_embedder("p", "model-b", 3)
+    other = EmbeddedVectorIndex(store, dimension=3, embedder="model-b")
+    with pytest.raises(DimensionMismatch, match="vectors of two models are not comparable"):
+        other.query("p", unit(1, 0, 0), 1)
+    with pytest.raises(DimensionMismatch, match="has dimension 3 .loaded with model-a. but"):
+        EmbeddedVectorIndex(store, dimension=384).check_embedder("p", None, 384)
+    # a writer that does not know its model keeps the recorded one
+    EmbeddedVectorIndex(store, dimension=3).upsert("p", [VectorRecord("c", unit(0, 0, 1), {})])
+    assert idx.describe("p") == {**info, "count": 3}
+
+
+def test_the_check_reads_the_info_file_not_the_vectors(tmp_path, monkeypatch):
+    store = LocalFolderStore(tmp_path)
+    EmbeddedVectorIndex(store, dimension=3, embedder="m").upsert(
+        "p", [VectorRecord("a", unit(1, 0, 0), {})]
+    )
+    reads: list[str] = []
+    get = store.get
+    monkeypatch.setattr(store, "get", lambda path: reads.append(path) or get(path))
+    monkeypatch.setattr(store, "get_with_etag", lambda path: pytest.fail("read the vectors"))
+    with pytest.raises(DimensionMismatch):
+        EmbeddedVectorIndex(store, dimension=384, embedder="n").check_embedder("p", "n", 384)
+    assert reads == [info_blob("p")]
+
+
+def test_an_index_written_before_the_info_existed_is_checked_by_its_vectors(tmp_path):
+    store = LocalFolderStore(tmp_path)
+    EmbeddedVectorIndex(store, dimension=3).upsert("p", [VectorRecord("a", unit(1, 0, 0), {})])
+    store.delete(info_blob("p"))
+    idx = EmbeddedVectorIndex(store, dimension=384, embedder="text-embedding-3-small")
+    assert idx.describe("p") == {"embedder": None, "dimension": 3, "count": 1}
+    with pytest.raises(DimensionMismatch, match="has dimension 3 but the embedder "):
+        idx.check_embedder("p", "text-embedding-3-small", 384)
+
+
+def test_the_message_names_the_fix():
+    err = index_mismatch(
+        "index namespace 'demo'",
+        "demo",
+        index_dimension=384,
+        index_embedder="all-MiniLM-L6-v2-int8",
+        embedder="text-embedding-3-small",
+        dimension=1536,
+    )
+    text = str(err)
+    assert text.startswith(
+        "index namespace 'demo' has dimension 384 (loaded with all-MiniLM-L6-v2-int8) but the "
+        "embedder text-embedding-3-small gives 1536: reload the index with this embedder "
+        "(python -m loaders.ado_loader --project demo --rebuild"
+    )
+    assert text.endswith("or set SYNTH_EMBEDDER=minilm")
+    assert embedder_setting("text-embedding-3-small", 1536) == (
+        "SYNTH_EMBEDDER=openai with SYNTH_PIPELINE__EMBEDDING__MODEL=text-embedding-3-small"
+    )
+    assert embedder_setting(None, 384) == "SYNTH_EMBEDDER=minilm"
+
+
+def test_drop_empties_the_namespace(tmp_path, index):
+    assert drop_namespace(index, "p") == 3
+    assert index.count("p") == 0 and index.describe("p") is None
+    index.upsert("p", [VectorRecord("z", unit(0, 1, 0), {})])
+    assert index.count("p") == 1
 
 
 def test_filter_operators():

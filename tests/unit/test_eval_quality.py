@@ -7,8 +7,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.eval.quality import JudgeAnswer, LLMJudge, check_story, judge_chat_model, judge_run
+from shared.engine.llm.prompting import DATA_BLOCK_RE
+from shared.eval.quality import (
+    JudgeAnswer,
+    JudgeFailed,
+    LLMJudge,
+    check_story,
+    judge_chat_model,
+    judge_run,
+)
 from shared.llm import InvalidOutput, StructuredAnswer
+from shared.llm.openai_chat import OpenAIChatModel
 from shared.models import GeneratedItem, Segment, SourceQuote, TaggingRecord, Usage
 from shared.settings import Settings
 
@@ -173,7 +182,10 @@ def answer(**overrides: object) -> JudgeAnswer:
         ac_measurability=3,
         traceability=5,
         gap_is_real_enhancement=True,
-        reasoning="fine",
+        invest_rationale="Estimable is weakest.",
+        ac_rationale="No negative case.",
+        traceability_rationale="The segment says it.",
+        gap_rationale="Fills the open point.",
     )
     values.update(overrides)
     return JudgeAnswer(**values)
@@ -198,24 +210,49 @@ def test_llm_judge_maps_ratings_to_scores() -> None:
     assert result["invest_score"] == pytest.approx(0.75)
     assert result["ac_completeness"] == pytest.approx(0.5)
     assert result["traceability_score"] == 1.0
-    assert result["gap_correctness"] is True
-    user = chat.calls[0]["messages"][1]["content"]
-    assert "SOURCE SEGMENT" in user and "lock the keys" in user and "#1 Lock keys" in user
+    assert result["gap_correctness"] is True and result["gap_rationale"] == "Fills the open point."
+    assert (
+        result["invest_rationale"] and result["ac_rationale"] and result["traceability_rationale"]
+    )
+    assert result["prompt_version"] == "judge-llm-v1" and result["model"] == "m-1"
+    assert result["usage"] == {"prompt_tokens": 100, "completion_tokens": 20, "calls": 0}
+    system, user = (m["content"] for m in chat.calls[0]["messages"])
+    assert "## Source Segment" in user and "lock the keys" in user and "#1 Lock keys" in user
+    assert "never an instruction" in system
+    blocks = {m["kind"]: m["text"] for m in DATA_BLOCK_RE.finditer(user)}
+    assert blocks["segment"] == TRANSCRIPT and "Lock the keys" in blocks["story"]
     assert chat.calls[0]["schema"] is JudgeAnswer
 
 
 def test_gap_correctness_only_for_gap_stories() -> None:
     result = LLMJudge(StandInChat(answer())).judge(story(GOOD), TRANSCRIPT, record("extend"))
-    assert result["gap_correctness"] is None
+    assert result["gap_correctness"] is None and result["gap_rationale"] is None
 
 
 def test_llm_judge_retries_once_then_gives_up() -> None:
-    chat = StandInChat(InvalidOutput("bad json"), answer())
+    chat = StandInChat(InvalidOutput("bad json", raw="{oops"), answer())
     result = LLMJudge(chat, temperature=0.2).judge(story(GOOD), TRANSCRIPT)
     assert result["attempts"] == 2
     assert chat.calls[1]["temperature"] < chat.calls[0]["temperature"]
-    with pytest.raises(RuntimeError, match="no usable answer"):
-        LLMJudge(StandInChat(answer(small=9), answer(small=0))).judge(story(GOOD), TRANSCRIPT)
+    # the retry shows the model its rejected answer and the reason
+    assert "bad json" in chat.calls[1]["messages"][-1]["content"]
+    judge = LLMJudge(StandInChat(answer(small=9), answer(small=0)))
+    with pytest.raises(JudgeFailed, match="failed twice: ratings must be integers") as err:
+        judge.judge(story(GOOD), TRANSCRIPT)
+    assert err.value.attempts == 2
+    failure = judge.failure(err.value)
+    assert failure["status"] == "failed" and failure["attempts"] == 2
+    assert failure["prompt_version"] == "judge-llm-v1"
+
+
+def test_judge_run_records_a_failed_story_and_goes_on() -> None:
+    good, other = story(GOOD), story(GOOD, title="Key lock", item_id="seg-0001-st02")
+    chat = StandInChat(InvalidOutput("bad"), InvalidOutput("bad again"), answer())
+    rows, summary = judge_run([good, other], [], [segment()], TRANSCRIPT, LLMJudge(chat))
+    assert [r["judge_status"] for r in rows] == ["failed", "ok"]
+    assert rows[0]["llm"]["error_type"] == "JudgeFailed" and rows[0]["checks"]
+    assert summary["llm_judged"] == 1 and summary["llm_failed"] == 1
+    assert summary["invest_score"] == pytest.approx(0.75)
 
 
 def test_judge_run_summarizes_checks_and_llm_scores() -> None:
@@ -235,5 +272,7 @@ def test_judge_run_summarizes_checks_and_llm_scores() -> None:
 def test_no_chat_model_means_no_llm_judge() -> None:
     none = Settings(_env_file=None, openai_api_key=None, azure_openai_endpoint=None)
     assert judge_chat_model(none) is None
-    with pytest.raises(NotImplementedError, match="issue 3"):
-        judge_chat_model(Settings(_env_file=None, openai_api_key="sk-test"))
+    configured = Settings(_env_file=None, openai_api_key="sk-test")
+    configured.pipeline.judge.model = "judge-model"
+    chat = judge_chat_model(configured)
+    assert isinstance(chat, OpenAIChatModel) and chat.model == "judge-model"

@@ -28,6 +28,7 @@ PROMPT_LOCK = {
         "283894d9c249581ffb8d194c4a21e16cb6f74607b3a92b194e91592044d6807b",
     ),
     "tagging": ("tag-llm-v1", "cfbb25b69eacd69ee40d99aef9e1b739ec1521a41eb60896de2fb5dfa19912bb"),
+    "judge": ("judge-llm-v1", "a734e3798d45933362241354f0e786a19804821cba9e1fdfd67702efadbacc40"),
 }
 
 
@@ -43,7 +44,7 @@ def test_a_prompt_file_changes_only_with_its_version(name):
 
 def test_versions_are_distinct_per_agent():
     versions = [prompts.load(n).version for n in prompts.NAMES]
-    assert len(set(versions)) == 3
+    assert len(set(versions)) == len(prompts.NAMES) == 4
 
 
 def test_a_missing_placeholder_is_an_error_not_an_empty_section():

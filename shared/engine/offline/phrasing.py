@@ -21,6 +21,10 @@ from shared.engine.offline.language import clean, content_words, is_topical
 from shared.textio import jaccard
 
 MAX_TITLE_WORDS = 10
+_FIGURE = re.compile(
+    r"[$€£]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|hundred|thousand"
+)
 
 _LEAD = re.compile(
     r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|right|alright|basically|actually"
@@ -333,9 +337,14 @@ def _shorten(text: str) -> str:
     words = text.split()
     if len(words) > MAX_TITLE_WORDS:
         head = re.split(r"[,;:(]|\s(?:so that|because|which|when|and then|but)\s", text)[0]
-        words = (
-            head.split() if 3 <= len(head.split()) <= MAX_TITLE_WORDS else words[:MAX_TITLE_WORDS]
-        )
+        if 3 <= len(head.split()) <= MAX_TITLE_WORDS:
+            words = head.split()
+        else:
+            cut = MAX_TITLE_WORDS
+            # never end on a bare figure: "at least 12" keeps its unit ("12 months")
+            if cut < len(words) and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
+                cut += 1
+            words = words[:cut]
     return _trim(" ".join(words)) or text
 
 

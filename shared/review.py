@@ -1,0 +1,260 @@
+"""The review bundle: everything the review page shows for one run, in one JSON document.
+
+``GET /api/runs/{run_id}/review`` (shared/api.get_review) answers with::
+
+    {
+      "run_id": ..., "ready": bool,          # ready: the run completed (the backlog exists)
+      "run": {...},                          # GET /api/runs/{run_id} (status + live progress)
+      "tree": {epics, existing_parents, unparented} | null,   # shared/backlog_tree.build_tree
+      "segments": [{segment_id, segment_order, start_char, end_char, text, theme,
+                    dominant_intent, intent_labels, token_count}],
+      "stories": {story_id: {
+          "segment_id", "decision_tag",
+          "quotes": [{text, start, end, segment_start, segment_end}],   # segment_*: into the segment
+          "open_questions": [{question, quote?: {..., segment_start, segment_end}}],
+          "compare_with": work_item_id | null,   # the existing story the tag was decided against
+          "generated_acs": [{text, added}],      # added: not among the existing story's ACs
+          "existing_acs": [{text, kept}]}},      # kept: also among the generated story's ACs
+      "existing": {"<work_item_id>": {work_item_id, work_item_type, title, description,
+                    acceptance_criteria, state, tags, parent_id, url, found}},
+      "summary": summary.json | null, "coverage": summary.coverage | null,
+      "write": the latest write, as GET /api/runs/{run_id}/write answers | null (not completed)
+    }
+
+Existing work items come from the project's ``ingestion/ado/{project}/ado_vectors.jsonl`` (written by
+the ADO loader, one line per indexed item with seed §11.3 metadata plus title, description and ACs);
+ids missing there are fetched from the vector index (``ado-{id}``). An item found in neither is
+listed with what the tagging record knew (its title) and ``found: false``.
+
+Nothing here renders HTML: the page inserts every string as text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from shared import layout
+from shared.backlog_tree import build_tree
+from shared.models import GeneratedItem, RunStatus, Segment, SourceQuote, TaggingRecord
+from shared.services import Services
+from shared.storage import NotFound, read_jsonl
+
+log = logging.getLogger(__name__)
+
+COMPARED_TAGS = frozenset({"extend", "gap", "duplicate", "conflict"})
+MAX_RELATED = 3  # related existing stories listed per generated story
+_AC_NOISE = re.compile(r"[\s.;:!]+$")
+
+
+def _ac_key(text: str) -> str:
+    """Criteria compare case-, whitespace- and trailing-punctuation-insensitively."""
+    return _AC_NOISE.sub("", " ".join(text.split()).lower())
+
+
+def _segment_view(segment: Segment) -> dict[str, Any]:
+    return {
+        "segment_id": segment.segment_id,
+        "segment_order": segment.segment_order,
+        "start_char": segment.start_char,
+        "end_char": segment.end_char,
+        "text": segment.raw_text,
+        "theme": segment.theme,
+        "dominant_intent": segment.dominant_intent,
+        "intent_labels": segment.intent_labels,
+        "token_count": segment.token_count,
+    }
+
+
+def _quote_view(quote: SourceQuote, segment: Segment | None) -> dict[str, Any]:
+    view: dict[str, Any] = {"text": quote.text, "start": quote.start, "end": quote.end}
+    if segment is not None and segment.start_char <= quote.start and quote.end <= segment.end_char:
+        view["segment_start"] = quote.start - segment.start_char
+        view["segment_end"] = quote.end - segment.start_char
+    else:  # not inside its segment (never for the offline engine): shown, not highlighted
+        view["segment_start"] = view["segment_end"] = None
+    return view
+
+
+def referenced_ids(item: GeneratedItem, record: TaggingRecord | None) -> list[int]:
+    """Existing work items a generated item points at, most relevant first."""
+    ids: list[int] = []
+    if record is not None:
+        ids.extend(record.related_story_ids[:MAX_RELATED])
+    ids.extend(item.extends_work_item_ids)
+    ids.extend(d.work_item_id for d in item.ac_delta_entries if d.work_item_id is not None)
+    if item.parent_work_item_id is not None:
+        ids.append(item.parent_work_item_id)
+    return list(dict.fromkeys(ids))
+
+
+def _existing_view(work_item_id: int, meta: dict[str, Any]) -> dict[str, Any]:
+    criteria = meta.get("acceptance_criteria") or []
+    if isinstance(criteria, str):
+        criteria = [line for line in criteria.splitlines() if line.strip()]
+    tags = meta.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in tags.split(";") if t.strip()]
+    return {
+        "work_item_id": work_item_id,
+        "work_item_type": str(meta.get("work_item_type") or ""),
+        "title": str(meta.get("title") or ""),
+        "description": str(meta.get("description") or ""),
+        "acceptance_criteria": [str(c) for c in criteria],
+        "state": str(meta.get("state") or ""),
+        "tags": [str(t) for t in tags],
+        "parent_id": meta.get("parent_id"),
+        "url": str(meta.get("url") or "") or None,
+        "found": True,
+    }
+
+
+def existing_items(svc: Services, project: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The existing work items ``ids`` as the loaders recorded them (see the module docstring)."""
+    wanted = {int(i) for i in ids}
+    found: dict[int, dict[str, Any]] = {}
+    if not wanted:
+        return found
+    try:
+        text = svc.store.get(layout.ado_vectors(project)).decode("utf-8")
+    except NotFound:
+        text = ""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            wid = int(rec.get("work_item_id"))
+        except (ValueError, TypeError):
+            continue
+        if wid in wanted:
+            found[wid] = _existing_view(wid, rec.get("metadata") or {})
+            if len(found) == len(wanted):
+                break
+    missing = sorted(wanted - found.keys())
+    if missing:
+        try:
+            records = svc.index.fetch(project, [f"ado-{i}" for i in missing])
+        except Exception as err:  # the index is optional for the page: show what is known
+            log.warning("review: existing items %s not fetched from the index: %s", missing, err)
+            records = {}
+        for rec in records.values():
+            meta = rec.metadata or {}
+            try:
+                wid = int(meta.get("work_item_id"))
+            except (TypeError, ValueError):
+                continue
+            found[wid] = _existing_view(wid, meta)
+    return found
+
+
+def _compare(
+    item: GeneratedItem, existing: dict[str, Any] | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    theirs = {_ac_key(c) for c in (existing or {}).get("acceptance_criteria", [])}
+    mine = {_ac_key(c) for c in item.acceptance_criteria}
+    generated = [{"text": c, "added": _ac_key(c) not in theirs} for c in item.acceptance_criteria]
+    kept = [
+        {"text": c, "kept": _ac_key(c) in mine}
+        for c in (existing or {}).get("acceptance_criteria", [])
+    ]
+    return generated, kept
+
+
+def build_bundle(
+    svc: Services,
+    run: RunStatus,
+    run_view: dict[str, Any],
+    latest_write: Callable[[], Any] | None = None,
+) -> dict[str, Any]:
+    run_id = run.run_id
+    ready = run.status in ("completed", "completed_with_errors")
+    bundle: dict[str, Any] = {
+        "run_id": run_id,
+        "ready": ready,
+        "run": run_view,
+        "tree": None,
+        "segments": [],
+        "stories": {},
+        "existing": {},
+        "summary": None,
+        "coverage": None,
+        "write": None,
+    }
+    try:
+        segments = read_jsonl(svc.store, layout.run_file(run_id, "segments.jsonl"), Segment)
+    except NotFound:
+        segments = []
+    bundle["segments"] = [_segment_view(s) for s in segments]
+    if not ready:
+        return bundle
+
+    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
+    try:
+        records = read_jsonl(
+            svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
+        )
+    except NotFound:
+        records = []
+    tags = {r.story_id: r for r in records}
+    bundle["tree"] = build_tree(items, tags)
+
+    wanted: list[int] = []
+    for item in items:
+        wanted.extend(referenced_ids(item, tags.get(item.item_id)))
+    known = existing_items(svc, run.project, wanted)
+    for record in records:  # what tagging saw, for items the loaders no longer list
+        for score in record.similarity_scores:
+            if score.work_item_id in wanted and score.work_item_id not in known:
+                known[score.work_item_id] = {
+                    **_existing_view(score.work_item_id, {"title": score.title}),
+                    "found": False,
+                }
+    for wid in wanted:
+        known.setdefault(wid, {**_existing_view(wid, {}), "found": False})
+    bundle["existing"] = {str(k): known[k] for k in sorted(known)}
+
+    by_segment = {s.segment_id: s for s in segments}
+    for item in items:
+        if item.type != "User Story":
+            continue
+        record = tags.get(item.item_id)
+        segment = by_segment.get(item.segment_id)
+        tag = record.decision_tag if record else item.assigned_tag
+        compare_with = (
+            record.related_story_ids[0]
+            if record is not None and tag in COMPARED_TAGS and record.related_story_ids
+            else None
+        )
+        generated, kept = _compare(item, known.get(compare_with) if compare_with else None)
+        bundle["stories"][item.item_id] = {
+            "segment_id": item.segment_id,
+            "decision_tag": tag,
+            "quotes": [_quote_view(q, segment) for q in item.source_quotes],
+            "open_questions": [
+                {
+                    "question": q.question,
+                    "quote": _quote_view(q.quote, segment) if q.quote else None,
+                }
+                for q in item.open_questions
+            ],
+            "compare_with": compare_with,
+            "generated_acs": generated,
+            "existing_acs": kept,
+        }
+
+    try:
+        summary = json.loads(svc.store.get(layout.run_file(run_id, "summary.json")))
+    except NotFound:
+        summary = None
+    bundle["summary"] = summary
+    bundle["coverage"] = (summary or {}).get("coverage")
+    if latest_write is not None:
+        try:
+            bundle["write"] = latest_write()
+        except Exception as err:  # the page also asks GET /write itself
+            log.warning("review: latest write results of %s not read: %s", run_id, err)
+    return bundle

@@ -1,0 +1,84 @@
+"""The ADO writer (seed §8): a reviewed, completed run into Azure DevOps, idempotently; and retag.
+
+- ``plan``: what a write would do, item by item (pure; rules in its docstring)
+- ``execute``: doing it against ADO (signature tags, retries, failures; rules in its docstring)
+- ``runs``: run checks, the leases, the result records (``ado_write_results.jsonl``)
+- ``retag``: tag a completed run's stories again against the current index (seed §13.13)
+- ``render``: escaping, HTML fields, tags and signatures
+
+No Langfuse spans here (seed §8.6). Entry points: ``python -m shared.cli write|retag`` and the
+HTTP API below (shared/api.py). The HTTP calls are synchronous: a Functions HTTP request is cut
+at 230 s by Azure's load balancer whatever the function timeout, so a write that takes longer
+answers 502/504 to its caller while it goes on to the end; its results then appear at
+GET .../write, and running it again (after the lease is released) finishes anything left, writing
+nothing twice. Large runs are better written with the CLI.
+
+HTTP (function auth level; a malformed run id → 400, an unknown run → 404, every error body is
+``{"error": "..."}``):
+
+``POST /api/runs/{run_id}/write`` with the body ``{"dry_run": true|false, "decisions": {story_id:
+"accept"|"skip"|"keep_existing"|"replace"|"both"}}`` (both keys optional; ``dry_run`` defaults to
+**true**, so writing needs ``"dry_run": false``; other keys → 400).
+
+- dry run → 200::
+
+    {"run_id": "run-…", "dry_run": true,
+     "checked_against_ado": true,          # false when ADO is not configured (plan from files only)
+     "ado_error": "…",                     # only when checking stopped early (auth, throttling)
+     "plan": [PlanItem, …],                # epics, then features, then stories
+     "counts": {"create": 0, "patch": 0, "skip": 0, "blocked": 0, "existing": 0}}
+
+  PlanItem::
+
+    {"item_id": "seg-0001-st01", "type": "Epic"|"Feature"|"User Story", "title": "…",
+     "action": "create"|"patch"|"skip"|"blocked",
+     "status": "pending"|"existing"|"skipped"|"blocked",   # existing: already in ADO, nothing to do
+     "tag": "new"|"extend"|"gap"|"conflict"|"duplicate"|null,   # stories
+     "decision": "accept"|…|null,                              # stories (accept when not given)
+     "parent_ref": "seg-0001-ft01" | "ado:1002" | null,        # generated parent, or existing one
+     "existing_id": 1126 | null,   # the existing story patched / linked (both) / kept / duplicated
+     "ado_id": 1203 | null,        # the work item already holding it (status existing)
+     "criteria": ["…"],            # patch: the ACs it appends (replace: the new ACs)
+     "reason": "…", "error": "…"|null, "signature": "<sha256 hex>"}
+
+- write → 200 (also when some items failed: see ``counts.failed``)::
+
+    {"run_id": "run-…", "dry_run": false, "write_id": "w-0001-20260101T120000Z",
+     "results": [WriteResult, …], "counts": {"created": 0, "modified": 0, "existing": 0,
+     "skipped": 0, "blocked": 0, "failed": 0}, "created_ids": [..], "modified_ids": [..]}
+
+  WriteResult (also each line of ``runs/{run_id}/ado_write_results.jsonl``)::
+
+    {"run_id", "write_id", "item_id", "type", "title", "action", "status":
+     "created"|"modified"|"existing"|"skipped"|"blocked"|"failed", "tag", "decision",
+     "parent_ref", "parent_ado_id", "existing_id", "ado_id", "created_ids": [..],
+     "modified_ids": [..], "url": "https://dev.azure.com/…/_workitems/edit/N"|null, "reason",
+     "error": "…"|null, "signature", "timestamp"}
+
+- 400 bad body or decisions (``{"error", "problems": ["…", …]}``); 404 unknown run; 409 the run has
+  not completed (``{"error", "status"}``) or a write / retag of it (or another ADO write) is in
+  progress; 503 ADO not configured (writes only: a dry run then plans from the files).
+
+``GET /api/runs/{run_id}/write`` → 200 ``{"run_id", "write_id": "…"|null, "results": [WriteResult],
+"counts", "created_ids", "modified_ids", "writes": ["w-…", …]}``: the latest write (``results: []``
+and ``write_id: null`` if the run was never written); ``writes`` lists every write, oldest first,
+each kept at ``runs/{run_id}/parts/writes/{write_id}.jsonl``.
+
+``POST /api/runs/{run_id}/retag`` (no body) → 200::
+
+    {"run_id", "retagged_at": "…", "retag_count": 1, "engine": "offline"|"llm",
+     "thresholds": {…}, "story_count": 37, "changed": 2,
+     "tag_distribution": {"new": 0, "extend": 0, "gap": 0, "conflict": 0, "duplicate": 0},
+     "previous_tag_distribution": {…},
+     "changes": [{"story_id", "title", "from", "to", "related_story_ids"}],
+     "snapshot": "runs/{run_id}/parts/retag/001/"|null,   # what it replaced (null: nothing changed)
+     "usage": {"prompt_tokens", "completion_tokens", "calls"}}
+
+  404 unknown run, 409 not completed or a write / retag of the run in progress.
+"""
+
+from __future__ import annotations
+
+from shared.writer.plan import DECISIONS, InvalidDecisions, Plan, PlannedItem, build_plan
+
+__all__ = ["DECISIONS", "InvalidDecisions", "Plan", "PlannedItem", "build_plan"]

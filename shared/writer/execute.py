@@ -1,0 +1,334 @@
+"""Carrying out a plan against Azure DevOps, idempotently.
+
+- create: the item's signature tag is looked up by WIQL first; found → ``existing`` (nothing is
+  written), else one POST with the fields, the tags, the parent link (``Hierarchy-Reverse``) and,
+  for ``both``, the ``Related`` link: a created item is complete or absent, never half-linked.
+- patch: the existing story is read; if it carries this story's patch tag it was patched before
+  (``existing``), else one PATCH guarded by ``test /rev`` appends the ACs not already there (or
+  replaces the content), adds the delta to the description and the tags, the patch tag included.
+- a failed item (e.g. a 400 rule violation) is recorded and the rest go on; its children fail
+  with the reason. Auth failures, throttling that outlasts every retry and an unreachable server
+  end the write: the items not attempted are recorded as failed. Running the write again finishes
+  it: what was written is found by its tags, what was not is written.
+
+Retries. The client retries reads on 429/5xx and writes only on 429/503 (an answered 500 may have
+been applied, and a blind retry of a create would make a second item). Here, a write answered
+500/502/504, or one whose answer was lost, is retried after 1, 2, 4, 8, 16 s, but only after
+looking again: a create whose signature is now found is done; a patch re-reads the item (its patch
+tag, its rev). So 5xx on writes are retried (seed §8) without ever duplicating an item.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from shared.ado import ops
+from shared.ado.errors import (
+    AdoAuthError,
+    AdoConflict,
+    AdoConnectionError,
+    AdoError,
+    AdoNotFound,
+    AdoThrottled,
+)
+from shared.models import ItemType, Record, Tag, utcnow
+from shared.writer import render
+from shared.writer.plan import Plan, PlannedItem
+
+log = logging.getLogger("shared.writer")
+
+RELATED_REL = "System.LinkTypes.Related"
+MAYBE_APPLIED = frozenset({500, 502, 504})
+WriteStatus = Literal["created", "modified", "existing", "skipped", "blocked", "failed"]
+STATUSES: tuple[str, ...] = ("created", "modified", "existing", "skipped", "blocked", "failed")
+
+
+class WriteResult(Record):
+    """One line of ``ado_write_results.jsonl`` (and of ``parts/writes/{write_id}.jsonl``)."""
+
+    run_id: str
+    write_id: str
+    item_id: str
+    type: ItemType
+    title: str
+    action: Literal["create", "patch", "skip", "blocked"]
+    status: WriteStatus
+    tag: Tag | None = None
+    decision: str | None = None
+    parent_ref: str | None = None
+    parent_ado_id: int | None = None
+    existing_id: int | None = None
+    ado_id: int | None = None
+    created_ids: list[int] = []
+    modified_ids: list[int] = []
+    url: str | None = None
+    reason: str = ""
+    error: str | None = None
+    signature: str
+    timestamp: datetime
+
+
+class _Abort(Exception):
+    """Nothing more can be written in this attempt (auth, throttling, no connection)."""
+
+
+def counts(results: list[WriteResult]) -> dict[str, int]:
+    out = dict.fromkeys(STATUSES, 0)
+    for result in results:
+        out[result.status] += 1
+    return out
+
+
+class Writer:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        run_id: str,
+        write_id: str,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], datetime] = utcnow,
+        on_result: Callable[[WriteResult, list[WriteResult]], None] | None = None,
+        max_retries: int = 5,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.write_id = write_id
+        self.sleep = sleep
+        self.clock = clock
+        self.on_result = on_result
+        self.max_retries = max_retries
+        self.ado_ids: dict[str, int] = {}  # item_id → work item id, for the children
+        self.results: list[WriteResult] = []
+        self._by_item: dict[str, WriteResult] = {}
+
+    # -- the plan ------------------------------------------------------------------------------
+    def run(self, plan: Plan) -> list[WriteResult]:
+        aborted: str | None = None
+        for entry in plan.items:
+            if aborted is not None and entry.action in ("create", "patch"):
+                result = self._result(entry, "failed", error=f"not attempted: {aborted}")
+            else:
+                try:
+                    result = self._write(entry)
+                except _Abort as err:
+                    aborted = str(err)
+                    result = self._result(entry, "failed", error=aborted)
+            self._record(result)
+        return self.results
+
+    def _record(self, result: WriteResult) -> None:
+        self.results.append(result)
+        self._by_item[result.item_id] = result
+        if result.ado_id is not None and result.status in ("created", "existing"):
+            self.ado_ids[result.item_id] = result.ado_id
+        if self.on_result is not None:
+            self.on_result(result, self.results)
+
+    def _result(self, entry: PlannedItem, status: str, **fields: Any) -> WriteResult:
+        ado_id = fields.get("ado_id")
+        return WriteResult(
+            run_id=self.run_id,
+            write_id=self.write_id,
+            item_id=entry.item_id,
+            type=entry.item.type,
+            title=entry.item.title,
+            action=entry.action,
+            status=status,  # type: ignore[arg-type]
+            tag=entry.tag,  # type: ignore[arg-type]
+            decision=entry.decision,
+            parent_ref=entry.parent_ref,
+            existing_id=entry.existing_id,
+            reason=entry.reason,
+            signature=entry.signature,
+            url=self.client.web_url(ado_id) if ado_id is not None else None,
+            timestamp=self.clock(),
+            **fields,
+        )
+
+    def _write(self, entry: PlannedItem) -> WriteResult:
+        if entry.action == "skip":
+            return self._result(entry, "skipped")
+        if entry.action == "blocked":
+            return self._result(entry, "blocked")
+        try:
+            if entry.action == "create":
+                return self._create(entry)
+            return self._patch(entry)
+        except (AdoAuthError, AdoThrottled, AdoConnectionError) as err:
+            raise _Abort(str(err)) from None
+        except AdoError as err:
+            log.warning("ADO write of %s failed: %s", entry.item_id, err)
+            return self._result(entry, "failed", error=str(err))
+
+    # -- create --------------------------------------------------------------------------------
+    def _parent_id(self, entry: PlannedItem) -> tuple[int | None, str | None]:
+        """The parent's work item id, or why there is none to link to."""
+        if entry.parent_item_id:
+            ado_id = self.ado_ids.get(entry.parent_item_id)
+            if ado_id is None:
+                parent = self._by_item.get(entry.parent_item_id)
+                why = f"{parent.status}: {parent.error}" if parent and parent.error else "missing"
+                return None, f"parent {entry.parent_item_id} was not written ({why})"
+            return ado_id, None
+        return entry.parent_work_item_id, None
+
+    def find(self, entry: PlannedItem) -> int | None:
+        """The work item already holding this item's signature (the oldest, if several)."""
+        ids = self.client.ids_with_tag(entry.signature_tag, [entry.item.type])
+        return min(ids) if ids else None
+
+    def _create(self, entry: PlannedItem) -> WriteResult:
+        parent_id, problem = self._parent_id(entry)
+        if problem:
+            return self._result(entry, "failed", error=problem)
+        found = self.find(entry)
+        if found is not None:
+            return self._result(entry, "existing", ado_id=found, parent_ado_id=parent_id)
+        item = entry.item
+        fields = {
+            ops.TITLE: render.title_text(item.title),
+            ops.DESCRIPTION: render.description_html(item),
+            ops.TAGS: ops.tags_value(
+                render.tags(
+                    [render.PRODUCT_TAG, entry.signature_tag, f"synth-run-{self.run_id}"]
+                    + ([f"synth-{entry.tag}"] if entry.tag else [])
+                )
+            ),
+        }
+        criteria = render.criteria_html(item.acceptance_criteria)
+        if criteria:
+            fields[ops.ACCEPTANCE_CRITERIA] = criteria
+        extra = []
+        if entry.decision == "both" and entry.existing_id is not None:
+            extra.append(
+                ops.relation_op(
+                    RELATED_REL,
+                    self.client.work_item_url(entry.existing_id),
+                    {"comment": f"Backlog Synthesizer: kept both ({item.item_id})"},
+                )
+            )
+        for attempt in range(self.max_retries + 1):
+            try:
+                created = self.client.create_work_item(
+                    item.type, fields, parent_id=parent_id, operations=extra
+                )
+                new_id = int(created["id"])
+                break
+            except AdoError as err:
+                if not _maybe_applied(err) or attempt == self.max_retries:
+                    raise
+                self._backoff(attempt, entry, err)
+                found = self.find(entry)
+                if found is not None:  # the answer was lost but the create happened
+                    new_id = found
+                    break
+        return self._result(
+            entry, "created", ado_id=new_id, parent_ado_id=parent_id, created_ids=[new_id]
+        )
+
+    # -- patch ---------------------------------------------------------------------------------
+    def _patch(self, entry: PlannedItem) -> WriteResult:
+        target = entry.existing_id
+        assert target is not None, "a patch always names the existing story"
+        marker = render.patch_tag(entry.patch_mode, target, entry.signature)
+        for attempt in range(self.max_retries + 1):
+            try:
+                current = self.client.get_work_item(target)
+            except AdoNotFound:
+                return self._result(
+                    entry, "failed", error=f"the existing work item #{target} was not found"
+                )
+            if marker.lower() in (t.lower() for t in ops.tags_of(current)):
+                return self._result(entry, "existing", ado_id=target)
+            operations = self.patch_operations(entry, current, marker)
+            try:
+                self.client.update_work_item(target, operations, expected_rev=int(current["rev"]))
+                break
+            except AdoConflict as err:  # changed since it was read: read it again
+                if attempt == self.max_retries:
+                    raise
+                log.info("work item #%d changed while patching; reading it again (%s)", target, err)
+            except AdoError as err:
+                if not _maybe_applied(err) or attempt == self.max_retries:
+                    raise
+                self._backoff(attempt, entry, err)
+        return self._result(entry, "modified", ado_id=target, modified_ids=[target])
+
+    def patch_operations(
+        self, entry: PlannedItem, current: dict[str, Any], marker: str
+    ) -> list[dict[str, Any]]:
+        item = entry.item
+        fields = current.get("fields") or {}
+        labels = [render.PRODUCT_TAG, marker] + ([f"synth-{entry.tag}"] if entry.tag else [])
+        result = []
+        if entry.patch_mode == "replace":
+            result.append(ops.field_op(ops.TITLE, render.title_text(item.title)))
+            result.append(ops.field_op(ops.DESCRIPTION, render.description_html(item)))
+            result.append(
+                ops.field_op(ops.ACCEPTANCE_CRITERIA, render.criteria_html(entry.criteria))
+            )
+        else:
+            existing_ac = str(fields.get(ops.ACCEPTANCE_CRITERIA) or "")
+            added = render.new_criteria(existing_ac, entry.criteria)
+            if added:
+                result.append(
+                    ops.field_op(ops.ACCEPTANCE_CRITERIA, existing_ac + render.criteria_html(added))
+                )
+            description = str(fields.get(ops.DESCRIPTION) or "")
+            result.append(
+                ops.field_op(
+                    ops.DESCRIPTION, description + render.delta_html(item, entry.tag or "extend")
+                )
+            )
+        result.append(ops.add_tags_op(render.tags(labels)))
+        return result
+
+    def _backoff(self, attempt: int, entry: PlannedItem, err: AdoError) -> None:
+        delay = float(min(16, 2**attempt))
+        log.warning(
+            "ADO write of %s: %s; looking again and retrying in %.0f s", entry.item_id, err, delay
+        )
+        self.sleep(delay)
+
+
+def _maybe_applied(err: AdoError) -> bool:
+    """An error after which the write may have happened anyway (answer lost or server error)."""
+    return isinstance(err, AdoConnectionError) or err.status in MAYBE_APPLIED
+
+
+def preview(plan: Plan, client: Any) -> str | None:
+    """Dry run against ADO (reads only): marks the items already written (``existing``, with
+    their id) and the patches whose target is gone. Returns why it stopped early, if it did."""
+    writer = Writer(client, run_id=plan.run_id, write_id="preview")
+    for entry in plan.items:
+        if entry.action not in ("create", "patch"):
+            continue
+        entry.status = "pending"
+        try:
+            if entry.action == "create":
+                entry.ado_id = writer.find(entry)
+                if entry.ado_id is not None:
+                    entry.status = "existing"
+                continue
+            assert entry.existing_id is not None
+            try:
+                current = client.get_work_item(entry.existing_id)
+            except AdoNotFound:
+                entry.error = f"the existing work item #{entry.existing_id} was not found"
+                continue
+            marker = render.patch_tag(entry.patch_mode, entry.existing_id, entry.signature)
+            if marker.lower() in (t.lower() for t in ops.tags_of(current)):
+                entry.status, entry.ado_id = "existing", entry.existing_id
+            elif entry.patch_mode == "append":
+                existing_ac = (current.get("fields") or {}).get(ops.ACCEPTANCE_CRITERIA)
+                entry.criteria = render.new_criteria(existing_ac, entry.criteria)
+        except (AdoAuthError, AdoThrottled, AdoConnectionError) as err:
+            return str(err)
+        except AdoError as err:
+            entry.error = str(err)
+    return None

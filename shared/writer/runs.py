@@ -1,0 +1,232 @@
+"""Writing a completed run to Azure DevOps: checks, locks, the plan, the write and its records.
+
+Only a ``completed`` or ``completed_with_errors`` run can be written (RunNotWritable otherwise).
+A write holds two blob leases, renewed while it lasts and released at its end (a process that dies
+loses them within ``LEASE_SECONDS``):
+- ``runs/{run_id}/parts/write.lock``: one write or retag of a run at a time;
+- ``ingestion/ado/write.lock``: one ADO write at a time, whatever the run, so two runs holding the
+  same item cannot both find its signature missing and both create it.
+A held lease is WriteInProgress (HTTP 409). A dry run takes no lease and writes nothing.
+
+Records: the write's results go to ``runs/{run_id}/parts/writes/{write_id}.jsonl`` (kept, one file
+per write) and ``runs/{run_id}/ado_write_results.jsonl`` (the latest write), both rewritten after
+each item that changed ADO and at the end, so a write that dies still says what it created.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from shared import layout
+from shared.models import GeneratedItem, RunStatus, TaggingRecord
+from shared.pipeline.runs import load_run
+from shared.services import Services
+from shared.storage import ArtifactStore, LeaseHeld, NotFound, dump_jsonl, read_jsonl
+from shared.writer.execute import Writer, WriteResult, counts, preview
+from shared.writer.plan import Plan, build_plan
+
+log = logging.getLogger("shared.writer")
+
+WRITABLE = ("completed", "completed_with_errors")
+LEASE_SECONDS = 60  # the longest finite blob lease; renewed every third of it
+
+
+class RunNotWritable(RuntimeError):
+    """The run has not completed (or failed): there is nothing reviewed to write."""
+
+
+class WriteInProgress(RuntimeError):
+    """Another write or retag holds the lease."""
+
+
+# ------------------------------------------------------------------------------------------------
+# leases
+
+
+class _Renewer(threading.Thread):
+    def __init__(self, handle: Any, every: float) -> None:
+        super().__init__(name="write-lease-renewer", daemon=True)
+        self.handle = handle
+        self.every = every
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.every):
+            try:
+                self.handle.renew()
+            except Exception as err:  # the holder goes on; a lost lease shows as a 409 elsewhere
+                log.warning("renewing the write lease failed: %s", err)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=5)
+
+
+@contextmanager
+def held_lease(
+    store: ArtifactStore, path: str, busy: str, seconds: int = LEASE_SECONDS
+) -> Iterator[None]:
+    """Hold the lease on ``path`` for the block, renewing it; WriteInProgress(busy) if taken."""
+    with ExitStack() as stack:
+        try:
+            handle = stack.enter_context(store.lease(path, seconds=seconds))
+        except LeaseHeld:
+            raise WriteInProgress(busy) from None
+        if hasattr(handle, "renew"):
+            renewer = _Renewer(handle, max(0.2, seconds / 3))
+            renewer.start()
+            stack.callback(renewer.stop)
+        yield
+
+
+def run_lock(svc: Services, run_id: str) -> Any:
+    return held_lease(
+        svc.store, layout.write_lock(run_id), f"a write or retag of run {run_id} is in progress"
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# reading a completed run
+
+
+def completed_run(
+    svc: Services, run_id: str
+) -> tuple[RunStatus, list[GeneratedItem], list[TaggingRecord]]:
+    """The run (UnknownRun if absent) with its backlog and tagging; RunNotWritable unless it has
+    completed."""
+    run = load_run(svc, run_id)
+    if run.status not in WRITABLE:
+        raise RunNotWritable(
+            f"run {run_id} is {run.status}; only a completed run (completed or "
+            "completed_with_errors) can be written or retagged"
+        )
+    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
+    records = read_jsonl(
+        svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
+    )
+    return run, items, records
+
+
+def plan_run(svc: Services, run_id: str, decisions: Mapping[str, Any] | None = None) -> Plan:
+    _, items, records = completed_run(svc, run_id)
+    return build_plan(run_id, items, records, decisions)
+
+
+# ------------------------------------------------------------------------------------------------
+# writing
+
+
+def new_write_id(svc: Services, run_id: str) -> str:
+    """The run's n-th write and its time: ``w-0001-20260101T120000Z`` (sorts in order; taken under
+    the run's lease, so two writes never get the same one)."""
+    n = len(write_ids(svc, run_id)) + 1
+    return f"w-{n:04d}-" + svc.clock().strftime("%Y%m%dT%H%M%SZ")
+
+
+def write_run(
+    svc: Services,
+    run_id: str,
+    client: Any | None,
+    *,
+    decisions: Mapping[str, Any] | None = None,
+    dry_run: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, Any]:
+    """Plan (``dry_run``) or write a completed run; the response body of POST .../write.
+
+    ``client`` (an AdoClient) may be None for a dry run: the plan is then not checked against ADO.
+    Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; ValueError when a write
+    has no client.
+    """
+    plan = plan_run(svc, run_id, decisions)
+    if dry_run:
+        stopped = preview(plan, client) if client is not None else None
+        body: dict[str, Any] = {
+            "run_id": run_id,
+            "dry_run": True,
+            "checked_against_ado": client is not None and stopped is None,
+            "plan": plan.view(),
+            "counts": plan.counts(),
+        }
+        if stopped:
+            body["ado_error"] = stopped
+        return body
+    if client is None:
+        raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
+    write_id = ""  # set under the leases
+
+    def flush(results: list[WriteResult]) -> None:
+        data = dump_jsonl(results)
+        svc.store.put(layout.write_results_part(run_id, write_id), data, "application/x-ndjson")
+        svc.store.put(layout.ado_write_results(run_id), data, "application/x-ndjson")
+
+    def on_result(result: WriteResult, results: list[WriteResult]) -> None:
+        if result.status in ("created", "modified"):
+            flush(results)
+
+    with ExitStack() as locks:
+        locks.enter_context(run_lock(svc, run_id))
+        locks.enter_context(
+            held_lease(
+                svc.store,
+                layout.ado_write_lock(),
+                "another write to Azure DevOps is in progress; try again when it has finished",
+            )
+        )
+        # planned again under the lease: a retag of the run may just have ended
+        plan = plan_run(svc, run_id, decisions)
+        write_id = new_write_id(svc, run_id)
+        writer = Writer(
+            client,
+            run_id=run_id,
+            write_id=write_id,
+            sleep=sleep,
+            clock=svc.clock,
+            on_result=on_result,
+        )
+        try:
+            results = writer.run(plan)
+        finally:
+            flush(writer.results)
+    log.info("write %s of run %s: %s", write_id, run_id, counts(results))
+    return results_body(run_id, write_id, results, dry_run=False)
+
+
+def results_body(
+    run_id: str, write_id: str | None, results: list[WriteResult], *, dry_run: bool | None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"run_id": run_id}
+    if dry_run is not None:
+        body["dry_run"] = dry_run
+    body.update(
+        {
+            "write_id": write_id,
+            "results": [r.model_dump(mode="json") for r in results],
+            "counts": counts(results),
+            "created_ids": [i for r in results for i in r.created_ids],
+            "modified_ids": [i for r in results for i in r.modified_ids],
+        }
+    )
+    return body
+
+
+def write_ids(svc: Services, run_id: str) -> list[str]:
+    return [layout.unit_of(p) for p in svc.store.list(layout.write_results_prefix(run_id))]
+
+
+def latest_write(svc: Services, run_id: str) -> dict[str, Any]:
+    """GET .../write: the latest write's results (``results: []`` and ``write_id: null`` when the
+    run was never written) and the ids of every write (``writes``, oldest first)."""
+    load_run(svc, run_id)
+    try:
+        results = read_jsonl(svc.store, layout.ado_write_results(run_id), WriteResult)
+    except NotFound:
+        results = []
+    body = results_body(run_id, results[0].write_id if results else None, results, dry_run=None)
+    body["writes"] = write_ids(svc, run_id)
+    return body

@@ -1,0 +1,419 @@
+"""The review page in a real browser (Playwright driving Debian's headless Chromium) against the local
+Functions host on Azurite, with the sample backlog in the index and Azure DevOps played by FakeAdo.
+
+The flow a reviewer follows: upload tests/data/review_meeting.txt (it produces conflict, extend, gap,
+duplicate and new with the offline engine) → live status until completed → the tree with its tag
+badges → a story's quotes and its diff against the existing story → resolve the conflict with the
+keyboard only → dry run → write → the results; a second write creates nothing (FakeAdo's counts).
+Also: model text such as ``<img onerror>`` / ``<script>`` renders as text, and the page needs the key.
+
+Screenshots go to docs/screenshots/ (README "Review page"). Chromium comes from apt (`make setup`);
+without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from devhost.host import LocalHost
+from shared.services import app_services
+from shared.settings import get_settings
+from tests.support.fake_ado import FakeAdo
+from tests.support.pipeline import REPO
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (make setup)"
+)
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium (as root), "
+        "or set CHROMIUM_PATH",
+        allow_module_level=True,
+    )
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+KEY = "review-e2e-key"
+PROJECT = "review-ui"
+MEETING = REPO / "tests" / "data" / "review_meeting.txt"
+HOSTILE = REPO / "tests" / "data" / "hostile_meeting.txt"
+SHOTS = REPO / "docs" / "screenshots"
+TIMEOUT_MS = 60_000
+
+
+def call(method: str, url: str, body: Any = None, key: str | None = KEY) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["x-functions-key"] = key
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            raw, status = response.read(), response.status
+    except urllib.error.HTTPError as err:
+        raw, status = err.read(), err.code
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, raw
+
+
+@pytest.fixture(scope="module")
+def ado() -> Iterator[FakeAdo]:
+    with FakeAdo() as fake:
+        fake.seed_sample()
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def host(azurite, ado, tmp_path_factory) -> Iterator[LocalHost]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("AzureWebJobsStorage", azurite.connection_string)
+    mp.setenv("SYNTH_STORAGE_BACKEND", "azure")
+    for name, value in ado.env().items():
+        mp.setenv(name, value)
+    mp.chdir(tmp_path_factory.mktemp("cwd"))  # no local.settings.json leaks in
+    get_settings.cache_clear()
+    app_services.cache_clear()
+    from devhost.demo import load_index
+
+    load_index(PROJECT)
+    with LocalHost("function_app", port=0, function_key=KEY, root=REPO) as running:
+        yield running
+    app_services.cache_clear()
+    get_settings.cache_clear()
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Session:
+    """One browser tab on the review page, with the problems it reported."""
+
+    def __init__(self, browser: Any, host: LocalHost) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.host = host
+        self.problems: list[str] = []
+        self.page.on("pageerror", lambda err: self.problems.append(f"pageerror: {err}"))
+        self.page.on(
+            "console",
+            lambda msg: self.problems.append(f"console: {msg.text}")
+            if msg.type == "error"
+            else None,
+        )
+        self.page.on(
+            "dialog", lambda d: (self.problems.append(f"dialog: {d.message}"), d.dismiss())
+        )
+        self.page.on(
+            "response",
+            lambda r: self.problems.append(f"HTTP {r.status}: {r.url}")
+            if r.status >= 400
+            else None,
+        )
+        self.page.on(
+            "request",
+            lambda r: None
+            if r.url.startswith(host.url)
+            else self.problems.append(f"request outside the app: {r.url}"),
+        )
+
+    def open(self, fragment: str = "") -> Any:
+        self.page.goto("about:blank")  # a new document even when only the fragment differs
+        response = self.page.goto(f"{self.host.url}/api/ui?code={KEY}{fragment}")
+        assert response is not None and response.status == 200
+        return response
+
+
+@pytest.fixture(scope="module")
+def session(browser, host) -> Iterator[Session]:
+    s = Session(browser, host)
+    yield s
+    s.context.close()
+
+
+@pytest.fixture(scope="module")
+def state() -> dict[str, Any]:
+    """What the ordered tests of the main flow hand each other."""
+    return {}
+
+
+def shot(target: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(SHOTS / name))
+
+
+def story(page: Any, tag: str) -> Any:
+    return page.locator(f"article.story[data-tag='{tag}']").first
+
+
+def tab_to(page: Any, selector: str, limit: int = 150) -> int:
+    """Press Tab until the element matching ``selector`` has the focus; returns the presses."""
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate(
+            "(s) => document.activeElement && document.activeElement.matches(s)", selector
+        ):
+            return presses
+    raise AssertionError(f"{selector} not reached with {limit} Tab presses")
+
+
+def upload(page: Any, path: Path, project: str = PROJECT) -> str:
+    page.fill("#project", project)
+    page.set_input_files("#file", str(path))
+    page.click("#upload-button")
+    page.wait_for_function(
+        "() => /^#run=run-[0-9a-f]{20}$/.test(window.location.hash)", timeout=TIMEOUT_MS
+    )
+    return page.evaluate("() => window.location.hash.slice(5)")
+
+
+def wait_completed(page: Any) -> None:
+    page.locator("#run-status").filter(has_text="Status: completed").wait_for(timeout=120_000)
+    page.locator("#tree article.story").first.wait_for()
+
+
+# ------------------------------------------------------------------------------------------------
+# the main flow (ordered: each test continues where the previous one stopped)
+
+
+def test_page_needs_the_key_and_sends_a_strict_policy(host):
+    status, _ = call("GET", f"{host.url}/api/ui", key=None)
+    assert status == 401
+    for asset in ("app.js", "app.css"):
+        assert call("GET", f"{host.url}/api/ui/{asset}", key=None)[0] == 401
+    request = urllib.request.Request(f"{host.url}/api/ui?code={KEY}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        csp = response.headers["Content-Security-Policy"]
+        html = response.read().decode()
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp
+    assert f"ui/app.js?code={KEY}" in html
+    assert call("GET", f"{host.url}/api/ui/app.js.map")[0] == 404
+
+
+def test_upload_follows_the_run_and_shows_the_tree(session, state):
+    page = session.page
+    session.open()
+    # every text the status line shows, as it changes
+    page.evaluate(
+        """() => {
+            window.__statuses = [];
+            const node = document.getElementById("run-status");
+            new MutationObserver(() => window.__statuses.push(node.textContent))
+                .observe(node, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+    started = time.monotonic()
+    state["run_id"] = upload(page, MEETING)
+    wait_completed(page)
+    state["run_seconds"] = time.monotonic() - started
+    # live status while it ran, in a polite live region
+    assert page.get_attribute("#run-status", "aria-live") == "polite"
+    statuses = page.evaluate("() => window.__statuses")
+    assert any(re.match(r"Status: (queued|running)", t) for t in statuses), statuses
+    assert statuses[-1].startswith("Status: completed")
+    assert page.get_attribute("#run-progress", "value") == "1"
+    badges = page.locator("#tree .badge").all_inner_texts()
+    for tag in ("conflict", "extend", "gap", "duplicate", "new"):
+        assert any(b.endswith(tag) for b in badges), (tag, badges)
+    assert page.locator("#tree h3").filter(has_text="Epic").count() >= 1
+    assert page.locator("#tree h4").filter(has_text="Feature").count() >= 1
+    # the summary with the coverage from summary.json
+    coverage = page.locator("#summary-list").inner_text()
+    assert re.search(r"\d+ of \d+ requirement sentences quoted by a story \(\d+%\)", coverage)
+    # the new run is listed and marked current
+    assert (
+        page.locator(
+            f"#runs-body tr[aria-current='true'] button[data-run-id='{state['run_id']}']"
+        ).count()
+        == 1
+    )
+    # an unresolved conflict is announced in words, not colour
+    conflict = story(page, "conflict")
+    assert "Unresolved conflict" in conflict.locator(".decision-state").inner_text()
+    shot(page.locator("#backlog"), "review-tree.png")
+    assert session.problems == []
+
+
+def test_story_quotes_and_diff_against_the_existing_story(session, state):
+    page = session.page
+    conflict = story(page, "conflict")
+    conflict.locator("details.source summary").click()
+    marks = conflict.locator("details.source mark").all_inner_texts()
+    assert any("The production cost per remote must be at most 15 EUR." in m for m in marks), marks
+    conflict.locator("details.diff-details summary").click()
+    diff = conflict.locator("table.diff")
+    assert "Existing #1128" in diff.locator("thead").inner_text()
+    rows = diff.locator("tbody tr")
+    assert rows.nth(0).locator("td").nth(0).inner_text() == (
+        "Keep the unit production cost at or below 12.50 EUR"
+    )
+    added = diff.locator("li.added").all_inner_texts()
+    assert added and all(a.startswith("Added: ") for a in added)
+    assert any("15 EUR" in a for a in added)
+    # an extend story: the diff names its existing story and marks only new criteria as added
+    extend = story(page, "extend")
+    extend.locator("details.diff-details summary").click()
+    assert extend.locator("table.diff li.added").count() >= 1
+    shot(conflict, "review-diff.png")
+    assert session.problems == []
+
+
+def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado):
+    page = session.page
+    # a fresh page, then nothing but the keyboard
+    session.open()
+    open_button = f"button.open-run[data-run-id='{state['run_id']}']"
+    page.locator(open_button).wait_for()
+    # the upload controls come first, in order, then the runs
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.className") == "skip-link"
+    order = []
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        order.append(page.evaluate("() => document.activeElement.id"))
+    assert order == ["project", "file", "upload-button", "refresh-runs"]
+    # open the run from the list: the focus moves to the run's heading
+    tab_to(page, open_button)
+    page.keyboard.press("Enter")
+    wait_completed(page)
+    assert page.evaluate("() => document.activeElement.id") == "run-heading"
+    # a story's source opens from the keyboard
+    conflict = story(page, "conflict")
+    tab_to(page, "article.story[data-tag='conflict'] details.source summary")
+    page.keyboard.press("Enter")
+    assert conflict.locator("details.source").get_attribute("open") is not None
+    # the conflict's radio group: Tab reaches it, Space and the arrows choose
+    story_id = conflict.get_attribute("data-story-id")
+    first_radio = f"input[name='decision-{story_id}']"
+    tab_to(page, first_radio)
+    page.keyboard.press("Space")  # selects the focused option: keep the existing story
+    assert page.is_checked(f"#decision-{story_id}-keep_existing")
+    page.keyboard.press("ArrowDown")  # next option: replace
+    assert page.is_checked(f"#decision-{story_id}-replace")
+    assert conflict.locator(".decision-state").inner_text() == ""
+    # the write button is disabled until a preview of these decisions exists
+    assert page.is_disabled("#write-button")
+    creates_before = ado.count(route="create")
+    tab_to(page, "#dry-run")
+    page.keyboard.press("Enter")
+    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    assert ado.count(route="create") == creates_before  # a dry run writes nothing
+    plan = page.locator("#plan-table")
+    row = plan.locator(f"tr[data-item-id='{story_id}']")
+    assert row.get_attribute("data-action") == "patch"  # replace patches the existing story
+    assert "#1128" in row.inner_text()
+    assert "Planned: patch" in conflict.locator("p.planned").inner_text()
+    # the other conflict was left unresolved: blocked, never written
+    other = page.locator("article.story[data-tag='conflict']").nth(1)
+    other_id = other.get_attribute("data-story-id")
+    assert "Unresolved conflict" in other.locator(".decision-state").inner_text()
+    assert plan.locator(f"tr[data-item-id='{other_id}']").get_attribute("data-action") == "blocked"
+    assert "1 unresolved conflict" in page.locator("#decision-summary").inner_text()
+    assert page.is_enabled("#write-button")
+    state["conflict_id"] = story_id
+    state["blocked_id"] = other_id
+    shot(page.locator("#write"), "review-dry-run.png")
+    assert session.problems == []
+
+
+def test_write_shows_the_results(session, state, ado):
+    page = session.page
+    creates_before = ado.count(route="create", status=200)
+    tab_to(page, "#write-button")
+    page.keyboard.press("Enter")
+    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    results = page.locator("#results-table")
+    statuses = results.locator("tbody tr").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-status'))"
+    )
+    assert "created" in statuses and "modified" in statuses and "failed" not in statuses
+    created = ado.count(route="create", status=200) - creates_before
+    assert created == statuses.count("created") > 0
+    blocked = results.locator(f"tr[data-item-id='{state['blocked_id']}']")
+    assert blocked.get_attribute("data-status") == "blocked"
+    conflict_row = results.locator(f"tr[data-item-id='{state['conflict_id']}']")
+    assert conflict_row.get_attribute("data-status") == "modified"
+    assert "#1128" in conflict_row.inner_text()
+    # the replaced story in ADO now has the generated title
+    assert ado.item(1128)["fields"]["System.Title"] == (
+        page.locator(f"#story-{state['conflict_id']} .story-title").inner_text()
+    )
+    state["creates_after_first"] = ado.count(route="create")
+    state["updates_after_first"] = ado.count(route="update")
+    shot(page.locator("#write"), "review-write-results.png")
+    assert session.problems == []
+
+
+def test_a_second_write_creates_nothing(session, state, ado):
+    page = session.page
+    # the same decisions again: preview, then write; every item is found by its signature
+    page.click("#dry-run")
+    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    page.click("#write-button")
+    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    statuses = page.locator("#results-table tbody tr").evaluate_all(
+        "rows => rows.map(r => r.getAttribute('data-status'))"
+    )
+    assert "created" not in statuses and "modified" not in statuses and "existing" in statuses
+    assert ado.count(route="create") == state["creates_after_first"]
+    assert ado.count(route="update") == state["updates_after_first"]
+    # and the latest results are what the page shows after a reload
+    session.open(f"#run={state['run_id']}")
+    page.locator("#results-table").wait_for()
+    assert page.locator("#results h3").inner_text() == "Last write"
+    assert session.problems == []
+
+
+# ------------------------------------------------------------------------------------------------
+# hostile model text
+
+
+def test_hostile_model_text_renders_as_text(browser, host):
+    s = Session(browser, host)
+    try:
+        page = s.page
+        s.open()
+        page.evaluate("() => { window.__xss = undefined; }")
+        upload(page, HOSTILE)
+        wait_completed(page)
+        titles = page.locator("#tree .story-title").all_inner_texts()
+        assert any('<img src=x onerror="window.__xss=1">' in t for t in titles), titles
+        criteria = page.locator("#tree ol.acs").all_inner_texts()
+        assert any("<script>window.__xss=2</script>" in c for c in criteria), criteria
+        # open questions are shown, as text too
+        questions = page.locator("#tree .questions").all_inner_texts()
+        assert any('<b id="injected">bold</b>' in q for q in questions), questions
+        # no element was made from the data, and nothing ran
+        assert page.locator("#tree img, #tree script, #tree b, #runs img, #injected").count() == 0
+        assert page.evaluate("() => window.__xss") is None
+        page.locator("#tree details.source summary").first.click()
+        assert page.locator("#tree details.source img").count() == 0
+        assert s.problems == []
+    finally:
+        s.context.close()

@@ -24,6 +24,10 @@ from shared.services import app_services
 
 app = func.FunctionApp(http_auth_level=func.AuthLevel.FUNCTION)
 log = logging.getLogger("function_app")
+# The Python worker lets every level through to the host (host.json filters there), so the Azure
+# SDK's HTTP logging policy would format the URL and every header of each storage request and
+# response at INFO: a dozen log records per request, 700+ requests per run. Its warnings stay.
+logging.getLogger("azure.core.pipeline.policies.http_logging_policy").setLevel(logging.WARNING)
 STORAGE = "AzureWebJobsStorage"
 TRANSCRIPT_SOURCE = (
     func.BlobSource.EVENT_GRID

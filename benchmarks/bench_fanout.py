@@ -43,7 +43,10 @@ run per host that loads MiniLM and opens the connections, as on any instance tha
   call's end, the last tag invocation's end, the finalize start and end; plus the peak
   concurrency of model calls and invocations, and the CPU seconds each process used per run
   (worker: the host and the app in this process, without the benchmark's own thread; Azurite;
-  the stand-in), which is what bounds ``e2e`` on a 2-core machine.
+  the stand-in), which is what bounds ``e2e`` on a 2-core machine; and the storage requests per
+  run: every request the Azure SDK sent from the worker process (the app's blob and queue calls
+  and the host's queue receives, deletes and blob scans; not the benchmark's own polling) from
+  the start until idle.
 
 Goals: e2e at most 1.5 x the critical path and at least 8 x faster than sequential. The table goes
 to stdout and the JSON to ``benchmarks/results/fanout.json``.
@@ -163,6 +166,31 @@ def cpu_now() -> dict[str, float]:
     return found
 
 
+# storage requests (blob and queue) sent by the worker process: the app's and the host's (queue
+# receives and deletes, the blob trigger's scans), not the benchmark's own polling thread
+_REQUESTS = [0]
+_requests_lock = threading.Lock()
+
+
+def count_storage_requests() -> None:
+    """Count every request the Azure SDK's transport sends from a thread other than this one."""
+    from azure.core.pipeline.transport import RequestsTransport
+
+    if getattr(RequestsTransport.send, "_counted", False):
+        return
+    original = RequestsTransport.send
+    me = threading.get_ident()
+
+    def send(self: Any, request: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() != me:
+            with _requests_lock:
+                _REQUESTS[0] += 1
+        return original(self, request, **kwargs)
+
+    send._counted = True  # type: ignore[attr-defined]
+    RequestsTransport.send = send  # type: ignore[method-assign]
+
+
 @contextmanager
 def standin_process(log_path: Path) -> Iterator[str]:
     proc = subprocess.Popen(
@@ -232,7 +260,7 @@ def one_run(
     host.invocations.clear()  # idle: the previous run ended with wait_idle
     blob_path = f"transcripts/{PROJECT}/{name}"
     run_id = make_run_id(blob_path, f"{content_sha256(data)}:{len(data)}")
-    cpu0, main0 = cpu_now(), time.thread_time()
+    cpu0, main0, requests0 = cpu_now(), time.thread_time(), _REQUESTS[0]
     t0 = time.time()
     if entry == "http":
         accepted = _post(f"{host.url}/api/runs?project={PROJECT}&name={name}", data)
@@ -256,7 +284,7 @@ def one_run(
             raise TimeoutError(f"run {run_id} not finished after {timeout:.0f} s")
         time.sleep(0.25)  # only to notice the end: e2e comes from the host's invocation record
     host.wait_idle(timeout=120)  # stragglers (e.g. a second start_run from the blob trigger)
-    cpu1, main1 = cpu_now(), time.thread_time()
+    cpu1, main1, requests1 = cpu_now(), time.thread_time(), _REQUESTS[0]
     cpu1["worker"] -= main1 - main0  # this thread (the benchmark's polling) is not the host's
     if run.status != "completed":
         raise RuntimeError(f"run {run_id} ended {run.status}: {run.failure_reason}")
@@ -325,6 +353,7 @@ def one_run(
         ),
         "invocations": {k: len(v) for k, v in sorted(by_fn.items())},
         "cpu_s": {k: round(cpu1[k] - cpu0[k], 3) for k in cpu1},
+        "storage_requests": requests1 - requests0,
         "phases_s": phases,
         "timeline": sorted(
             [(i.function, rel(i.started), rel(i.started + i.duration)) for i in invocations]
@@ -355,6 +384,7 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "phases_s": {k: round(median([r["phases_s"][k] for r in runs]), 3) for k in keys},
         "cpu_s": {k: round(median([r["cpu_s"][k] for r in runs]), 3) for k in runs[0]["cpu_s"]},
+        "storage_requests": int(median([r["storage_requests"] for r in runs])),
     }
 
 
@@ -389,6 +419,7 @@ def measure(
     from devhost.host import LocalHost
     from shared.services import app_services
 
+    count_storage_requests()
     svc = app_services()
     results: list[dict[str, Any]] = []
     with LocalHost(
@@ -437,6 +468,9 @@ def print_summary(key: str, s: dict[str, Any]) -> None:
         "  CPU seconds per run (from the start until idle): "
         + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
         + f"; total {sum(cpu.values()):.2f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"  storage requests per run (request to idle, host polling included): {s['storage_requests']}"
     )
     print("  phases (s from the start, medians):")
     for k, v in s["phases_s"].items():

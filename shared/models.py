@@ -363,11 +363,29 @@ class SegmentMessage(Message):
 
 class GenerateMessage(Message):
     segment_id: str
+    # a copy of the segment as stored in segments.jsonl (written once), so the unit need not read
+    # and parse every segment of the run; absent (older or oversized messages): the unit reads it
+    segment: Segment | None = None
 
 
 class TagMessage(Message):
     segment_id: str
     story_id: str
+    # a copy of the story as stored in its generation part (written once), so the unit need not
+    # read the part; absent (older or oversized messages): the unit reads it
+    story: GeneratedItem | None = None
+
+
+# an inlined copy is left out above this many bytes of JSON: a queue message holds 64 KiB after
+# base64 (48 KiB of JSON)
+INLINE_COPY_LIMIT = 32 * 1024
+
+
+def inline_copy(message: Message, field_name: str) -> Message:
+    """``message`` as is when it fits ``INLINE_COPY_LIMIT``, else without its inlined copy."""
+    if len(message.model_dump_json().encode()) <= INLINE_COPY_LIMIT:
+        return message
+    return message.model_copy(update={field_name: None})
 
 
 class FinalizeMessage(Message):

@@ -24,6 +24,11 @@ from shared.storage import ArtifactStore
 from shared.tracing import NullTracer, Tracer
 from shared.vectorstore import VectorIndex
 
+# how long the embedded index's copy in memory is used without checking the blob's ETag: a burst
+# of queries (a run's 36 taggings) makes one check; another process's write (a loader) is seen at
+# most this much later (shared/vectorstore/embedded.py)
+INDEX_RECHECK_SECONDS = 1.0
+
 
 class NotConfigured(RuntimeError):
     """A setting needed for the chosen adapter is missing or the adapter is not available."""
@@ -150,7 +155,12 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
     if settings.resolved_vector_store() == "embedded":
         from shared.vectorstore.embedded import EmbeddedVectorIndex
 
-        return EmbeddedVectorIndex(store, embedder.dimension, embedder.model_name)
+        return EmbeddedVectorIndex(
+            store,
+            embedder.dimension,
+            embedder.model_name,
+            recheck_seconds=INDEX_RECHECK_SECONDS,
+        )
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:
         raise NotConfigured("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")

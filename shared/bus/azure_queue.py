@@ -21,13 +21,17 @@ class AzureQueueBus:
     def from_connection_string(cls, conn: str) -> AzureQueueBus:
         from azure.storage.queue import QueueServiceClient
 
-        return cls(QueueServiceClient.from_connection_string(conn))
+        from shared.storage.azure_blob import sdk_options
+
+        return cls(QueueServiceClient.from_connection_string(conn, **sdk_options()))
 
     @classmethod
     def from_service_uri(cls, uri: str, credential: Any) -> AzureQueueBus:
         from azure.storage.queue import QueueServiceClient
 
-        return cls(QueueServiceClient(account_url=uri, credential=credential))
+        from shared.storage.azure_blob import sdk_options
+
+        return cls(QueueServiceClient(account_url=uri, credential=credential, **sdk_options()))
 
     def client(self, queue: str) -> Any:
         with self._lock:

@@ -28,10 +28,12 @@ from shared.models import (
     GeneratedItem,
     GeneratedPart,
     GenerateMessage,
+    Message,
     OpenQuestion,
     RunStatus,
     Segment,
     TagMessage,
+    inline_copy,
 )
 from shared.pipeline.fanin import check_completion
 from shared.pipeline.runs import load_run, record_error, send_once
@@ -213,23 +215,35 @@ def handle_generate(svc: Services, msg: GenerateMessage) -> None:
     path = layout.generated_part(run.run_id, msg.segment_id)
     part = read_model_or_none(svc.store, path, GeneratedPart)
     if part is None:
-        segments = read_segments(svc, run.run_id) or []
-        segment = next((s for s in segments if s.segment_id == msg.segment_id), None)
+        segment = msg.segment  # the copy the segment unit sent from segments.jsonl
+        if segment is None or (segment.run_id, segment.segment_id) != (run.run_id, msg.segment_id):
+            segments = read_segments(svc, run.run_id) or []
+            segment = next((s for s in segments if s.segment_id == msg.segment_id), None)
         if segment is None:
             raise LookupError(f"run {run.run_id} has no segment {msg.segment_id}")
         part = _generate(svc, run, segment)
         if not create_model(svc.store, path, part):
             part = read_model(svc.store, path, GeneratedPart)  # a concurrent delivery won
-    send_once(
-        svc,
-        run.run_id,
-        f"generate-{msg.segment_id}",
-        [
-            (TAG_QUEUE, TagMessage(run_id=run.run_id, segment_id=msg.segment_id, story_id=sid))
-            for sid in part.story_ids
-        ],
-    )
+    send_once(svc, run.run_id, f"generate-{msg.segment_id}", tag_messages(part))
     check_completion(svc, run.run_id)
+
+
+def tag_messages(part: GeneratedPart) -> list[tuple[str, Message]]:
+    """One tag message per story of a stored generation part, each with a copy of its story (the
+    part is written once, so the copy is what the tag unit would read)."""
+    return [
+        (
+            TAG_QUEUE,
+            inline_copy(
+                TagMessage(
+                    run_id=part.run_id, segment_id=part.segment_id, story_id=i.item_id, story=i
+                ),
+                "story",
+            ),
+        )
+        for i in part.items
+        if i.type == "User Story"
+    ]
 
 
 def skipped_part(svc: Services, run_id: str, segment_id: str) -> GeneratedPart:

@@ -22,7 +22,7 @@ from shared.models import (
     TagMessage,
 )
 from shared.pipeline.fanin import check_completion
-from shared.pipeline.generate import skipped_part
+from shared.pipeline.generate import skipped_part, tag_messages
 from shared.pipeline.runs import (
     UnknownRun,
     abort_run,
@@ -91,18 +91,7 @@ def handle_poison(svc: Services, queue: str, message: Message, dequeue_count: in
             part = read_model_or_none(svc.store, part_path, GeneratedPart)
         if part is not None and part.story_ids:
             # the unit's work was stored but its fan-out failed: finish it rather than lose stories
-            send_once(
-                svc,
-                run.run_id,
-                f"generate-{message.segment_id}",
-                [
-                    (
-                        TAG_QUEUE,
-                        TagMessage(run_id=run.run_id, segment_id=message.segment_id, story_id=s),
-                    )
-                    for s in part.story_ids
-                ],
-            )
+            send_once(svc, run.run_id, f"generate-{message.segment_id}", tag_messages(part))
     elif isinstance(message, TagMessage):
         path = layout.tag_part(run.run_id, message.story_id)
         if not svc.store.exists(path):

@@ -20,6 +20,7 @@ from shared.models import (
     RunStatus,
     Segment,
     SegmentMessage,
+    inline_copy,
 )
 from shared.pipeline.runs import abort_run, load_run, send_once, update_run
 from shared.services import Services
@@ -102,7 +103,13 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
         run.run_id,
         "segment",
         [
-            (GENERATE_QUEUE, GenerateMessage(run_id=run.run_id, segment_id=s.segment_id))
+            (
+                GENERATE_QUEUE,
+                inline_copy(
+                    GenerateMessage(run_id=run.run_id, segment_id=s.segment_id, segment=s),
+                    "segment",
+                ),
+            )
             for s in segments
         ],
     )

@@ -60,12 +60,17 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
         return
     path = layout.tag_part(run.run_id, msg.story_id)
     if not svc.store.exists(path):
-        part = read_model(
-            svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
-        )
-        create_model(
-            svc.store, path, tag_story(svc, run.run_id, run.project, part.story(msg.story_id))
-        )
+        story = msg.story  # the copy the generation unit sent from its stored part
+        if story is None or (story.run_id, story.segment_id, story.item_id) != (
+            run.run_id,
+            msg.segment_id,
+            msg.story_id,
+        ):
+            part = read_model(
+                svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
+            )
+            story = part.story(msg.story_id)
+        create_model(svc.store, path, tag_story(svc, run.run_id, run.project, story))
     check_completion(svc, run.run_id, after_tag=True)  # the tag part is written: see fanin
 
 

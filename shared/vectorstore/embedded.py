@@ -9,6 +9,13 @@ model where both are recorded) is a ``DimensionMismatch`` saying how to fix it, 
 over garbage. A process keeps each namespace in memory and reloads it when the blob's ETag
 changes, so several function workers see the loaders' writes. Writes are read-modify-write under an
 ETag condition.
+
+Freshness: by default every query checks the blob's ETag (one storage round trip). With
+``recheck_seconds`` > 0 (the Functions app: ``INDEX_RECHECK_SECONDS``) a query made within that
+many seconds of the last check in this process uses the copy in memory, so a burst of queries (36
+taggings of one run start together) costs one check instead of 36. Another process's write is then
+seen at most ``recheck_seconds`` later; this process's own writes are seen at once. Writes always
+read the blob as stored.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +53,7 @@ class _Namespace:
     metadata: list[dict[str, Any]]
     masks: dict[str, np.ndarray] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)  # {"embedder": ..., "dimension": ...}
+    checked: float = field(default_factory=time.monotonic)  # when the ETag was last checked
 
     def mask(self, flt: dict[str, Any]) -> np.ndarray:
         """Which rows pass the filter; computed once per filter and index version."""
@@ -96,12 +105,22 @@ def _normalize(v: Any) -> np.ndarray:
 
 class EmbeddedVectorIndex:
     """``embedder``: the name of the model whose vectors this index holds (recorded on write,
-    checked on read when both sides know it); ``dimension``: their size (always checked)."""
+    checked on read when both sides know it); ``dimension``: their size (always checked);
+    ``recheck_seconds``: how long a query may use the copy in memory without checking the blob's
+    ETag (0: every query checks; see the module docstring)."""
 
-    def __init__(self, store: ArtifactStore, dimension: int, embedder: str | None = None) -> None:
+    def __init__(
+        self,
+        store: ArtifactStore,
+        dimension: int,
+        embedder: str | None = None,
+        *,
+        recheck_seconds: float = 0.0,
+    ) -> None:
         self.store = store
         self.dimension = dimension
         self.embedder = embedder
+        self.recheck_seconds = recheck_seconds
         self._cache: dict[str, _Namespace] = {}
         self._lock = threading.Lock()
 
@@ -112,9 +131,11 @@ class EmbeddedVectorIndex:
     def _read(self, namespace: str) -> _Namespace:
         """The namespace as stored (cached per ETag), not checked against the embedder."""
         path = layout.index_blob(namespace)
+        checked = time.monotonic()
         etag = self.store.etag(path)
         cached = self._cache.get(namespace)
         if cached is not None and cached.etag == etag:
+            cached.checked = checked
             return cached
         if etag is None:
             ns = self._empty()
@@ -125,6 +146,7 @@ class EmbeddedVectorIndex:
                 ns = self._empty()
             else:
                 ns = _decode(data, etag)
+        ns.checked = checked
         self._cache[namespace] = ns
         return ns
 
@@ -154,10 +176,20 @@ class EmbeddedVectorIndex:
     def _current(self, namespace: str) -> _Namespace:
         """The namespace as stored now, for reading. The ETag check is made outside the lock:
         holding it across that round trip made concurrent queries (36 taggings of one run) queue
-        behind each other. Only a changed or unknown ETag takes the lock (and checks again)."""
-        etag = self.store.etag(layout.index_blob(namespace))
+        behind each other. Only a changed or unknown ETag takes the lock (and checks again).
+        Within ``recheck_seconds`` of the last check the copy in memory is used without a check;
+        a check in flight counts (its start is recorded first), so a burst of queries makes one."""
         cached = self._cache.get(namespace)
+        now = time.monotonic()
+        if cached is not None and self.recheck_seconds > 0:
+            if now - cached.checked < self.recheck_seconds:
+                if cached.ids:
+                    self._check(namespace, cached.info, self.embedder, self.dimension)
+                return cached
+            cached.checked = now  # queries during this check use the copy (at most one check)
+        etag = self.store.etag(layout.index_blob(namespace))
         if cached is not None and cached.etag == etag:
+            cached.checked = now
             if cached.ids:
                 self._check(namespace, cached.info, self.embedder, self.dimension)
             return cached

@@ -66,6 +66,59 @@ def test_another_writer_is_seen_by_a_cached_reader(tmp_path, index):
     assert index.query("p", unit(0, 1, 0), 1)[0].id == "d"
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class EtagCounter(LocalFolderStore):
+    def __init__(self, root) -> None:
+        super().__init__(root)
+        self.etags = 0
+
+    def etag(self, path):
+        self.etags += 1
+        return super().etag(path)
+
+
+def test_a_recheck_window_checks_once_and_sees_another_writer_after_it(
+    tmp_path, index, monkeypatch
+):
+    from shared.vectorstore import embedded
+
+    clock = Clock()
+    monkeypatch.setattr(embedded, "time", clock)
+    store = EtagCounter(tmp_path)
+    reader = EmbeddedVectorIndex(store, dimension=3, recheck_seconds=1.0)
+    assert reader.query("p", unit(1, 0, 0), 1)[0].id == "a"  # loads it
+    store.etags = 0
+    for _ in range(5):  # a burst within the window: no check
+        reader.query("p", unit(0, 1, 0), 1)
+    assert store.etags == 0
+    other = EmbeddedVectorIndex(LocalFolderStore(tmp_path), dimension=3)
+    other.upsert("p", [VectorRecord("d", unit(0, 1, 0), {})])
+    clock.now += 0.5
+    assert reader.query("p", unit(0, 1, 0), 1)[0].id == "b"  # not seen yet: at most 1 s stale
+    clock.now += 0.6
+    assert reader.query("p", unit(0, 1, 0), 1)[0].id == "d"  # the window has passed: checked
+    assert store.etags >= 1
+    reader.upsert("p", [VectorRecord("e", unit(0, 0.1, 1), {})])  # its own write: seen at once
+    assert reader.query("p", unit(0, 0.1, 1), 1)[0].id == "e"
+
+
+def test_without_a_recheck_window_every_query_checks(tmp_path, index):
+    store = EtagCounter(tmp_path)
+    reader = EmbeddedVectorIndex(store, dimension=3)
+    reader.query("p", unit(1, 0, 0), 1)
+    store.etags = 0
+    for _ in range(3):
+        reader.query("p", unit(1, 0, 0), 1)
+    assert store.etags == 3
+
+
 def test_dimension_mismatch_is_a_clear_error(tmp_path, index):
     with pytest.raises(DimensionMismatch):
         index.upsert("p", [VectorRecord("x", [1.0, 0.0], {})])

@@ -28,6 +28,7 @@ from shared.agents import (
     TaggingResult,
 )
 from shared.models import GeneratedItem, Segment
+from shared.storage.local import LocalFolderStore
 from shared.textio import sentence_spans, words
 
 
@@ -156,3 +157,70 @@ class Flaky:
         if self.fail(n, *args):
             raise self.error()
         return getattr(self.inner, self.method)(*args)
+
+
+class CountingStore(LocalFolderStore):
+    """Every storage call (each is one round trip on Azure Blob Storage), by method and path."""
+
+    def __init__(self, root) -> None:
+        super().__init__(root)
+        self.calls: list[tuple[str, str]] = []
+        self._calls_lock = threading.Lock()
+
+    def _note(self, method: str, path: str) -> None:
+        with self._calls_lock:
+            self.calls.append((method, path))
+
+    def get(self, path):
+        self._note("get", path)
+        return super().get(path)
+
+    def get_with_etag(self, path):
+        self._note("get_with_etag", path)
+        return super().get_with_etag(path)
+
+    def etag(self, path):
+        self._note("etag", path)
+        return super().etag(path)
+
+    def exists(self, path):
+        self._note("exists", path)
+        return super().exists(path)
+
+    def put(self, path, data, content_type=None):
+        self._note("put", path)
+        return super().put(path, data, content_type)
+
+    def create(self, path, data, content_type=None):
+        self._note("create", path)
+        return super().create(path, data, content_type)
+
+    def replace_if_match(self, path, data, etag, content_type=None):
+        self._note("replace_if_match", path)
+        return super().replace_if_match(path, data, etag, content_type)
+
+    def list(self, prefix):
+        self._note("list", prefix)
+        return super().list(prefix)
+
+    def children(self, prefix):
+        self._note("children", prefix)
+        return super().children(prefix)
+
+    def delete(self, path):
+        self._note("delete", path)
+        return super().delete(path)
+
+    def lease(self, path, seconds=60):
+        self._note("lease", path)
+        return super().lease(path, seconds)
+
+    @property
+    def gets(self) -> list[str]:
+        """The paths read with ``get``, in order."""
+        with self._calls_lock:
+            return [path for method, path in self.calls if method == "get"]
+
+    def clear(self) -> None:
+        with self._calls_lock:
+            self.calls.clear()

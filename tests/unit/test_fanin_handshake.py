@@ -25,22 +25,10 @@ from shared.pipeline.runs import load_run
 from shared.services import Services
 from shared.settings import Settings
 from shared.storage import create_model
-from shared.storage.local import LocalFolderStore
+from tests.support.fakes import CountingStore
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 RUN = "run-0123456789abcdef0123"
-
-
-class CountingStore(LocalFolderStore):
-    def __init__(self, root) -> None:
-        super().__init__(root)
-        self.gets: list[str] = []
-        self.lock = threading.Lock()
-
-    def get(self, path: str) -> bytes:
-        with self.lock:
-            self.gets.append(path)
-        return super().get(path)
 
 
 def story(sid: str) -> GeneratedItem:
@@ -138,7 +126,7 @@ def test_fewer_tag_parts_than_stories_is_incomplete_without_reading_the_expected
     write_part(svc, "seg-0001", ["seg-0001-st01", "seg-0001-st02"])
     assert not check_completion(svc, RUN)  # moves the run to tagging
     write_tag(svc, "seg-0001-st01")
-    store.gets.clear()
+    store.clear()
     assert not check_completion(svc, RUN, after_tag=True)
     assert layout.expected_stories(RUN) not in store.gets
     write_tag(svc, "seg-0001-st02")

@@ -7,7 +7,6 @@ model call."""
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime
 
 from loaders.indexer import index_work_items
@@ -32,72 +31,14 @@ from shared.pipeline.tag import handle_tag
 from shared.services import Services
 from shared.settings import Settings
 from shared.storage import create_model, dump_jsonl
-from shared.storage.local import LocalFolderStore
 from shared.vectorstore.embedded import EmbeddedVectorIndex
-from tests.support.fakes import HashEmbedder, fake_agents
+from tests.support.fakes import CountingStore, HashEmbedder, fake_agents
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 RUN = "run-0123456789abcdef0123"
 SEG = "seg-0001"
 STORY_CALLS = ("get", "get_with_etag", "etag", "exists", "put", "create", "replace_if_match")
 TAG_UNIT_MAX_REQUESTS = 5  # run.json, the tag part's check and write, run.json again, the listing
-
-
-class CountingStore(LocalFolderStore):
-    """Every storage call (each is one round trip on Azure Blob Storage), by method and path."""
-
-    def __init__(self, root) -> None:
-        super().__init__(root)
-        self.calls: list[tuple[str, str]] = []
-        self._calls_lock = threading.Lock()
-
-    def _note(self, method: str, path: str) -> None:
-        with self._calls_lock:
-            self.calls.append((method, path))
-
-    def get(self, path):
-        self._note("get", path)
-        return super().get(path)
-
-    def get_with_etag(self, path):
-        self._note("get_with_etag", path)
-        return super().get_with_etag(path)
-
-    def etag(self, path):
-        self._note("etag", path)
-        return super().etag(path)
-
-    def exists(self, path):
-        self._note("exists", path)
-        return super().exists(path)
-
-    def put(self, path, data, content_type=None):
-        self._note("put", path)
-        return super().put(path, data, content_type)
-
-    def create(self, path, data, content_type=None):
-        self._note("create", path)
-        return super().create(path, data, content_type)
-
-    def replace_if_match(self, path, data, etag, content_type=None):
-        self._note("replace_if_match", path)
-        return super().replace_if_match(path, data, etag, content_type)
-
-    def list(self, prefix):
-        self._note("list", prefix)
-        return super().list(prefix)
-
-    def children(self, prefix):
-        self._note("children", prefix)
-        return super().children(prefix)
-
-    def delete(self, path):
-        self._note("delete", path)
-        return super().delete(path)
-
-    def lease(self, path, seconds=60):
-        self._note("lease", path)
-        return super().lease(path, seconds)
 
 
 class CountingTagger:

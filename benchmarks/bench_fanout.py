@@ -1,37 +1,71 @@
-"""Fan-out (issue 6): ``python -m benchmarks.bench_fanout [--runs 5] [--sequential-runs 3]``.
+"""Fan-out (issue 6): ``python -m benchmarks.bench_fanout [--runs 5] [--sequential-runs 3]
+[--embedder minilm|openai [--embedding-delay S]]``.
 
 One transcript that gives 12 segments and 36 stories (``samples/transcripts/
 remote_control_functional_design.txt``, the stand-in told to cut 12 segments and write 3 stories
 each) goes through ``devhost.host.LocalHost`` running ``function_app.py`` with the LLM engine on a
 private Azurite. Every chat call is answered by ``tests/support/openai_standin.py`` after a fixed
 300 ms; the stand-in runs in its own process (the model is not in the worker's process, and its
-CPU must not take the worker's GIL). Embeddings are the packaged MiniLM (``SYNTH_EMBEDDER=minilm``),
-so the only 300 ms calls are the 1 + 12 + 36 chat calls; the sample backlog and architecture notes
-are in the embedded index, stored in Azurite (``devhost.demo.load_index``). The host uses the repo's
-host.json and 48 worker threads (the local stand-in for the Python worker's thread pool).
+CPU must not take the worker's GIL). The sample backlog and architecture notes are in the embedded
+index, stored in Azurite and loaded with the embedder the run uses (``devhost.demo.load_index``, the
+loaders). The host uses the repo's host.json and 48 worker threads (the local stand-in for the
+Python worker's thread pool).
+
+Embedders (``--embedder``; each variant is its own invocation, and its results are kept side by
+side in the JSON under ``variants``):
+- ``minilm`` (the default and the headline): the packaged MiniLM (``SYNTH_EMBEDDER=minilm``) in the
+  worker, so the only 300 ms calls are the 1 + 12 + 36 chat calls and every embedding is CPU in
+  the worker.
+- ``openai``: the production configuration with a model, ``SYNTH_EMBEDDER=openai``
+  (``text-embedding-3-small``, 1536-d, ``shared/embeddings/openai_embedder.py`` with its
+  content-hash cache), the embeddings served by the same stand-in process (its hashed 1536-d
+  vectors; the index is loaded through it too). The stand-in answers an embedding call after
+  ``--embedding-delay`` seconds: 0.3 (the default: "every call after a fixed 300 ms", taken
+  literally) or 0 (embeddings answered at once: only the chat calls are slow, as in the
+  critical path's "3 sequential model calls"). The embedder never embeds a text twice (in memory,
+  then the store), and this benchmark runs the same transcript again and again, so before every
+  run, warm-up included, the worker's in-memory cache is cleared and the store's cache blobs
+  (``index/_embedding-cache/``) are deleted: each run embeds its texts as a new transcript
+  does. Per run that is 12 + 36 embedding calls (checked on every run): one per generation unit
+  (its retrieval query, ``shared/retrieval.generation_context``) and one per tagging unit (its
+  story, ``tagging_candidates``), plus those the LLM segmenter makes when it merges a segment below
+  ``min_merge_threshold`` tokens (``shared/engine/llm/segmentation._Limits._vector``, one at a
+  time, in the segment invocation before it sends the generate messages; counted per run from
+  the stand-in's log as the embedding calls that start before the first generate invocation: none
+  for this transcript). A re-run of the same transcript would find every vector cached and make
+  none.
 
 Definitions (every figure is a median over ``--runs`` repetitions, after one unmeasured warm-up
-run per host that loads MiniLM and opens the connections, as on any instance that has run once):
+run per host that loads the embedder and opens the connections, as on any instance that has run
+once):
 - **end to end** (``e2e``): from just before ``POST /api/runs`` is sent (entry ``http``) or just
   before the blob upload to ``transcripts/{project}/{name}`` starts (entry ``blob``) to the end
   of the finalize invocation that wrote ``status: completed`` into run.json, as the LocalHost
   recorded it (the invocation's start and duration, like the real host's ``Executed
   'Functions.finalize'`` log line; the status write is its last storage call). Each run is then
-  checked: run.json ``completed`` with 12 segments and 36 stories, 49 chat calls answered, one
-  finalize, no failed invocation. The HTTP entry is the headline: the API starts the run in the
+  checked: run.json ``completed`` with 12 segments and 36 stories, 49 chat calls answered (and
+  48 embedding calls with ``openai``, none with ``minilm``), one finalize, no failed invocation. The HTTP entry is the headline: the API starts the run in the
   request. The blob entry adds the blob trigger's detection, which depends on the trigger source
   (Event Grid in Azure, container polling at most 1 s apart here).
-- **critical path**: 3 x 0.3 s (segmentation, one generation, one tagging: the calls that must
-  follow one another) + the finalize time, the duration of that finalize invocation as the host
+- **critical path**: the model calls that must follow one another, each at the stand-in's
+  delay for its route, + the finalize time, the duration of that finalize invocation as the host
   measured it (reading every part, writing the four outputs, two ETag-guarded run.json updates).
-  Everything else in ``e2e`` is overhead: the request and start_run, queue hops, retrieval and
-  embeddings, storage round trips, fan-in checks, waiting for the CPU.
+  The chat calls: 3 x 0.3 s (segmentation, one generation, one tagging). The embedding calls
+  (``openai`` only; MiniLM makes none, its inference is worker CPU): the segment invocation's
+  merge embeddings (counted per run, sequential: one ``embed`` at a time), then in one generation
+  unit its retrieval embedding before its generation call, then in one tagging unit its story's
+  embedding before its tagging call: ``(segmentation merges + 2) x --embedding-delay``. So with
+  0.3 s embeddings and no merges: 5 x 0.3 s + finalize; with 0 s embeddings: 3 x 0.3 s +
+  finalize. Everything else in ``e2e`` is overhead: the request and start_run, queue hops,
+  retrieval and the embeddings' CPU (MiniLM inference; or the SDK call, the cache lookup and the
+  cache write), storage round trips, fan-in checks, waiting for the CPU.
 - **sequential baseline**: the seed's design (§7.2/§7.3: one segment, then one story, at a time)
   measured on the same host and app with one invocation at a time (``max_workers=1``,
-  ``batchSize=1``, ``newBatchThreshold=0``): its e2e is the 49 model calls (49 x 0.3 s) plus the
-  same non-model work done in sequence; both parts are reported. The speedup is the sequential
-  median over the fan-out median; the speedup over the model calls alone (a lower bound for any
-  sequential design) is reported too. ``--sequential-runs 0`` skips it.
+  ``batchSize=1``, ``newBatchThreshold=0``): its e2e is the model calls (49 x 0.3 s of chat, plus
+  48 x ``--embedding-delay`` of embeddings with ``openai``) plus the same non-model work done in
+  sequence; both parts are reported. The speedup is the sequential median over the fan-out median;
+  the speedup over the model calls alone (a lower bound for any sequential design) is reported
+  too. ``--sequential-runs 0`` skips it.
 - **queue hops**: the LocalHost wakes a queue's pump when a message is sent to it from its own
   process, so hops wait for no poll. The real host does that only for output bindings; this app
   sends through the SDK, which the real host finds by polling (backoff up to host.json
@@ -49,7 +83,10 @@ run per host that loads MiniLM and opens the connections, as on any instance tha
   the start until idle.
 
 Goals: e2e at most 1.5 x the critical path and at least 8 x faster than sequential. The table goes
-to stdout and the JSON to ``benchmarks/results/fanout.json``.
+to stdout and the JSON to ``benchmarks/results/fanout.json``: ``variants`` holds the latest result
+of each embedder variant (``minilm``, ``openai_embed_0ms``, ``openai_embed_300ms``), each with its
+own time, machine and load average; the top level repeats the ``minilm`` headline. The summary
+table at the end lists every variant in the file.
 """
 
 from __future__ import annotations
@@ -67,6 +104,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +114,16 @@ DELAY_S = 0.3
 SEGMENTS = 12
 STORIES_PER_SEGMENT = 3
 STORIES = SEGMENTS * STORIES_PER_SEGMENT
-MODEL_CALLS = 1 + SEGMENTS + STORIES
+MODEL_CALLS = 1 + SEGMENTS + STORIES  # chat calls
+# the chat calls that must follow one another: segmentation, one generation, one tagging
 CRITICAL_CALLS = 3
+# with the OpenAI embedder: one embedding per generation unit (its retrieval query) and one per
+# tagging unit (its story), when not cached; the segmenter's merge embeddings come on top
+EMBEDDING_CALLS = SEGMENTS + STORIES
+# those that must follow one another (besides the segmenter's): one generation unit's retrieval
+# embedding, before its generation call, then one tagging unit's, before its tagging call
+CRITICAL_EMBEDDING_CALLS = 2
+EMBEDDERS = ("minilm", "openai")
 GOAL_RATIO = 1.5
 GOAL_SPEEDUP = 8.0
 PROJECT = "remote-control"
@@ -102,10 +148,10 @@ SERVICE_ENV_PREFIXES = (
 # the stand-in, in its own process
 
 
-def serve_standin(log_path: str) -> int:
-    """``--serve-standin LOG``: the OpenAI stand-in with the fixed delay; prints its base URL,
-    appends one JSON line per request to LOG (schema, arrival and answer times), and serves until
-    stdin closes."""
+def serve_standin(log_path: str, embedding_delay: float) -> int:
+    """``--serve-standin LOG``: the OpenAI stand-in with the fixed delay for chat calls and
+    ``embedding_delay`` for embeddings; prints its base URL, appends one JSON line per request to
+    LOG (route, schema, arrival and answer times), and serves until stdin closes."""
     from tests.support.openai_standin import OpenAIStandIn
 
     lock = threading.Lock()
@@ -128,7 +174,10 @@ def serve_standin(log_path: str) -> int:
             return result
 
     standin = Timed(
-        delay=DELAY_S, segments_per_call=SEGMENTS, stories_per_segment=STORIES_PER_SEGMENT
+        delay=DELAY_S,
+        embedding_delay=embedding_delay,
+        segments_per_call=SEGMENTS,
+        stories_per_segment=STORIES_PER_SEGMENT,
     )
     with standin:
         print(standin.base_url, flush=True)
@@ -192,9 +241,17 @@ def count_storage_requests() -> None:
 
 
 @contextmanager
-def standin_process(log_path: Path) -> Iterator[str]:
+def standin_process(log_path: Path, embedding_delay: float) -> Iterator[str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.bench_fanout", "--serve-standin", str(log_path)],
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_fanout",
+            "--serve-standin",
+            str(log_path),
+            "--embedding-delay",
+            str(embedding_delay),
+        ],
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -219,10 +276,30 @@ def standin_process(log_path: Path) -> Iterator[str]:
 
 
 def read_calls(log_path: Path, since: float) -> list[dict[str, Any]]:
+    """Every request the stand-in answered since ``since`` (chat and embeddings)."""
     if not log_path.exists():
         return []
     calls = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
-    return [c for c in calls if c["start"] >= since and c["route"] == "chat"]
+    return [c for c in calls if c["start"] >= since]
+
+
+def forget_embeddings(svc: Any) -> int:
+    """Empty the OpenAI embedder's cache, in this process and in the store, so that the next run
+    embeds its texts as a transcript never seen before does. Returns the cache blobs deleted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from shared.embeddings.openai_embedder import CACHE_PREFIX, OpenAIEmbedder
+
+    embedder = svc.embedder
+    if not isinstance(embedder, OpenAIEmbedder):
+        raise RuntimeError(f"expected the OpenAI embedder, the app has {type(embedder).__name__}")
+    embedder.clear_memory_cache()
+    paths = svc.store.list(f"{CACHE_PREFIX}/")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(svc.store.delete, paths))
+    if svc.store.list(f"{CACHE_PREFIX}/"):
+        raise RuntimeError("the embedding cache is not empty after deleting it")
+    return len(paths)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -249,8 +326,17 @@ def _peak(intervals: list[tuple[float, float]]) -> int:
 
 
 def one_run(
-    host: Any, svc: Any, entry: str, name: str, data: bytes, calls_log: Path, timeout: float
+    host: Any,
+    svc: Any,
+    entry: str,
+    name: str,
+    data: bytes,
+    calls_log: Path,
+    timeout: float,
+    embedding_delay: float | None = None,
 ) -> dict[str, Any]:
+    """One run, checked. ``embedding_delay``: None with MiniLM (no embedding reaches the
+    stand-in), else the stand-in's delay for embedding calls (the OpenAI embedder)."""
     from azure.storage.blob import BlobServiceClient
 
     from shared.ids import content_sha256, make_run_id
@@ -305,13 +391,34 @@ def one_run(
         raise RuntimeError(f"expected one finalize invocation, saw {len(finalize)}")
     fin = finalize[0]
     end = fin.started + fin.duration
-    calls = read_calls(calls_log, t0 - 0.001)
+    answered = read_calls(calls_log, t0 - 0.001)
+    calls = [c for c in answered if c["route"] == "chat"]
+    embeddings = [c for c in answered if c["route"] == "embeddings"]
     by_schema: dict[str, list[dict[str, Any]]] = {}
     for c in calls:
         by_schema.setdefault(c["schema"] or "other", []).append(c)
     counts = {k: len(v) for k, v in sorted(by_schema.items())}
     if len(calls) != MODEL_CALLS:
         raise RuntimeError(f"the stand-in answered {len(calls)} chat calls: {counts}")
+    # the segmenter's merge embeddings: made one at a time in the segment invocation, before it
+    # sends the generate messages, so before the first generate invocation starts
+    first_generate = min(i.started for i in by_fn["generate"])
+    merge_embeddings = [c for c in embeddings if c["start"] < first_generate]
+    if embedding_delay is None:
+        if embeddings:
+            raise RuntimeError(
+                f"MiniLM run, but the stand-in answered {len(embeddings)} embeddings"
+            )
+        critical_embeddings = 0
+    else:
+        expected = EMBEDDING_CALLS + len(merge_embeddings)
+        if len(embeddings) != expected:
+            raise RuntimeError(
+                f"the stand-in answered {len(embeddings)} embedding calls, expected {expected} "
+                f"({SEGMENTS} retrieval queries + {STORIES} stories + {len(merge_embeddings)} "
+                "segmentation merges): is the embedding cache cleared?"
+            )
+        critical_embeddings = len(merge_embeddings) + CRITICAL_EMBEDDING_CALLS
 
     def rel(t: float) -> float:
         return round(t - t0, 4)
@@ -322,7 +429,9 @@ def one_run(
     seg_call = by_schema["SegmentationAnswer"][0]
     gen_calls, tag_calls = by_schema["GenerationAnswer"], by_schema["TaggingAnswer"]
     e2e = end - t0
-    critical = CRITICAL_CALLS * DELAY_S + fin.duration
+    critical = (
+        CRITICAL_CALLS * DELAY_S + critical_embeddings * (embedding_delay or 0.0) + fin.duration
+    )
     phases = {
         "segmentation_call_start": rel(seg_call["start"]),
         "segmentation_call_end": rel(seg_call["end"]),
@@ -347,7 +456,17 @@ def one_run(
             "median": round(median([c["end"] - c["start"] for c in calls]), 4),
             "max": round(max(c["end"] - c["start"] for c in calls), 4),
         },
+        "embedding_calls": len(embeddings),
+        "segmentation_merge_embedding_calls": len(merge_embeddings),
+        "critical_embedding_calls": critical_embeddings,
+        "embedding_call_s": {
+            "median": round(median([c["end"] - c["start"] for c in embeddings]), 4),
+            "max": round(max(c["end"] - c["start"] for c in embeddings), 4),
+        }
+        if embeddings
+        else None,
         "peak_concurrent_model_calls": _peak([(c["start"], c["end"]) for c in calls]),
+        "peak_concurrent_embedding_calls": _peak([(c["start"], c["end"]) for c in embeddings]),
         "peak_concurrent_invocations": _peak(
             [(i.started, i.started + i.duration) for i in invocations]
         ),
@@ -357,7 +476,8 @@ def one_run(
         "phases_s": phases,
         "timeline": sorted(
             [(i.function, rel(i.started), rel(i.started + i.duration)) for i in invocations]
-            + [(f"call:{c['schema']}", rel(c["start"]), rel(c["end"])) for c in calls],
+            + [(f"call:{c['schema']}", rel(c["start"]), rel(c["end"])) for c in calls]
+            + [("call:embedding", rel(c["start"]), rel(c["end"])) for c in embeddings],
             key=lambda t: t[1],
         ),
     }
@@ -385,10 +505,15 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "phases_s": {k: round(median([r["phases_s"][k] for r in runs]), 3) for k in keys},
         "cpu_s": {k: round(median([r["cpu_s"][k] for r in runs]), 3) for k in runs[0]["cpu_s"]},
         "storage_requests": int(median([r["storage_requests"] for r in runs])),
+        "embedding_calls": int(median([r["embedding_calls"] for r in runs])),
+        "critical_embedding_calls": int(median([r["critical_embedding_calls"] for r in runs])),
+        "peak_concurrent_embedding_calls": int(
+            median([r["peak_concurrent_embedding_calls"] for r in runs])
+        ),
     }
 
 
-def _hermetic_env(conn: str, base_url: str) -> None:
+def _hermetic_env(conn: str, base_url: str, embedder: str) -> None:
     for name in list(os.environ):
         if name.upper().startswith(SERVICE_ENV_PREFIXES):
             del os.environ[name]
@@ -397,7 +522,7 @@ def _hermetic_env(conn: str, base_url: str) -> None:
             "AzureWebJobsStorage": conn,
             "SYNTH_STORAGE_BACKEND": "azure",
             "SYNTH_ENGINE": "llm",
-            "SYNTH_EMBEDDER": "minilm",
+            "SYNTH_EMBEDDER": embedder,
             "SYNTH_VECTOR_STORE": "embedded",
             "OPENAI_API_KEY": "bench",
             "OPENAI_BASE_URL": base_url,
@@ -415,6 +540,7 @@ def measure(
     calls_log: Path,
     timeout: float,
     counter: list[int],
+    embedding_delay: float | None,
 ) -> list[dict[str, Any]]:
     from devhost.host import LocalHost
     from shared.services import app_services
@@ -428,12 +554,14 @@ def measure(
         for k in range(runs + 1):  # the first is the warm-up
             counter[0] += 1
             name = f"fanout-{counter[0]:03d}.txt"
-            r = one_run(host, svc, entry, name, data, calls_log, timeout)
+            if embedding_delay is not None:  # the OpenAI embedder: a transcript never seen
+                forget_embeddings(svc)
+            r = one_run(host, svc, entry, name, data, calls_log, timeout, embedding_delay)
             tag = "warm-up" if k == 0 else f"run {k}"
             print(
                 f"  {label:<16} {tag:<7} e2e {r['e2e_s']:6.3f} s  critical "
                 f"{r['critical_path_s']:.3f} s  ratio {r['ratio']:.2f}  peak calls "
-                f"{r['peak_concurrent_model_calls']}",
+                f"{r['peak_concurrent_model_calls']}, embedding calls {r['embedding_calls']}",
                 flush=True,
             )
             if k:
@@ -441,12 +569,17 @@ def measure(
     return results
 
 
-def print_summary(key: str, s: dict[str, Any]) -> None:
+def print_summary(key: str, s: dict[str, Any], embedding_delay: float | None) -> None:
     print(f"{key} (median of {len(s['runs'])}):")
+    embeds = (
+        f" + {s['critical_embedding_calls']} embeddings x {embedding_delay} s"
+        if embedding_delay is not None
+        else ""
+    )
     print(
         f"  e2e {s['e2e_s']:.3f} s (min {s['e2e_min_s']:.3f}, max {s['e2e_max_s']:.3f});  "
-        f"critical path {s['critical_path_s']:.3f} s = 3 x {DELAY_S} s + finalize "
-        f"{s['finalize_s']:.3f} s"
+        f"critical path {s['critical_path_s']:.3f} s = {CRITICAL_CALLS} chat calls x {DELAY_S} s"
+        f"{embeds} + finalize {s['finalize_s']:.3f} s"
     )
     print(
         f"  e2e / critical path {s['ratio']:.2f} (goal <= {GOAL_RATIO}: "
@@ -456,12 +589,13 @@ def print_summary(key: str, s: dict[str, Any]) -> None:
         print(
             f"  speedup over sequential {s['speedup']:.1f}x (goal >= {GOAL_SPEEDUP:.0f}: "
             f"{'met' if s['speedup'] >= GOAL_SPEEDUP else 'MISSED'}); over the "
-            f"{MODEL_CALLS} model calls alone ({MODEL_CALLS * DELAY_S:.1f} s) "
+            f"model calls alone ({s['model_calls_alone_s']:.1f} s) "
             f"{s['speedup_over_model_calls_alone']:.1f}x"
         )
     print(
         f"  peak concurrent model calls {s['peak_concurrent_model_calls']}, invocations "
-        f"{s['peak_concurrent_invocations']}"
+        f"{s['peak_concurrent_invocations']}; embedding calls per run {s['embedding_calls']} "
+        f"(peak concurrent {s['peak_concurrent_embedding_calls']})"
     )
     cpu = s["cpu_s"]
     print(
@@ -475,6 +609,72 @@ def print_summary(key: str, s: dict[str, Any]) -> None:
     print("  phases (s from the start, medians):")
     for k, v in s["phases_s"].items():
         print(f"    {k:<30} {v:7.3f}")
+
+
+def variant_key(embedder: str, embedding_delay: float | None) -> str:
+    if embedder == "minilm":
+        return "minilm"
+    return f"openai_embed_{round(1000 * (embedding_delay or 0.0))}ms"
+
+
+def merge_variants(report: dict[str, Any], key: str) -> dict[str, Any]:
+    """The JSON to write: this variant under ``variants[key]`` next to the others' latest results
+    (read back from the file), and at the top level the ``minilm`` headline."""
+    from benchmarks._common import RESULTS, machine
+
+    path = RESULTS / "fanout.json"
+    try:
+        previous = json.loads(path.read_text())
+    except (OSError, ValueError):
+        previous = {}
+    variants = dict(previous.get("variants") or {})
+    variants[key] = {
+        "measured_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        "machine": machine(),
+        **report,
+    }
+    ordered = {k: variants[k] for k in sorted(variants, key=_variant_order)}
+    if key == "minilm":
+        return {**report, "variants": ordered}
+    headline = {
+        k: v
+        for k, v in previous.items()
+        if k not in ("variants", "benchmark", "measured_at", "machine")
+    }
+    if headline:  # the minilm headline stays as it was measured: its time and machine too
+        headline = {
+            "measured_at": previous.get("measured_at"),
+            "machine": previous.get("machine"),
+            **headline,
+        }
+    return {**headline, "variants": ordered}
+
+
+def _variant_order(key: str) -> tuple[int, str]:
+    return (0 if key == "minilm" else 1, key)
+
+
+def print_variants(result: dict[str, Any]) -> None:
+    """One line per embedder variant in the file: the ``POST /api/runs`` medians."""
+    variants = result.get("variants") or {}
+    if not variants:
+        return
+    print("\nembedder variants (POST /api/runs, medians; each its latest run):")
+    print(
+        f"  {'variant':<20} {'e2e s':>7} {'critical s':>10} {'ratio':>6} {'speedup':>8} "
+        f"{'worker CPU s':>12} {'emb. calls':>10}  load avg (1, 5, 15)   measured at"
+    )
+    for key, v in variants.items():
+        http = v.get("http")
+        if not http:
+            continue
+        speedup = f"{http['speedup']:.1f}x" if "speedup" in http else "-"
+        load = v["machine"]["load_average_1_5_15"]
+        print(
+            f"  {key:<20} {http['e2e_s']:7.3f} {http['critical_path_s']:10.3f} "
+            f"{http['ratio']:6.2f} {speedup:>8} {http['cpu_s']['worker']:12.2f} "
+            f"{http.get('embedding_calls', 0):10d}  {str(load):<21} {v['measured_at']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -492,6 +692,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entry", choices=["http", "blob", "both"], default="both")
     parser.add_argument("--workers", type=int, default=FANOUT_WORKERS)
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="minilm",
+        help="minilm: MiniLM in the worker (the headline); openai: text-embedding-3-small served "
+        "by the stand-in, as in production with a model",
+    )
+    parser.add_argument(
+        "--embedding-delay",
+        type=float,
+        default=DELAY_S,
+        help=f"with --embedder openai: the stand-in's delay for embedding calls (default {DELAY_S}"
+        ", like every call; 0: answered at once)",
+    )
     parser.add_argument("--serve-standin", metavar="LOG", help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="do not write the JSON result")
     parser.add_argument(
@@ -499,7 +713,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.serve_standin:
-        return serve_standin(args.serve_standin)
+        return serve_standin(args.serve_standin, args.embedding_delay)
+    if args.embedding_delay < 0:
+        parser.error("--embedding-delay must be at least 0")
+    # None: no embedding reaches the stand-in (MiniLM)
+    embedding_delay = args.embedding_delay if args.embedder == "openai" else None
+    key = variant_key(args.embedder, embedding_delay)
     logging.basicConfig(level=logging.WARNING)
     for noisy in ("devhost", "function_app", "shared", "urllib3.connectionpool"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
@@ -537,10 +756,21 @@ def main(argv: list[str] | None = None) -> int:
     measured: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-fanout-") as tmp:
         calls_log = Path(tmp) / "calls.jsonl"
-        with standin_process(calls_log) as base_url, Azurite() as azurite:
+        with (
+            standin_process(calls_log, args.embedding_delay) as base_url,
+            Azurite() as azurite,
+        ):
             assert azurite.pid is not None
             _PIDS["azurite"] = azurite.pid
-            _hermetic_env(azurite.connection_string, base_url)
+            _hermetic_env(azurite.connection_string, base_url, args.embedder)
+            print(
+                f"embedder {args.embedder}"
+                + (
+                    f" (served by the stand-in, embeddings after {embedding_delay} s)"
+                    if embedding_delay is not None
+                    else " (in the worker)"
+                )
+            )
             print("loading the sample backlog and architecture notes into the index ...")
             load_index(PROJECT)
             print(
@@ -549,16 +779,38 @@ def main(argv: list[str] | None = None) -> int:
                 f"{queues.get('maxPollingInterval')}; fan-out with {args.workers} workers",
                 flush=True,
             )
-            for key, host_kwargs, hj, entry, runs in variants:
-                measured[key] = measure(
-                    key, host_kwargs, hj, entry, runs, data, calls_log, args.timeout, counter
+            for name, host_kwargs, hj, entry, runs in variants:
+                measured[name] = measure(
+                    name,
+                    host_kwargs,
+                    hj,
+                    entry,
+                    runs,
+                    data,
+                    calls_log,
+                    args.timeout,
+                    counter,
+                    embedding_delay,
                 )
 
     report: dict[str, Any] = {
         "command": " ".join(["python -m benchmarks.bench_fanout", *(argv or sys.argv[1:])]),
         "transcript": str(TRANSCRIPT.relative_to(REPO)),
+        "embedder": args.embedder,
         "model_delay_s": DELAY_S,
+        "embedding_delay_s": embedding_delay,
         "model_calls_per_run": MODEL_CALLS,
+        "embedding_calls_per_run": EMBEDDING_CALLS if embedding_delay is not None else 0,
+        "critical_path": (
+            f"{CRITICAL_CALLS} chat calls x {DELAY_S} s"
+            + (
+                f" + ({CRITICAL_EMBEDDING_CALLS} + segmentation merge) embedding calls x "
+                f"{embedding_delay} s"
+                if embedding_delay is not None
+                else ""
+            )
+            + " + finalize"
+        ),
         "segments": SEGMENTS,
         "stories": STORIES,
         "host": {
@@ -569,42 +821,54 @@ def main(argv: list[str] | None = None) -> int:
         },
         "goals": {"ratio_at_most": GOAL_RATIO, "speedup_at_least": GOAL_SPEEDUP},
     }
-    model_only = MODEL_CALLS * DELAY_S
-    timelines = {key: [r.pop("timeline") for r in runs] for key, runs in measured.items()}
+
+    def model_only(runs: list[dict[str, Any]]) -> float:
+        """The model calls' delays, one after another: a lower bound for any sequential design."""
+        embeds = median([r["embedding_calls"] for r in runs])
+        return MODEL_CALLS * DELAY_S + embeds * (embedding_delay or 0.0)
+
+    timelines = {name: [r.pop("timeline") for r in runs] for name, runs in measured.items()}
     if args.timeline:
-        for key, lines in timelines.items():
-            print(f"\ntimeline of the last {key} run (s from the start):")
+        for name, lines in timelines.items():
+            print(f"\ntimeline of the last {name} run (s from the start):")
             for what, start, end in lines[-1]:
                 print(f"  {start:7.3f} {end:7.3f}  {end - start:6.3f}  {what}")
     print()
     sequential = measured.pop("sequential", [])
     seq_e2e = median([r["e2e_s"] for r in sequential]) if sequential else None
-    for key, runs in measured.items():
+    for name, runs in measured.items():
         s = summarize(runs)
-        s["speedup_over_model_calls_alone"] = round(model_only / s["e2e_s"], 2)
+        s["model_calls_alone_s"] = round(model_only(runs), 3)
+        s["speedup_over_model_calls_alone"] = round(model_only(runs) / s["e2e_s"], 2)
         if seq_e2e is not None:
             s["speedup"] = round(seq_e2e / s["e2e_s"], 2)
-        report[key] = {**s, "runs": runs}
-        print_summary(key, report[key])
+        report[name] = {**s, "runs": runs}
+        print_summary(name, report[name], embedding_delay)
     if sequential:
         assert seq_e2e is not None
+        seq_model = model_only(sequential)
         report["sequential"] = {
             "e2e_s": round(seq_e2e, 3),
-            "model_calls_s": round(model_only, 3),
-            "non_model_work_s": round(seq_e2e - model_only, 3),
+            "model_calls_s": round(seq_model, 3),
+            "non_model_work_s": round(seq_e2e - seq_model, 3),
+            "embedding_calls": int(median([r["embedding_calls"] for r in sequential])),
             "cpu_s": summarize(sequential)["cpu_s"],
             "runs": sequential,
         }
         cpu = report["sequential"]["cpu_s"]
+        embeds = report["sequential"]["embedding_calls"]
         print(
             f"sequential (median of {len(sequential)}): e2e {seq_e2e:.3f} s = {MODEL_CALLS} "
-            f"model calls x {DELAY_S} s ({model_only:.1f} s) + non-model work "
-            f"{seq_e2e - model_only:.3f} s; CPU seconds per run: "
-            + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+            f"chat calls x {DELAY_S} s"
+            + (f" + {embeds} embedding calls x {embedding_delay} s" if embeds else "")
+            + f" ({seq_model:.1f} s) + non-model work {seq_e2e - seq_model:.3f} s; CPU seconds "
+            "per run: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
         )
     if not args.no_write:
-        path = write_result("fanout", report)
-        print(f"written to {path.relative_to(REPO)}")
+        result = merge_variants(report, key)
+        path = write_result("fanout", result)
+        print(f"written to {path.relative_to(REPO)} (variant {key})")
+        print_variants(json.loads(path.read_text()))
     return 0
 
 

@@ -90,6 +90,12 @@ class OpenAIEmbedder:
             out[row] = found[key]
         return out
 
+    def clear_memory_cache(self) -> None:
+        """Forget the vectors kept in this process (the store's copies stay). For benchmarks that
+        must embed a transcript as if it had never been seen."""
+        with self._lock:
+            self._memory.clear()
+
     # ------------------------------------------------------------------------------------------
     def _clip(self, text: str) -> str:
         text = text or " "  # the API rejects empty input

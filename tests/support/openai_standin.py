@@ -12,7 +12,8 @@ Answers, in this order of precedence for each request:
    "GenerationAnswer", a predicate on ``Recorded``, or None for any chat request);
 2. the failure plan (``Failures``): a seeded share of requests answered with malformed JSON, 429,
    500 or a hang (client timeout);
-3. the automatic answer: valid, plausible output derived from the prompt, after ``delay`` seconds.
+3. the automatic answer: valid, plausible output derived from the prompt, after ``delay`` seconds
+   (embeddings after ``embedding_delay`` seconds when it is given, else after ``delay`` too).
 
 Automatic answers by response schema name (``response_format.json_schema.name``):
 - ``SegmentationAnswer``: reads the numbered units ``[n] text`` of the prompt and starts a segment
@@ -258,6 +259,7 @@ class OpenAIStandIn:
         self,
         *,
         delay: float = 0.0,
+        embedding_delay: float | None = None,
         failures: Failures | None = None,
         units_per_segment: int = 8,
         segments_per_call: int | None = None,
@@ -267,6 +269,7 @@ class OpenAIStandIn:
         port: int = 0,
     ) -> None:
         self.delay = delay
+        self.embedding_delay = embedding_delay  # None: embeddings wait ``delay`` like chat calls
         self.failures = failures or Failures()
         self.units_per_segment = units_per_segment
         self.segments_per_call = segments_per_call
@@ -357,6 +360,12 @@ class OpenAIStandIn:
         return None
 
     # -- answering -----------------------------------------------------------------------------
+    def auto_delay(self, route: str) -> float:
+        """How long an automatic answer on ``route`` ("chat" or "embeddings") waits."""
+        if route == "embeddings" and self.embedding_delay is not None:
+            return self.embedding_delay
+        return self.delay
+
     def handle(self, route: str, path: str, headers: dict[str, str], raw: bytes) -> tuple:
         try:
             body = json.loads(raw or b"{}")
@@ -375,7 +384,7 @@ class OpenAIStandIn:
                 reply = self.failures.reply(failure)
                 rec.answered_with = f"failure:{failure}"
             else:
-                reply = Reply.auto(delay=self.delay)
+                reply = Reply.auto(delay=self.auto_delay(route))
                 rec.answered_with = "auto"
         if reply.delay:
             self._stopping.wait(reply.delay)

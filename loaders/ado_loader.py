@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from loaders.console import (
+    add_common_options,
     build_loader_services,
     exit_code,
     fail,
@@ -53,7 +54,6 @@ class FetchedBacklog:
 
     items: list[WorkItem]
     errors: list[dict[str, Any]] = field(default_factory=list)
-    source: str = ""
 
     @property
     def unreadable_ids(self) -> list[int]:
@@ -89,12 +89,12 @@ def fetch_rest(
     for error in errors:
         error["error"] = f"work item {error.get('work_item_id', '?')}: {error['error']}"
         error.pop("record", None)
-    return FetchedBacklog(_select(items, work_item_types), errors, f"{client!r}")
+    return FetchedBacklog(_select(items, work_item_types), errors)
 
 
 def read_file(path: str | Path, work_item_types: Sequence[str]) -> FetchedBacklog:
     items, errors = parse_backlog_file(path)
-    return FetchedBacklog(_select(items, work_item_types), errors, str(path))
+    return FetchedBacklog(_select(items, work_item_types), errors)
 
 
 def work_item_types(
@@ -210,17 +210,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--types", nargs="+", metavar="TYPE", help="work item types to load")
     p.add_argument("--include-bugs", action="store_true", help="load Bugs too")
     p.add_argument("--no-prune", action="store_true", help="keep indexed items the source lacks")
-    p.add_argument(
-        "--allow-empty", action="store_true", help="let an empty source clear the namespace"
-    )
-    p.add_argument(
-        "--rebuild",
-        action="store_true",
-        help="empty the project's namespace first (after changing the embedder; then load the "
-        "architecture documents again too)",
-    )
-    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    add_common_options(p, empty="source", reload_other="architecture documents")
     return p
 
 

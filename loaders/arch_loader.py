@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from loaders.console import (
+    add_common_options,
     build_loader_services,
     exit_code,
     fail,
@@ -122,17 +123,7 @@ def parser() -> argparse.ArgumentParser:
     prune.add_argument(
         "--no-prune", dest="prune", action="store_false", help="never delete other documents"
     )
-    p.add_argument(
-        "--allow-empty", action="store_true", help="let an empty folder clear the namespace"
-    )
-    p.add_argument(
-        "--rebuild",
-        action="store_true",
-        help="empty the project's namespace first (after changing the embedder; then load the "
-        "backlog again too)",
-    )
-    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    add_common_options(p, empty="folder", reload_other="backlog")
     return p
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
@@ -101,3 +102,19 @@ def setup_logging(verbose: bool) -> None:
 def fail(message: str, err: TextIO | None = None) -> int:
     (err or sys.stderr).write(f"error: {message}\n")
     return EXIT_FAILED
+
+
+def add_common_options(p: argparse.ArgumentParser, *, empty: str, reload_other: str) -> None:
+    """The options both loaders share: ``empty`` names the empty source, ``reload_other`` what to
+    load again after a rebuild."""
+    p.add_argument(
+        "--allow-empty", action="store_true", help=f"let an empty {empty} clear the namespace"
+    )
+    p.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="empty the project's namespace first (after changing the embedder; then load the "
+        f"{reload_other} again too)",
+    )
+    p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")

@@ -103,7 +103,6 @@ def _embed_and_upsert(
     todo: Sequence[tuple[str, str, dict[str, Any]]],
     summary: LoadSummary,
     progress: Progress | None,
-    unit: Callable[[int], int] = lambda n: n,
 ) -> None:
     pending: list[VectorRecord] = []
     # similar lengths in one embedding batch pad less (the embedder pads to the longest text)
@@ -120,7 +119,7 @@ def _embed_and_upsert(
             summary.upserted += index.upsert(namespace, pending)
             pending = []
         if progress:
-            progress(unit(len(chunk)))
+            progress(len(chunk))
     if pending:
         summary.upserted += index.upsert(namespace, pending)
 
@@ -167,15 +166,13 @@ def index_work_items(
     items: Sequence[WorkItem],
     *,
     prune: bool = True,
-    existing_ids: Iterable[str] | None = None,
     keep_ids: Iterable[int] = (),
     allow_empty: bool = False,
     progress: Progress | None = None,
 ) -> LoadSummary:
     """Embed and upsert new and changed items. With ``prune``, delete indexed items that are not
     in ``items`` and not in ``keep_ids`` (items the source still lists but could not be read this
-    time keep their last good vector). ``existing_ids``: the ``ado-`` ids the index holds, when the
-    caller knows them. Refuses to empty a namespace from an empty source unless ``allow_empty``."""
+    time keep their last good vector). Refuses to empty a namespace from an empty source unless ``allow_empty``."""
     summary = LoadSummary(fetched=len(items))
     model = getattr(embedder, "model_name", None)
     ids = [ado_vector_id(i.work_item_id) for i in items]
@@ -201,9 +198,7 @@ def index_work_items(
         todo.append((vid, item.embedding_text(), meta))
     if prune:
         present = set(ids) | {ado_vector_id(i) for i in keep_ids}
-        if existing_ids is None:
-            existing_ids = list_ids(index, project, ADO_PREFIX)
-        stale = sorted(set(existing_ids) - present)
+        stale = sorted(set(list_ids(index, project, ADO_PREFIX)) - present)
         if stale and not present and not allow_empty:
             raise LoaderError(
                 f"the source has no work items, and pruning would delete all {len(stale)} indexed "
@@ -363,6 +358,82 @@ def _stored_chunks(
     return head, fetch_metadata(index, project, ids)
 
 
+def _index_document(
+    embedder: Embedder,
+    index: VectorIndex,
+    project: str,
+    source: DocumentSource,
+    cfg: ArchitectureLoaderConfig,
+    summary: LoadSummary,
+    store: ArtifactStore | None,
+    model: str | None,
+    chunking: str,
+    now: datetime | None,
+) -> list[ArchitectureChunk]:
+    """One document into the index (skipped when unchanged); its chunks, or none after an error
+    recorded in ``summary``."""
+    doc_id = document_id(source.name)
+    try:
+        data = source.path.read_bytes()
+    except OSError as err:
+        summary.errors.append({"file": source.name, "error": f"cannot read: {err.strerror}"})
+        return []
+    checksum = hashlib.sha256(data).hexdigest()
+    head, stored = _stored_chunks(index, project, doc_id)
+    if (
+        head is not None
+        and stored
+        and len(stored) == int(head.get("total_chunks") or -1)
+        and all(
+            m.get("checksum") == checksum
+            and m.get("chunking") == chunking
+            and m.get("embedding_model") == model
+            for m in stored.values()
+        )
+    ):
+        summary.skipped += 1
+        if store is not None and not store.exists(layout.arch_raw(project, source.name)):
+            store.put(layout.arch_raw(project, source.name), data)
+        return [chunk_from_metadata(m) for m in stored.values()]
+    try:
+        chunks = document_chunks(source, project, cfg, now=now, data=data)
+    except UnreadableInput as err:
+        summary.errors.append({"file": source.name, "error": str(err)})
+        return []
+    if not chunks:
+        summary.errors.append({"file": source.name, "error": "no text to index"})
+        return []
+    _embed_and_upsert(
+        embedder,
+        index,
+        project,
+        [
+            (
+                c.chunk_id,
+                c.text,
+                chunk_metadata(
+                    c, source_path=source.name, chunking=chunking, embedding_model=model
+                ),
+            )
+            for c in chunks
+        ],
+        summary,
+        None,
+    )
+    # new chunks first, then the old document's leftovers: retrieval never sees it missing
+    new_ids = {c.chunk_id for c in chunks}
+    old_ids = set(stored)
+    lister = getattr(index, "list_ids", None)
+    if lister is not None:
+        old_ids |= set(lister(project, f"{ARCH_PREFIX}{doc_id}-"))
+    leftovers = sorted(old_ids - new_ids)
+    if leftovers:
+        summary.deleted += index.delete(project, leftovers)
+    if store is not None:
+        store.put(layout.arch_raw(project, source.name), data)
+    return chunks
+
+
 def index_documents(
     embedder: Embedder,
     index: VectorIndex,
@@ -383,87 +454,18 @@ def index_documents(
     loaded: list[ArchitectureChunk] = []
     model = getattr(embedder, "model_name", None)
     chunking = chunking_signature(cfg)
-    sources = [DocumentSource.of(p) for p in paths]
     present: set[str] = set()
     seen_names: set[str] = set()
-    for source in sources:
+    for source in map(DocumentSource.of, paths):
         summary.fetched += 1
         if source.name in seen_names:
             summary.errors.append({"file": source.name, "error": "given twice; loaded once"})
-            if progress:
-                progress(1)
-            continue
-        seen_names.add(source.name)
-        doc_id = document_id(source.name)
-        present.add(doc_id)
-        try:
-            data = source.path.read_bytes()
-        except OSError as err:
-            summary.errors.append({"file": source.name, "error": f"cannot read: {err.strerror}"})
-            if progress:
-                progress(1)
-            continue
-        checksum = hashlib.sha256(data).hexdigest()
-        head, stored = _stored_chunks(index, project, doc_id)
-        if (
-            head is not None
-            and stored
-            and len(stored) == int(head.get("total_chunks") or -1)
-            and all(
-                m.get("checksum") == checksum
-                and m.get("chunking") == chunking
-                and m.get("embedding_model") == model
-                for m in stored.values()
+        else:
+            seen_names.add(source.name)
+            present.add(document_id(source.name))
+            loaded += _index_document(
+                embedder, index, project, source, cfg, summary, store, model, chunking, now
             )
-        ):
-            summary.skipped += 1
-            loaded.extend(chunk_from_metadata(m) for m in stored.values())
-            if store is not None and not store.exists(layout.arch_raw(project, source.name)):
-                store.put(layout.arch_raw(project, source.name), data)
-            if progress:
-                progress(1)
-            continue
-        try:
-            chunks = document_chunks(source, project, cfg, now=now, data=data)
-        except UnreadableInput as err:
-            summary.errors.append({"file": source.name, "error": str(err)})
-            if progress:
-                progress(1)
-            continue
-        if not chunks:
-            summary.errors.append({"file": source.name, "error": "no text to index"})
-            if progress:
-                progress(1)
-            continue
-        _embed_and_upsert(
-            embedder,
-            index,
-            project,
-            [
-                (
-                    c.chunk_id,
-                    c.text,
-                    chunk_metadata(
-                        c, source_path=source.name, chunking=chunking, embedding_model=model
-                    ),
-                )
-                for c in chunks
-            ],
-            summary,
-            None,
-        )
-        # new chunks first, then the old document's leftovers: retrieval never sees it missing
-        new_ids = {c.chunk_id for c in chunks}
-        old_ids = set(stored)
-        lister = getattr(index, "list_ids", None)
-        if lister is not None:
-            old_ids |= set(lister(project, f"{ARCH_PREFIX}{doc_id}-"))
-        leftovers = sorted(old_ids - new_ids)
-        if leftovers:
-            summary.deleted += index.delete(project, leftovers)
-        if store is not None:
-            store.put(layout.arch_raw(project, source.name), data)
-        loaded.extend(chunks)
         if progress:
             progress(1)
     if prune:

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shared import layout
+
 if TYPE_CHECKING:
     from shared.settings import HygieneConfig
     from shared.storage import ArtifactStore
@@ -327,11 +329,7 @@ def _microsoft_patterns() -> tuple[object, ...]:
 def _ms_kind(name: str) -> SecretKind:
     if name in _MS_KINDS:
         return _MS_KINDS[name]
-    if name.startswith("Azure") or name.startswith("Aad"):
-        return "azure_key"
-    if name.startswith("Unclassified"):
-        return "api_key"
-    return "api_key"
+    return "azure_key" if name.startswith(("Azure", "Aad")) else "api_key"
 
 
 @dataclass
@@ -644,7 +642,7 @@ def apply_gate(text: str, config: HygieneConfig | None = None) -> GateResult:
 
 
 def hygiene_path(run_id: str) -> str:
-    return f"runs/{run_id}/{HYGIENE_ARTIFACT}"
+    return layout.run_file(run_id, HYGIENE_ARTIFACT)
 
 
 def read_report(store: ArtifactStore, run_id: str) -> HygieneReport | None:

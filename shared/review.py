@@ -41,7 +41,7 @@ from shared import layout
 from shared.backlog_tree import build_tree
 from shared.models import GeneratedItem, RunStatus, Segment, SourceQuote, TaggingRecord
 from shared.services import Services
-from shared.storage import NotFound, read_jsonl
+from shared.storage import NotFound, read_json, read_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +247,7 @@ def build_bundle(
         }
 
     try:
-        summary = json.loads(svc.store.get(layout.run_file(run_id, "summary.json")))
+        summary = read_json(svc.store, layout.run_file(run_id, "summary.json"))
     except NotFound:
         summary = None
     bundle["summary"] = summary

@@ -15,7 +15,6 @@ from typing import Any
 QUERY_TOO_LARGE_CODE = "VS402337"
 # ADO's typeKey for VS402337 (the message code is what is certain; both are checked)
 QUERY_TOO_LARGE_TYPE_KEYS = ("WorkItemTrackingQueryResultSizeLimitExceededException",)
-RULE_VIOLATION_TYPE_KEY = "RuleValidationException"
 
 
 class AdoError(Exception):

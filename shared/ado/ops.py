@@ -120,10 +120,6 @@ def parent_op(parent_url: str) -> dict[str, Any]:
     return relation_op(PARENT_REL, parent_url)
 
 
-def remove_relation_op(index: int) -> dict[str, Any]:
-    return {"op": "remove", "path": f"/relations/{int(index)}"}
-
-
 # ------------------------------------------------------------------------------------------------
 # reading REST items
 

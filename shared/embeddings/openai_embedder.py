@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from shared.storage import ArtifactStore, NotFound
-from shared.vectorstore import DimensionMismatch
+from shared.vectorstore import OPENAI_NATIVE_DIMENSION, DimensionMismatch
 
 log = logging.getLogger(__name__)
 
 CACHE_PREFIX = "index/_embedding-cache"
-NATIVE_DIMENSION = 1536
+NATIVE_DIMENSION = OPENAI_NATIVE_DIMENSION
 MAX_INPUT_TOKENS = 8000  # the API's limit is 8191 tokens per input
 MEMORY_CACHE_SIZE = 20_000
 

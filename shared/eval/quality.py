@@ -291,13 +291,12 @@ class LLMJudge:
         from shared.engine.llm.tagging import story_block
 
         tag = record.decision_tag if record else "(not tagged)"
-        system, user = self.template.render(
+        return self.template.messages(
             segment=data_block("segment", segment_text) if segment_text else "(not available)",
             story=story_block(story),
             tag=tag,
             related=data_block("backlog", "\n\n".join(related)) if related else "(none)",
         )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def judge(
         self,
@@ -421,23 +420,15 @@ def judge_run(
         except Exception as err:  # noqa: BLE001 - one story's failure is recorded, not raised
             return judge.failure(err)
 
-    done = 0
-    results: list[dict[str, Any] | None] = []
-    if judge is not None and workers > 1 and len(stories) > 1:
+    results: list[dict[str, Any] | None] = [None] * len(stories)
+    if judge is not None:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for result in pool.map(llm_of, stories):
-                results.append(result)
-                done += 1
+        with ThreadPoolExecutor(max_workers=max(1, min(workers, len(stories)))) as pool:
+            for done, result in enumerate(pool.map(llm_of, stories), start=1):
+                results[done - 1] = result
                 if progress:
                     progress(done, len(stories))
-    else:
-        for story in stories:
-            results.append(llm_of(story))
-            done += 1
-            if progress and judge is not None:
-                progress(done, len(stories))
 
     rows = []
     for story, llm in zip(stories, results, strict=True):

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from shared.models import Usage
 
@@ -33,6 +33,16 @@ class InvalidOutput(ValueError):
         super().__init__(message)
         self.raw = raw
         self.usage = usage or Usage()
+
+
+def schema_mismatch(err: ValidationError) -> str:
+    """A pydantic error in a few lines (the first three problems), for retries and errors.jsonl."""
+    problems = []
+    for e in err.errors()[:3]:
+        where = ".".join(str(p) for p in e.get("loc", ())) or "(root)"
+        problems.append(f"{where}: {e.get('msg', '')}")
+    more = f" (+{err.error_count() - 3} more)" if err.error_count() > 3 else ""
+    return "the answer does not match the schema: " + "; ".join(problems) + more
 
 
 class InvalidRequest(ValueError):
@@ -67,4 +77,5 @@ __all__ = [
     "InvalidRequest",
     "Message",
     "StructuredAnswer",
+    "schema_mismatch",
 ]

@@ -26,18 +26,21 @@ def provider(settings: Settings) -> Literal["azure", "openai"]:
     return "azure" if settings.azure_openai_endpoint else "openai"
 
 
-def chat_model(settings: Settings, agent: AgentName) -> str:
+def _chat(settings: Settings, configured: str) -> str:
+    """The chat deployment on Azure when one is set for all agents, else ``configured``."""
     if provider(settings) == "azure" and settings.azure_openai_chat_deployment:
         return settings.azure_openai_chat_deployment
-    return str(getattr(settings.pipeline, agent).model)
+    return configured
+
+
+def chat_model(settings: Settings, agent: AgentName) -> str:
+    return _chat(settings, str(getattr(settings.pipeline, agent).model))
 
 
 def judge_model(settings: Settings) -> str:
     """The LLM judge's model (``eval judge``): the chat deployment on Azure when one is set for all
     agents, else ``SYNTH_PIPELINE__JUDGE__MODEL``."""
-    if provider(settings) == "azure" and settings.azure_openai_chat_deployment:
-        return settings.azure_openai_chat_deployment
-    return settings.pipeline.judge.model
+    return _chat(settings, settings.pipeline.judge.model)
 
 
 def embedding_model(settings: Settings) -> str:

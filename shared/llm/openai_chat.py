@@ -16,7 +16,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shared.llm import InvalidOutput, InvalidRequest, Message, StructuredAnswer, T
+from shared.llm import (
+    InvalidOutput,
+    InvalidRequest,
+    Message,
+    StructuredAnswer,
+    T,
+    schema_mismatch,
+)
 from shared.models import Usage
 
 log = logging.getLogger(__name__)
@@ -78,7 +85,7 @@ class OpenAIChatModel:
         try:
             completion = raw.parse()
         except ValidationError as err:
-            raise InvalidOutput(_short(err), raw=text, usage=usage) from err
+            raise InvalidOutput(schema_mismatch(err), raw=text, usage=usage) from err
         except openai.LengthFinishReasonError as err:
             raise InvalidOutput(
                 "the answer was cut at the output token limit", raw=text, usage=usage
@@ -103,13 +110,3 @@ class OpenAIChatModel:
         return StructuredAnswer(
             value=message.parsed, raw=text, usage=usage, model=completion.model or self.model
         )
-
-
-def _short(err: ValidationError) -> str:
-    """A pydantic error in a few lines (the first three problems), for retries and errors.jsonl."""
-    problems = []
-    for e in err.errors()[:3]:
-        where = ".".join(str(p) for p in e.get("loc", ())) or "(root)"
-        problems.append(f"{where}: {e.get('msg', '')}")
-    more = f" (+{err.error_count() - 3} more)" if err.error_count() > 3 else ""
-    return "the answer does not match the schema: " + "; ".join(problems) + more

@@ -49,6 +49,11 @@ class PromptTemplate:
         text = {k: str(v) for k, v in values.items()}
         return self.system.substitute(text).strip(), self.user.substitute(text).strip()
 
+    def messages(self, **values: object) -> list[dict[str, str]]:
+        """The rendered prompt as chat messages: the system message, then the user message."""
+        system, user = self.render(**values)
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
 
 def parse(name: str, text: str) -> PromptTemplate:
     header = _HEADER.match(text)

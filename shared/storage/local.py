@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -195,6 +196,6 @@ class LocalLease:
 
 def _identity(file: Path) -> tuple[int, int, int, int]:
     st = file.stat()
-    if not os.path.isfile(file):
+    if not stat.S_ISREG(st.st_mode):  # one stat, not a second one for is_file
         raise IsADirectoryError(str(file))
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -177,16 +177,11 @@ class Writer:
             return ado_id, None
         return entry.parent_work_item_id, None
 
-    def find(self, entry: PlannedItem) -> int | None:
-        """The work item already holding this item's signature (the oldest, if several)."""
-        ids = self.client.ids_with_tag(entry.signature_tag, [entry.item.type])
-        return min(ids) if ids else None
-
     def _create(self, entry: PlannedItem) -> WriteResult:
         parent_id, problem = self._parent_id(entry)
         if problem:
             return self._result(entry, "failed", error=problem)
-        found = self.find(entry)
+        found = find_written(self.client, entry)
         if found is not None:
             return self._result(entry, "existing", ado_id=found, parent_ado_id=parent_id)
         item = entry.item
@@ -223,7 +218,7 @@ class Writer:
                 if not _maybe_applied(err) or attempt == self.max_retries:
                     raise
                 self._backoff(attempt, entry, err)
-                found = self.find(entry)
+                found = find_written(self.client, entry)
                 if found is not None:  # the answer was lost but the create happened
                     new_id = found
                     break
@@ -235,7 +230,7 @@ class Writer:
     def _patch(self, entry: PlannedItem) -> WriteResult:
         target = entry.existing_id
         assert target is not None, "a patch always names the existing story"
-        marker = render.patch_tag(entry.patch_mode, target, entry.signature)
+        marker = entry.patch_tag
         for attempt in range(self.max_retries + 1):
             try:
                 current = self.client.get_work_item(target)
@@ -243,7 +238,7 @@ class Writer:
                 return self._result(
                     entry, "failed", error=f"the existing work item #{target} was not found"
                 )
-            if marker.lower() in (t.lower() for t in ops.tags_of(current)):
+            if _has_tag(current, marker):
                 return self._result(entry, "existing", ado_id=target)
             operations = self.patch_operations(entry, current, marker)
             try:
@@ -296,6 +291,16 @@ class Writer:
         self.sleep(delay)
 
 
+def find_written(client: Any, entry: PlannedItem) -> int | None:
+    """The work item already holding this item's signature (the oldest, if several)."""
+    ids = client.ids_with_tag(entry.signature_tag, [entry.item.type])
+    return min(ids) if ids else None
+
+
+def _has_tag(item: Mapping[str, Any], tag: str) -> bool:
+    return tag.lower() in (t.lower() for t in ops.tags_of(item))
+
+
 def _maybe_applied(err: AdoError) -> bool:
     """An error after which the write may have happened anyway (answer lost or server error)."""
     return isinstance(err, AdoConnectionError) or err.status in MAYBE_APPLIED
@@ -304,14 +309,13 @@ def _maybe_applied(err: AdoError) -> bool:
 def preview(plan: Plan, client: Any) -> str | None:
     """Dry run against ADO (reads only): marks the items already written (``existing``, with
     their id) and the patches whose target is gone. Returns why it stopped early, if it did."""
-    writer = Writer(client, run_id=plan.run_id, write_id="preview")
     for entry in plan.items:
         if entry.action not in ("create", "patch"):
             continue
         entry.status = "pending"
         try:
             if entry.action == "create":
-                entry.ado_id = writer.find(entry)
+                entry.ado_id = find_written(client, entry)
                 if entry.ado_id is not None:
                     entry.status = "existing"
                 continue
@@ -321,8 +325,7 @@ def preview(plan: Plan, client: Any) -> str | None:
             except AdoNotFound:
                 entry.error = f"the existing work item #{entry.existing_id} was not found"
                 continue
-            marker = render.patch_tag(entry.patch_mode, entry.existing_id, entry.signature)
-            if marker.lower() in (t.lower() for t in ops.tags_of(current)):
+            if _has_tag(current, entry.patch_tag):
                 entry.status, entry.ado_id = "existing", entry.existing_id
             elif entry.patch_mode == "append":
                 existing_ac = (current.get("fields") or {}).get(ops.ACCEPTANCE_CRITERIA)

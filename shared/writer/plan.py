@@ -80,6 +80,12 @@ class PlannedItem:
     def patch_mode(self) -> str:
         return "replace" if self.decision == "replace" else "append"
 
+    @property
+    def patch_tag(self) -> str:
+        """The tag marking the existing story as patched with this item (patches only)."""
+        assert self.existing_id is not None, "a patch always names the existing story"
+        return render.patch_tag(self.patch_mode, self.existing_id, self.signature)
+
     def view(self) -> dict[str, Any]:
         """One plan entry as the API and the CLI show it (module docstring of shared.writer)."""
         status = self.status

@@ -40,8 +40,10 @@ def _distribution(records: list[TaggingRecord]) -> dict[str, int]:
 def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
     """Retag a completed run; the response body of POST .../retag. Raises UnknownRun,
     RunNotWritable, WriteInProgress."""
-    run, items, records = completed_run(svc, run_id)
+    completed_run(svc, run_id)  # refuse an unknown or unfinished run before taking the lock
     with run_lock(svc, run_id):
+        # read again under the lock: a retag that finished meanwhile is what this one replaces
+        run, items, records = completed_run(svc, run_id)
         old = {r.story_id: r for r in records}
         stories = [i for i in items if i.type == "User Story"]
         usage = Usage()

@@ -221,8 +221,8 @@ def write_ids(svc: Services, run_id: str) -> list[str]:
 
 def latest_write(svc: Services, run_id: str) -> dict[str, Any]:
     """GET .../write: the latest write's results (``results: []`` and ``write_id: null`` when the
-    run was never written) and the ids of every write (``writes``, oldest first)."""
-    load_run(svc, run_id)
+    run was never written) and the ids of every write (``writes``, oldest first). The caller has
+    loaded the run (an unknown run is its 404)."""
     try:
         results = read_jsonl(svc.store, layout.ado_write_results(run_id), WriteResult)
     except NotFound:

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from shared.agents import AgentFailed
-from shared.llm import ChatModel, InvalidOutput, InvalidRequest, Message
+from shared.llm import ChatModel, InvalidOutput, InvalidRequest, Message, schema_mismatch
 from shared.models import Usage
 
 log = logging.getLogger(__name__)
@@ -87,10 +87,4 @@ def ask(
 
 
 def _reason(err: ValueError) -> str:
-    from pydantic import ValidationError
-
-    if isinstance(err, ValidationError):
-        from shared.llm.openai_chat import _short
-
-        return _short(err)
-    return str(err)
+    return schema_mismatch(err) if isinstance(err, ValidationError) else str(err)

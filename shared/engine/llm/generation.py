@@ -60,7 +60,7 @@ class LLMGenerator:
         self.model: str | None = chat.model
 
     def messages(self, segment: Segment, context: GenerationContext) -> list[dict[str, str]]:
-        system, user = self.template.render(
+        return self.template.messages(
             segment_order=segment.segment_order,
             dominant_intent=segment.dominant_intent or "(none)",
             intent_labels=", ".join(segment.intent_labels) or "(none)",
@@ -71,7 +71,6 @@ class LLMGenerator:
             architecture_chunks=architecture_text(context.architecture_chunks),
             max_stories=self.cfg.generation.max_stories_per_segment,
         )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         limit = self.cfg.generation.max_stories_per_segment

@@ -158,6 +158,19 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _item_text(
+    head: str, title: str, description: str | None, acceptance_criteria: Sequence[str]
+) -> str:
+    """A work item under its ``head`` line: title, description and acceptance criteria, clipped."""
+    lines = [head, f"  Title: {_clip(title, 200)}"]
+    if description:
+        lines.append(f"  Description: {_clip(description, 800)}")
+    if acceptance_criteria:
+        lines.append("  Acceptance criteria:")
+        lines.extend(f"  - {_clip(ac, 300)}" for ac in acceptance_criteria[:15])
+    return "\n".join(lines)
+
+
 def ado_items_text(items: Sequence[RetrievedAdoItem]) -> str:
     if not items:
         return "(no existing work item was retrieved)"
@@ -169,13 +182,7 @@ def ado_items_text(items: Sequence[RetrievedAdoItem]) -> str:
         if i.parent_id is not None:
             head += f" · parent #{i.parent_id}"
         head += f" · similarity {i.similarity:.3f}"
-        lines = [head, f"  Title: {_clip(i.title, 200)}"]
-        if i.description:
-            lines.append(f"  Description: {_clip(i.description, 800)}")
-        if i.acceptance_criteria:
-            lines.append("  Acceptance criteria:")
-            lines.extend(f"  - {_clip(ac, 300)}" for ac in i.acceptance_criteria[:15])
-        blocks.append("\n".join(lines))
+        blocks.append(_item_text(head, i.title, i.description, i.acceptance_criteria))
     return data_block("backlog", "\n".join(blocks))
 
 
@@ -195,13 +202,7 @@ def candidates_text(candidates: Sequence[Candidate]) -> str:
         head = f"[#{c.work_item_id}] similarity {c.similarity:.3f}"
         if c.state:
             head += f" · state {c.state}"
-        lines = [head, f"  Title: {_clip(c.title, 200)}"]
-        if c.description:
-            lines.append(f"  Description: {_clip(c.description, 800)}")
-        if c.acceptance_criteria:
-            lines.append("  Acceptance criteria:")
-            lines.extend(f"  - {_clip(ac, 300)}" for ac in c.acceptance_criteria[:15])
-        blocks.append("\n".join(lines))
+        blocks.append(_item_text(head, c.title, c.description, c.acceptance_criteria))
     return data_block("existing_stories", "\n".join(blocks))
 
 

@@ -131,7 +131,7 @@ class LLMSegmenter:
             if windows > 1
             else ""
         )
-        system, user = self.template.render(
+        messages = self.template.messages(
             first_unit=a,
             last_unit=b - 1,
             unit_count=b - a,
@@ -162,7 +162,7 @@ class LLMSegmenter:
 
         return ask(
             self.chat,
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            messages,
             SegmentationAnswer,
             check,
             temperature=self.cfg.temperature,

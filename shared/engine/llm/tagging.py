@@ -56,7 +56,7 @@ class LLMTagger:
 
     def messages(self, story: GeneratedItem, candidates: list[Candidate]) -> list[dict[str, str]]:
         t = self.cfg.thresholds
-        system, user = self.template.render(
+        return self.template.messages(
             story=story_block(story),
             candidates=candidates_text(candidates),
             new_below=f"{t.new_below:g}",
@@ -65,7 +65,6 @@ class LLMTagger:
             conflict_at_least=f"{t.conflict_at_least:g}",
             duplicate_at_least=f"{t.duplicate_at_least:g}",
         )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def tag(self, story: GeneratedItem, candidates: list[Candidate]) -> TaggingResult:
         if not candidates:

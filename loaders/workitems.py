@@ -12,7 +12,6 @@ import csv
 import hashlib
 import io
 import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from loaders.html_text import criteria_list, html_to_text
+from shared.ado.ops import PARENT_REL, id_from_url
 from shared.models import WorkItem
-
-PARENT_REL = "System.LinkTypes.Hierarchy-Reverse"
-_ID_AT_END = re.compile(r"/workItems/(\d+)$", re.IGNORECASE)
 
 
 class BacklogFormatError(ValueError):
@@ -90,10 +87,8 @@ def from_rest(raw: dict[str, Any]) -> WorkItem:
     fields = raw.get("fields") or {}
     parent = None
     for rel in raw.get("relations") or []:
-        if rel.get("rel") == PARENT_REL:
-            m = _ID_AT_END.search(str(rel.get("url", "")))
-            if m:
-                parent = int(m.group(1))
+        if rel.get("rel") == PARENT_REL and (found := id_from_url(rel.get("url", ""))) is not None:
+            parent = found
     if not isinstance(fields, dict):
         raise BacklogFormatError("'fields' is not an object")
     return WorkItem(

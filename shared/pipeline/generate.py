@@ -224,8 +224,16 @@ def handle_generate(svc: Services, msg: GenerateMessage) -> None:
         part = _generate(svc, run, segment)
         if not create_model(svc.store, path, part):
             part = read_model(svc.store, path, GeneratedPart)  # a concurrent delivery won
-    send_once(svc, run.run_id, f"generate-{msg.segment_id}", tag_messages(part))
+    send_tag_messages(svc, part)
     check_completion(svc, run.run_id)
+
+
+def send_tag_messages(svc: Services, part: GeneratedPart) -> None:
+    """The part's tag messages, once per generation step (without the outbox lease: a duplicate
+    tag message only finds its tag part written, see ``send_once``)."""
+    send_once(
+        svc, part.run_id, f"generate-{part.segment_id}", tag_messages(part), exclusive=False
+    )
 
 
 def tag_messages(part: GeneratedPart) -> list[tuple[str, Message]]:

@@ -22,14 +22,13 @@ from shared.models import (
     TagMessage,
 )
 from shared.pipeline.fanin import check_completion
-from shared.pipeline.generate import skipped_part, tag_messages
+from shared.pipeline.generate import send_tag_messages, skipped_part
 from shared.pipeline.runs import (
     UnknownRun,
     abort_run,
     last_attempt_error,
     load_run,
     record_error,
-    send_once,
 )
 from shared.pipeline.tag import failed_tag_part
 from shared.services import Services
@@ -91,7 +90,7 @@ def handle_poison(svc: Services, queue: str, message: Message, dequeue_count: in
             part = read_model_or_none(svc.store, part_path, GeneratedPart)
         if part is not None and part.story_ids:
             # the unit's work was stored but its fan-out failed: finish it rather than lose stories
-            send_once(svc, run.run_id, f"generate-{message.segment_id}", tag_messages(part))
+            send_tag_messages(svc, part)
     elif isinstance(message, TagMessage):
         path = layout.tag_part(run.run_id, message.story_id)
         if not svc.store.exists(path):

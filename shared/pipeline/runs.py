@@ -98,6 +98,7 @@ def send_once(
     messages: Sequence[tuple[str, Message]],
     *,
     wait_seconds: float = OUTBOX_LEASE_SECONDS + 5,
+    exclusive: bool = True,
 ) -> bool:
     """Send a step's downstream messages exactly once per step (outbox pattern).
 
@@ -111,8 +112,22 @@ def send_once(
     the lease (``wait_seconds``) means a redelivery after a crash succeeds instead of failing with
     OutboxBusy and burning one of the message's dequeues (a segment message that runs out of them
     fails the whole run).
+
+    ``exclusive=False`` skips the lease: the marker is checked, the messages sent, the marker
+    written. Two deliveries running at the same moment may then both send (at least once, as
+    after a crash above), which is for steps whose duplicates cost little: a generation unit's tag
+    messages (a duplicate tag unit finds the tag part, or at worst repeats one tagging call whose
+    second write is refused). It saves four round trips per step (the lock blob, the lease taken
+    and released, the check under it), on the run's critical path.
     """
     marker = layout.outbox(run_id, step)
+    if not exclusive:
+        if svc.store.exists(marker):
+            return False
+        for queue, message in messages:
+            svc.bus.send(queue, message)
+        svc.store.put(marker, f"{len(messages)}\n".encode())
+        return True
     deadline = time.monotonic() + wait_seconds
     while True:
         if svc.store.exists(marker):

@@ -220,6 +220,19 @@ def test_a_generate_unit_uses_its_messages_segment_and_sends_the_stories(tmp_pat
     assert [m.story for m in sent] == [i for i in part.items if i.type == "User Story"]
     # both queries (backlog, architecture) within recheck_seconds of the last check: none
     assert not [c for c in store.calls if c[1] == layout.index_blob("p")]
+    # the tag messages go out without the outbox lease: the marker is checked, then written
+    marker = layout.outbox(RUN, f"generate-{SEG}")
+    outbox_calls = [c for c in store.calls if c[1].startswith(marker)]
+    assert outbox_calls == [("exists", marker), ("put", marker)]
+
+
+def test_a_redelivered_generate_message_sends_no_tag_message_again(tmp_path):
+    svc, bus, store = services(tmp_path, phase="generating")
+    seg = segment()
+    handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
+    first = [b for q, b in bus.sent if q == TAG_QUEUE]
+    handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
+    assert first and [b for q, b in bus.sent if q == TAG_QUEUE] == first
 
 
 def test_a_generate_message_without_its_segment_reads_segments_jsonl(tmp_path):

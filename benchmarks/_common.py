@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import statistics
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +33,24 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         # other work on the machine skews timings: say how busy it was
         "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()],
+        "python_probe_ms": python_probe_ms(),
     }
+
+
+def python_probe_ms(repeats: int = 5) -> float:
+    """CPU milliseconds of one fixed pure-Python workload (JSON round trips and a loop: the kind
+    of work the storage SDK and pydantic do), median of ``repeats``. The same "2 cores" were
+    measured up to twice as fast on one day as on another: this figure, beside every result,
+    says which kind of day it was (lower is faster)."""
+    doc = {"id": "seg-0001-st01", "title": "Pause the session", "scores": list(range(40))}
+    times = []
+    for _ in range(repeats):
+        start = time.thread_time()
+        total = 0
+        for i in range(4000):
+            total += len(json.loads(json.dumps({**doc, "n": i})))
+        times.append(time.thread_time() - start)
+    return round(1000 * statistics.median(times), 1)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

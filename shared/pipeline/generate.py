@@ -231,9 +231,7 @@ def handle_generate(svc: Services, msg: GenerateMessage) -> None:
 def send_tag_messages(svc: Services, part: GeneratedPart) -> None:
     """The part's tag messages, once per generation step (without the outbox lease: a duplicate
     tag message only finds its tag part written, see ``send_once``)."""
-    send_once(
-        svc, part.run_id, f"generate-{part.segment_id}", tag_messages(part), exclusive=False
-    )
+    send_once(svc, part.run_id, f"generate-{part.segment_id}", tag_messages(part), exclusive=False)
 
 
 def tag_messages(part: GeneratedPart) -> list[tuple[str, Message]]:

@@ -122,30 +122,31 @@ def send_once(
     """
     marker = layout.outbox(run_id, step)
     if not exclusive:
-        if svc.store.exists(marker):
-            return False
-        for queue, message in messages:
-            svc.bus.send(queue, message)
-        svc.store.put(marker, f"{len(messages)}\n".encode())
-        return True
+        return _send_unless_marked(svc, marker, messages)
     deadline = time.monotonic() + wait_seconds
     while True:
         if svc.store.exists(marker):
             return False
         try:
             with svc.store.lease(marker + ".lock", seconds=OUTBOX_LEASE_SECONDS):
-                if svc.store.exists(marker):
-                    return False
-                for queue, message in messages:
-                    svc.bus.send(queue, message)
-                svc.store.put(marker, f"{len(messages)}\n".encode())
-                return True
+                return _send_unless_marked(svc, marker, messages)
         except LeaseHeld:
             if time.monotonic() >= deadline:
                 raise OutboxBusy(
                     f"{run_id}: step {step} is being sent by another delivery"
                 ) from None
             time.sleep(0.1)
+
+
+def _send_unless_marked(
+    svc: Services, marker: str, messages: Sequence[tuple[str, Message]]
+) -> bool:
+    if svc.store.exists(marker):
+        return False
+    for queue, message in messages:
+        svc.bus.send(queue, message)
+    svc.store.put(marker, f"{len(messages)}\n".encode())
+    return True
 
 
 def record_error(svc: Services, error: ErrorRecord) -> bool:

@@ -227,7 +227,7 @@ def test_a_generate_unit_uses_its_messages_segment_and_sends_the_stories(tmp_pat
 
 
 def test_a_redelivered_generate_message_sends_no_tag_message_again(tmp_path):
-    svc, bus, store = services(tmp_path, phase="generating")
+    svc, bus, _ = services(tmp_path, phase="generating")
     seg = segment()
     handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
     first = [b for q, b in bus.sent if q == TAG_QUEUE]

@@ -33,9 +33,17 @@ SOURCES: dict[str, Path] = {
     "ES2006c": AMI / "ES2006c.json",
     "TS3010b": AMI / "TS3010b.json",
     "TS3010d": AMI / "TS3010d.json",
+    "ES2006a": AMI / "ES2006a.json",
+    "ES2006d": AMI / "ES2006d.json",
+    "IS1006a": AMI / "IS1006a.json",
+    "IS1006d": AMI / "IS1006d.json",
+    "TS3010a": AMI / "TS3010a.json",
     "planning-notes": ROOT / "samples" / "transcripts" / "remote_control_planning_notes.md",
     "clinic-booking": HERE / "sources" / "clinic-booking.txt",
     "waste-collection": HERE / "sources" / "waste-collection.txt",
+    "expense-claims": HERE / "sources" / "expense-claims.txt",
+    "room-booking": HERE / "sources" / "room-booking.txt",
+    "volunteer-rota": HERE / "sources" / "volunteer-rota.txt",
 }
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 _SPEAKER = re.compile(r"^([A-Z][\w .'()-]{0,40}):\s+(.*)$")

@@ -40,6 +40,11 @@ def story_id(seg_id: str, n: int) -> str:
     return f"{seg_id}-st{n:02d}"
 
 
+def segment_of_story(story: str) -> str:
+    """'seg-0004-st02' -> 'seg-0004'."""
+    return story.rsplit("-st", 1)[0]
+
+
 def feature_id(seg_id: str, n: int) -> str:
     return f"{seg_id}-ft{n:02d}"
 

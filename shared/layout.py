@@ -14,7 +14,6 @@ runs/{run_id}/
   parts/errors/{phase}-{unit}.json    one per failed unit
   parts/attempts/{phase}-{unit}.json  the last exception of a unit still being retried
   parts/outbox/{step}.sent            "downstream messages were sent" markers
-  parts/requirements.json             the transcript's requirement sentences, for coverage
   ado_write_results.jsonl             the latest ADO write: one line per item (shared/writer)
   parts/writes/{write_id}.jsonl       every ADO write's results, kept (the latest is also above)
   parts/write.lock                    leased while a write or a retag of the run is in progress
@@ -88,11 +87,6 @@ def outbox(run_id: str, step: str) -> str:
 
 def expected_stories(run_id: str) -> str:
     return f"runs/{run_id}/parts/expected_stories.json"
-
-
-def requirement_spans(run_id: str) -> str:
-    """[[start, end], ...] of the requirement-bearing sentences (finalize's coverage)."""
-    return f"runs/{run_id}/parts/requirements.json"
 
 
 def ado_write_results(run_id: str) -> str:

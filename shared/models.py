@@ -114,11 +114,16 @@ class Segment(Record):
 
 
 class SourceQuote(Record):
-    """An exact substring of the normalized transcript; offsets are absolute character offsets."""
+    """An exact substring of the normalized transcript; offsets are absolute character offsets.
+
+    ``speaker`` and ``timecode`` come from the transcript line the quote is on (``Name: text``,
+    ``[00:01:02] Name: text`` as VTT and SRT captions are normalized), when it names them."""
 
     text: str = Field(min_length=1)
     start: int = Field(ge=0)
     end: int = Field(ge=0)
+    speaker: str | None = None
+    timecode: str | None = None
 
     @model_validator(mode="after")
     def _span(self) -> SourceQuote:
@@ -196,7 +201,14 @@ class GeneratedItem(Record):
     source_doc: str
     source_doc_segment: str = Field(description="character range of the segment: '{start}-{end}'")
     source_quotes: list[SourceQuote] = Field(default_factory=list)
+    # earlier statements of the meeting that a later one revised (a changed number, a negation,
+    # "let's not do X after all"): the story carries the later decision
+    superseded_quotes: list[SourceQuote] = Field(default_factory=list)
     open_questions: list[OpenQuestion] = Field(default_factory=list)
+    # one need, one story per run: stories of other segments merged into this one, and the
+    # features they hung under
+    merged_story_ids: list[str] = Field(default_factory=list)
+    merged_feature_ids: list[str] = Field(default_factory=list)
     generation_agent_version: str
     engine: Engine
     model: str | None = None
@@ -269,6 +281,8 @@ class GeneratedPart(Record):
     items: list[GeneratedItem] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     timestamp: datetime
+    # the segment's requirement statements (the capture classifier's), for coverage
+    requirement_spans: list[tuple[int, int]] | None = None
 
     @property
     def story_ids(self) -> list[str]:

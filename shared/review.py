@@ -10,7 +10,9 @@
                     dominant_intent, intent_labels, token_count}],
       "stories": {story_id: {
           "segment_id", "decision_tag",
-          "quotes": [{text, start, end, segment_start, segment_end}],   # segment_*: into the segment
+          "quotes": [{text, start, end, speaker, timecode, segment_id, segment_start,
+                      segment_end}],        # segment_*: into the segment that holds the quote
+          "superseded": [same shape],        # statements a later one revised
           "open_questions": [{question, quote?: {..., segment_start, segment_end}}],
           "compare_with": work_item_id | null,   # the existing story the tag was decided against
           "generated_acs": [{text, added}],      # added: not among the existing story's ACs
@@ -69,13 +71,25 @@ def _segment_view(segment: Segment) -> dict[str, Any]:
     }
 
 
-def _quote_view(quote: SourceQuote, segment: Segment | None) -> dict[str, Any]:
-    view: dict[str, Any] = {"text": quote.text, "start": quote.start, "end": quote.end}
-    if segment is not None and segment.start_char <= quote.start and quote.end <= segment.end_char:
-        view["segment_start"] = quote.start - segment.start_char
-        view["segment_end"] = quote.end - segment.start_char
-    else:  # not inside its segment (never for the offline engine): shown, not highlighted
-        view["segment_start"] = view["segment_end"] = None
+def _quote_view(quote: SourceQuote, segments: list[Segment]) -> dict[str, Any]:
+    """A quote with its speaker and timecode and where it sits: the segment that holds it (the
+    story's own, or, for a story merged from several segments, another one)."""
+    view: dict[str, Any] = {
+        "text": quote.text,
+        "start": quote.start,
+        "end": quote.end,
+        "speaker": quote.speaker,
+        "timecode": quote.timecode,
+        "segment_id": None,
+        "segment_start": None,
+        "segment_end": None,
+    }
+    for segment in segments:
+        if segment.start_char <= quote.start and quote.end <= segment.end_char:
+            view["segment_id"] = segment.segment_id
+            view["segment_start"] = quote.start - segment.start_char
+            view["segment_end"] = quote.end - segment.start_char
+            break
     return view
 
 
@@ -222,7 +236,9 @@ def build_bundle(
         if item.type != "User Story":
             continue
         record = tags.get(item.item_id)
-        segment = by_segment.get(item.segment_id)
+        # its own segment first, then the others (a merged story quotes several)
+        own = by_segment.get(item.segment_id)
+        ordered = ([own] if own else []) + [s for s in segments if s is not own]
         tag = record.decision_tag if record else item.assigned_tag
         compare_with = (
             record.related_story_ids[0]
@@ -233,11 +249,12 @@ def build_bundle(
         bundle["stories"][item.item_id] = {
             "segment_id": item.segment_id,
             "decision_tag": tag,
-            "quotes": [_quote_view(q, segment) for q in item.source_quotes],
+            "quotes": [_quote_view(q, ordered) for q in item.source_quotes],
+            "superseded": [_quote_view(q, ordered) for q in item.superseded_quotes],
             "open_questions": [
                 {
                     "question": q.question,
-                    "quote": _quote_view(q.quote, segment) if q.quote else None,
+                    "quote": _quote_view(q.quote, ordered) if q.quote else None,
                 }
                 for q in item.open_questions
             ],

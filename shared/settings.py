@@ -56,7 +56,12 @@ class SegmentationConfig(_Section):
 class GenerationConfig(_Section):
     model: str = "gpt-4o"
     temperature: float = 0.2
-    max_stories_per_segment: int = 8
+    max_stories_per_segment: int = 12
+    # the role a story names when the meeting names none for its need ("As a user, ...")
+    default_persona: str = "user"
+    # stories of two segments whose "title. main quote" texts reach this cosine (and share a
+    # topic word) are one need and merged at finalize; None: the thresholds' duplicateAtLeast
+    merge_similarity: float | None = None
 
 
 class TaggingConfig(_Section):

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-SUPPORTED_EXTENSIONS = ("txt", "md", "vtt", "docx", "pdf")
+SUPPORTED_EXTENSIONS = ("txt", "md", "vtt", "srt", "docx", "pdf")
 
 
 class UnreadableInput(ValueError):
@@ -56,32 +56,64 @@ def decode_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-_VTT_TIMING = re.compile(
-    r"^\s*(\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}\s+-->\s+(\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}"
+_CAPTION_TIMING = re.compile(
+    r"^\s*(?P<start>(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3})\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}"
 )
 _VTT_VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
 _TAG = re.compile(r"</?[^>]+>")
+_BRACKET_NAME = re.compile(r"^\s*(?:-\s*)?\[(?P<name>[^\]\d][^\]]{0,40})\]\s*(?P<text>.*)$")
 
 
-def vtt_to_transcript(text: str) -> str:
-    """WebVTT captions to ``Speaker: text`` lines (timestamps, cue ids and styling dropped)."""
+def _clock(stamp: str) -> str:
+    """'00:01:02.500' / '1:02,500' / '0:03' -> '00:01:02' (whole seconds, always with hours)."""
+    numbers = [int(p) for p in re.split(r"[.,]", stamp.strip())[0].split(":")]
+    while len(numbers) < 3:
+        numbers.insert(0, 0)
+    h, m, sec = numbers[-3:]
+    return f"{h:02d}:{m:02d}:{sec:02d}"
+
+
+def _caption_parts(raw: str) -> tuple[str | None, str]:
+    """(speaker or None, words) of one caption text line."""
+    voice = _VTT_VOICE.search(raw)
+    content = re.sub(r"^-\s+", "", _TAG.sub("", raw).strip())
+    if voice:
+        return voice.group(1).strip(), content
+    bracket = _BRACKET_NAME.match(content)
+    if bracket and bracket.group("text"):
+        return bracket.group("name").strip(), bracket.group("text").strip()
+    named = _LINE_PREFIX.match(content)
+    if named and named.group("speaker"):
+        return named.group("speaker").strip(), content[named.end() :].strip()
+    return None, content
+
+
+def captions_to_transcript(text: str) -> str:
+    """WebVTT or SubRip captions to ``[hh:mm:ss] Speaker: text`` lines, one per cue and speaker:
+    the cue's start time and its speaker (``<v Name>``, ``[Name]`` or ``Name:``) kept, the lines
+    of a cue joined, cue numbers, end times, styling, headers and notes dropped."""
     lines: list[str] = []
     block: list[str] = []
 
     def flush() -> None:
-        if not block:
-            return
-        timing_at = next((i for i, ln in enumerate(block) if _VTT_TIMING.match(ln)), None)
-        if timing_at is not None:
-            for raw in block[timing_at + 1 :]:
-                voice = _VTT_VOICE.search(raw)
-                content = _TAG.sub("", raw).strip()
-                if not content:
+        for i, line in enumerate(block):
+            timing = _CAPTION_TIMING.match(line)
+            if not timing:
+                continue
+            stamp = _clock(timing.group("start"))
+            turns: list[tuple[str | None, list[str]]] = []
+            for raw in block[i + 1 :]:
+                speaker, words = _caption_parts(raw)
+                if not words:
                     continue
-                if voice:
-                    lines.append(f"{voice.group(1).strip()}: {content}")
+                if turns and (speaker is None or speaker == turns[-1][0]):
+                    turns[-1][1].append(words)
                 else:
-                    lines.append(content)
+                    turns.append((speaker, [words]))
+            for speaker, words in turns:
+                said = " ".join(words)
+                lines.append(f"[{stamp}] " + (f"{speaker}: {said}" if speaker else said))
+            break
         block.clear()
 
     for raw in text.splitlines():
@@ -95,6 +127,33 @@ def vtt_to_transcript(text: str) -> str:
     return "\n".join(lines)
 
 
+# Transcript exports (Teams, Stream) put the speaker and the time on a line of their own and the
+# words on the lines below: "Ana Lopez   0:03" or "[00:00:03] Ana Lopez"
+_SPEAKER_HEADER = re.compile(
+    r"^\s*(?:(?P<name>[A-Z][\w .'-]{0,40}?)\s+(?P<time>(?:\d{1,2}:)?\d{1,2}:\d{2})"
+    r"|\[(?P<time2>(?:\d{1,2}:)?\d{1,2}:\d{2})\]\s+(?P<name2>[A-Z][\w .'-]{0,40}?))\s*$"
+)
+
+
+def speaker_blocks(paragraphs: list[str]) -> list[str]:
+    """Paragraphs with ``Name  0:03`` header lines folded into ``[00:00:03] Name: text`` lines;
+    unchanged when fewer than two such headers appear (then it is not a transcript export)."""
+    headers = [_SPEAKER_HEADER.match(p) for p in paragraphs]
+    if sum(1 for h in headers if h) < 2:
+        return paragraphs
+    out: list[str] = []
+    current: tuple[str, str] | None = None
+    for paragraph, header in zip(paragraphs, headers, strict=True):
+        if header:
+            name = (header.group("name") or header.group("name2")).strip()
+            current = (name, _clock(header.group("time") or header.group("time2")))
+        elif paragraph.strip() and current:
+            out.append(f"[{current[1]}] {current[0]}: {paragraph.strip()}")
+        elif paragraph.strip():
+            out.append(paragraph)
+    return out
+
+
 def _docx_text(data: bytes) -> str:
     try:
         import docx  # python-docx
@@ -104,7 +163,7 @@ def _docx_text(data: bytes) -> str:
         document = docx.Document(io.BytesIO(data))
     except Exception as err:
         raise UnreadableInput(f"the .docx file could not be read: {err}") from None
-    return "\n".join(p.text for p in document.paragraphs)
+    return "\n".join(speaker_blocks([p.text for p in document.paragraphs]))
 
 
 def _pdf_text(data: bytes) -> str:
@@ -135,8 +194,8 @@ def extract_text(data: bytes, ext: str) -> str:
     if ext == "pdf":
         return _pdf_text(data)
     text = decode_text(data)
-    if ext == "vtt":
-        text = vtt_to_transcript(text)
+    if ext in ("vtt", "srt"):
+        text = captions_to_transcript(text)
     return text
 
 
@@ -191,17 +250,42 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return spans
 
 
-_SPEAKER = re.compile(r"^([A-Z][\w .'-]{0,40}|[A-Z]{2,}\d*):\s+")
+# "Marketing: ...", "[00:01:02] Ana Lopez: ...", "00:01:02 Ana: ..." (an unbracketed time only
+# before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words"
+_LINE_PREFIX = re.compile(
+    r"^(?:\[(?P<tc>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\]\s+"
+    r"|(?P<tc2>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\s+(?=[A-Z][\w .'-]{0,40}:\s))?"
+    r"(?:(?P<speaker>[A-Z][\w .'-]{0,40}|[A-Z]{2,}\d*):\s+)?"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])[\"')\]]*$")
-_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|No|approx|incl)\.$", re.IGNORECASE)
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|approx|incl)\.$", re.IGNORECASE)
+_NUMBER_ABBREV = re.compile(r"\bNo\.$")  # "No. 5" (a number), not "Ooh, no. They'd ..."
+
+
+@dataclass(frozen=True)
+class LinePrefix:
+    speaker: str | None
+    timecode: str | None
+    content_at: int  # where the words start in the line
+
+
+def line_prefix(line: str) -> LinePrefix:
+    """'[00:01:02] Ana: we need...' -> speaker 'Ana', timecode '00:01:02', content at 16."""
+    m = _LINE_PREFIX.match(line)
+    if not m or not m.end():
+        return LinePrefix(None, None, 0)
+    stamp = m.group("tc") or m.group("tc2")
+    speaker = m.group("speaker")
+    return LinePrefix(
+        speaker.strip() if speaker else None, _clock(stamp) if stamp else None, m.end()
+    )
 
 
 def speaker_of(line: str) -> tuple[str | None, int]:
-    """('Marketing', 11) for 'Marketing: we need...' -> the speaker and where the content starts."""
-    m = _SPEAKER.match(line)
-    if not m:
-        return None, 0
-    return m.group(1).strip(), m.end()
+    """('Marketing', 11) for 'Marketing: we need...': the speaker and where the words start
+    (after a leading timecode too)."""
+    prefix = line_prefix(line)
+    return prefix.speaker, prefix.content_at
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
@@ -218,7 +302,10 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
         body_end = line.start + len(raw.rstrip())
         cursor = pos
         for m in _SENTENCE_END.finditer(text, pos, body_end):
-            if _ABBREV.search(text[cursor : m.start()]):
+            if _ABBREV.search(text[cursor : m.start()]) or (
+                _NUMBER_ABBREV.search(text[cursor : m.start()])
+                and text[m.end() : m.end() + 1].isdigit()
+            ):
                 continue
             _append_trimmed(text, cursor, m.start(), out)
             cursor = m.end()
@@ -247,3 +334,49 @@ def jaccard(a: str, b: str) -> float:
     if not sa and not sb:
         return 1.0
     return len(sa & sb) / len(sa | sb)
+
+
+# ------------------------------------------------------------------------------------------------
+# spoken text, cleaned
+
+_MARKER = re.compile(r"\{\s*[A-Za-z_]+\s*\}")  # AMI: {vocalsound} {disfmarker} {gap}
+_UNDERSCORE_ACRONYM = re.compile(r"\b((?:[A-Za-z]_){2,})")  # AMI: T_V_, L_C_D_
+_FILLER_TOKEN = re.compile(
+    r"(?<![\w'-])(?:u+m+|u+h+m*|e+r+m*|h+m+|m+h?m+|mm-hmm|uh-huh|um-hmm|ah+|oh+)(?![\w'-])"
+    r"\s*,?",
+    re.IGNORECASE,
+)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
+_REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)  # "to to", "like like"
+_SPACES = re.compile(r"[ \t]+")
+# a cut-off start of the next word, as in "w we'll", "wha what", "p portable"
+_FRAGMENT = re.compile(r"(?<!['\u2019])\b([A-Za-z]{1,3})\s+(?=\1[a-z'])", re.IGNORECASE)
+_SHORT_WORDS = frozenset(
+    """a i an as at be by do go he if in is it me my no of on or so to up us we the and for are
+    but not you all any can had her was one our out day get has him his how new now old see two
+    way who did its let put say she too use few lot""".split()
+)
+
+
+_SET_OFF_FILLER = re.compile(
+    r"(?:(?<=^)|(?<=[,.;:!?]\s)|(?<=[,.;:!?]))\s*(?:you know|i mean|like|sort of|kind of)\s*,\s*"
+    r"|,\s*(?:you know|i mean)\s*(?=[,.;:!?]|$)|\b(?:you know|i mean)\s*,\s*",
+    re.IGNORECASE,
+)
+
+
+def clean_spoken(text: str) -> str:
+    """Spoken text made readable: AMI markers ({vocalsound}), fillers (uh, um), acronym
+    underscores (T_V_), repeated words and cut-off word starts out. For analysis and for every
+    generated text field; never for quotes, which stay verbatim."""
+    text = _MARKER.sub(" ", text)
+    text = _UNDERSCORE_ACRONYM.sub(lambda m: m.group(1).replace("_", "").upper(), text)
+    text = _FILLER_TOKEN.sub(" ", text)
+    text = _SET_OFF_FILLER.sub(" ", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    text = _REPEATED_WORD.sub(r"\1", text)
+    text = _FRAGMENT.sub(
+        lambda m: "" if m.group(1).lower() not in _SHORT_WORDS else m.group(0), text
+    )
+    text = _SPACES.sub(" ", text)
+    return re.sub(r"^[\s,;:.]+", "", text).strip()

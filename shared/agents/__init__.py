@@ -125,6 +125,8 @@ class StoryDraft(Record):
     acceptance_criteria: list[str] = Field(default_factory=list)
     feature_key: str | None = None
     source_quotes: list[str] = Field(min_length=1)
+    # earlier statements a later one revised (the story states the later decision)
+    superseded_quotes: list[str] = Field(default_factory=list)
     open_questions: list[str] = Field(default_factory=list)
     constraint_violation: bool = False
     constraint_notes: list[str] = Field(default_factory=list)
@@ -144,6 +146,9 @@ class GenerationResult(Record):
     usage: Usage = Field(default_factory=Usage)
     model: str | None = None
     attempts: int = 1
+    # the segment's requirement statements (absolute offsets) as the capture classifier found
+    # them, for coverage; None: the pipeline classifies the segment itself
+    requirement_spans: list[tuple[int, int]] | None = None
 
 
 class Generator(Protocol):

@@ -2,6 +2,9 @@
 
 eval tagging DIR          tagging F1 of the configured engine on a dataset folder or split
 eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with baselines
+eval capture [DIR]        requirement capture of the configured engine on a capture dataset
+                          (default datasets/capture-v1/test): statement recall, quote and story
+                          precision, story checks
 eval judge RUN_ID         story quality of a completed run: the model-free checks, and the LLM
                           judge when a chat model is configured (OPENAI_API_KEY / OPENAI_BASE_URL
                           or AZURE_OPENAI_ENDPOINT)
@@ -102,6 +105,31 @@ def cmd_segmentation(args: argparse.Namespace, settings: Settings) -> int:
     doc = document(eval_id, gold, segmenter, snapshot, rows)
     where = _write(
         settings, args.out, eval_id, {"segmentation.json": json.dumps(doc, indent=2).encode()}
+    )
+    print(render(doc))
+    print(f"written to {where}")
+    return 0
+
+
+def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.eval.capture import DEFAULT_DIR, DatasetError, evaluate, read_meetings, render
+
+    try:
+        meetings = read_meetings(Path(args.dir) if args.dir else DEFAULT_DIR)
+    except (DatasetError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+    def progress(meeting_id: str) -> None:
+        if sys.stderr.isatty():
+            print(f"capture: running {meeting_id} ...", file=sys.stderr)
+
+    doc, rows = evaluate(settings, meetings, progress=progress)
+    where = _write(
+        settings,
+        args.out,
+        doc["eval_id"],
+        {"capture.json": json.dumps(doc, indent=2).encode(), "capture_stories.jsonl": _jsonl(rows)},
     )
     print(render(doc))
     print(f"written to {where}")
@@ -279,6 +307,13 @@ def add_parser(sub: Any) -> None:
     sg.add_argument("--meetings", help="comma-separated meeting ids (default: all)")
     sg.add_argument("--out", help="also write the results to OUT/<eval_id>/")
     sg.set_defaults(func=cmd_segmentation)
+
+    cp = group.add_parser("capture", help="requirement capture of the configured engine")
+    cp.add_argument(
+        "dir", nargs="?", help="a capture split or file (default datasets/capture-v1/test)"
+    )
+    cp.add_argument("--out", help="also write the results to OUT/<eval_id>/")
+    cp.set_defaults(func=cmd_capture)
 
     jd = group.add_parser("judge", help="story quality of a completed run")
     jd.add_argument("run_id")

@@ -3,8 +3,19 @@
 Model-free checks, after AQUSA (Lucassen et al., "Improving agile requirements: the Quality User
 Story framework and tool", RE 2016), each pass or fail with a reason:
 
-- ``role``, ``means``, ``ends``: the description reads "As a <role>, I want <means>, so that
-  <ends>" (well-formed; the ends may be missing in AQUSA, here it counts as a finding);
+- ``role``, ``means``: the description reads "As a <role>, I want <means>[, so that <ends>]";
+- ``benefit``: a "so that" clause only when the story's statements give one: no stock phrase
+  ("so that the product meets what was agreed ..."), and most of its words are the meeting's
+  (quotes); no clause at all passes (issue 13: a benefit only when stated);
+- ``title``: a short verb phrase naming the capability: 3-10 words, a verb first (never a
+  pronoun, conjunction, hedge or filler), no disfluency or transcript marker, no dangling last
+  word;
+- ``persona``: the role is the one the statements name for the need ("the manager",
+  "receptionists") and never a silent "user" when they name one;
+- ``acs_add``: every acceptance criterion says something the title does not (a content word of
+  its own beyond the persona and the words every criterion uses), so none only restates it;
+- ``clean_text``: no transcript marker ({disfmarker}) or filler (uh, um) in any generated field
+  (title, description, criteria, open questions); quotes stay verbatim and are not checked;
 - ``atomic``: one story, one "I want" (not two stories in one description);
 - ``conjunctions``: the means joins no two actions with and / or / & / + ("add and delete users"
   should be two stories);
@@ -40,12 +51,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from shared.agents import AgentFailed
-from shared.models import GeneratedItem, Segment, TaggingRecord, Usage
+from shared.ids import segment_of_story
+from shared.models import GeneratedItem, Segment, SourceQuote, TaggingRecord, Usage
 
 CHECKS = (
     "role",
     "means",
-    "ends",
+    "benefit",
+    "title",
+    "persona",
+    "acs_add",
+    "clean_text",
     "atomic",
     "conjunctions",
     "minimal",
@@ -85,6 +101,7 @@ _VAGUE = re.compile(
     r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
     re.IGNORECASE,
 )
+MIN_TITLE_WORDS, MAX_TITLE_WORDS = 3, 10
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.I)
 
 
@@ -124,14 +141,20 @@ def check_story(
     transcript: str | None = None,
     segment: Segment | None = None,
     others: Sequence[GeneratedItem] = (),
+    merged_segments: Sequence[Segment] = (),
 ) -> list[Check]:
-    """Every model-free check of one story; ``others`` are the run's other stories."""
+    """Every model-free check of one story; ``others`` are the run's other stories,
+    ``merged_segments`` the segments of the stories merged into it (their quotes are its too)."""
     description = story.description.strip()
     role, means, ends = parts(description)
     checks = [
         Check("role", role is not None, role or "no 'As a <role>,' at the start"),
         Check("means", means is not None, means or "no 'I want <means>'"),
-        Check("ends", ends is not None, ends or "no 'so that <ends>' (the benefit is missing)"),
+        _benefit_check(ends, story, transcript),
+        _title_check(story.title),
+        _persona_check(role, story),
+        _acs_add_check(story, role),
+        _clean_text_check(story),
     ]
 
     wants = len(_WANT.findall(description))
@@ -191,11 +214,131 @@ def check_story(
             problems.append(f"AC {n} is vague ('{vague.group(0)}' without a measure)")
     checks.append(Check("testable_acs", not problems, "; ".join(problems)))
 
-    checks.append(_quote_check(story, transcript, segment))
+    checks.append(_quote_check(story, transcript, segment, merged_segments))
     return checks
 
 
-def _quote_check(story: GeneratedItem, transcript: str | None, segment: Segment | None) -> Check:
+_STOCK_BENEFIT = re.compile(
+    r"\b(?:meets? what was agreed|adds? value|(?:improve|better) (?:the )?(?:user )?experience"
+    r"|achieve (?:my|our|their) goals?|(?:is|are) satisfied|business value|as expected"
+    r"|the product (?:works|is useful)|i can use (?:it|the product))\b",
+    re.IGNORECASE,
+)
+_DISFLUENCY = re.compile(
+    r"\{\s*[a-z_]+\s*\}|(?<![\w'-])(?:u+h+|u+m+|e+r+m+|h+m+|mm+|mm-hmm|uh-huh)(?![\w'-])"
+    r"|\byou know\b|\bi mean\b|\b[a-z]_[a-z]_",
+    re.IGNORECASE,
+)
+_TITLE_OPENERS_NOT_VERBS = frozenset(
+    """i we you he she it they this that these those there here my our your their its a an the
+    and or but so because if when then also just maybe perhaps probably really actually basically
+    well okay ok yeah yes no not some any all every each one two three four five six seven eight
+    nine ten more most very much many few like kind sort""".split()
+)
+_DANGLING_WORDS = frozenset(
+    """and or but so like the a an to of with that which because for in on at by from as than our
+    their your my its some is are be it this we you they i can will would should must not if when
+    where what how there very more most any every each just also then into about per via""".split()
+)
+
+
+def _benefit_check(ends: str | None, story: GeneratedItem, transcript: str | None) -> Check:
+    if ends is None:
+        return Check("benefit", True, "no benefit clause (none stated)")
+    stock = _STOCK_BENEFIT.search(ends)
+    if stock:
+        return Check("benefit", False, f"stock phrase '{stock.group(0)}', not the meeting's")
+    said = {w for q in story.source_quotes for w in _content(_line_of(q, transcript))}
+    mine = _content(ends)
+    if mine and sum(1 for w in mine if w in said) / len(mine) < 0.6:
+        return Check("benefit", False, f"'{ends[:60]}' is mostly not in the story's statements")
+    return Check("benefit", True, ends)
+
+
+def _line_of(quote: SourceQuote, transcript: str | None) -> str:
+    """The transcript line a quote is on (the quote itself without the transcript)."""
+    if transcript is None or transcript[quote.start : quote.end] != quote.text:
+        return quote.text
+    start = transcript.rfind("\n", 0, quote.start) + 1
+    end = transcript.find("\n", quote.end)
+    return transcript[start : len(transcript) if end < 0 else end]
+
+
+def _title_check(title: str) -> Check:
+    from shared.engine.offline.lexicon import VERBS, base_form
+
+    words = title.split()
+    problems = []
+    if not MIN_TITLE_WORDS <= len(words) <= MAX_TITLE_WORDS:
+        problems.append(f"{len(words)} words (3-10 wanted)")
+    first = words[0].strip(".,;:!?\"'").lower() if words else ""
+    if first in _TITLE_OPENERS_NOT_VERBS or base_form(first) not in VERBS:
+        problems.append(f"opens with '{first}', not a verb")
+    if words and words[-1].strip(".,;:!?").lower() in _DANGLING_WORDS:
+        problems.append(f"ends on '{words[-1]}'")
+    marker = _DISFLUENCY.search(title)
+    if marker:
+        problems.append(f"disfluency '{marker.group(0)}'")
+    return Check("title", not problems, "; ".join(problems) or title)
+
+
+def _persona_check(role: str | None, story: GeneratedItem) -> Check:
+    from shared.engine.offline.lexicon import PERSONA_FORMS, singular_persona
+
+    named = {
+        singular_persona(m.group(1))
+        for q in story.source_quotes
+        for m in re.finditer(
+            rf"\b(?:as (?:an?|the)|for (?:the |our |all |each |every )?)?({PERSONA_FORMS})"
+            r"\b(?=\s+(?:\w+\s+)?(?:should|must|can|could|will|would|need|needs|want|wants"
+            r"|have to|has to|are able|is able)\b)",
+            q.text,
+            re.IGNORECASE,
+        )
+    } - {"user", "end user"}
+    if role is None:
+        return Check("persona", False, "no role")
+    if role.lower() in ("user", "users") and named:
+        return Check("persona", False, f"'user' while the statements name {sorted(named)[0]}")
+    return Check("persona", True, role)
+
+
+def _acs_add_check(story: GeneratedItem, role: str | None) -> Check:
+    from shared.engine.offline.phrasing import adds_to_title
+
+    restating = [
+        n
+        for n, ac in enumerate(story.acceptance_criteria, 1)
+        if not adds_to_title(ac, story.title, role or "")
+    ]
+    if restating:
+        return Check("acs_add", False, f"AC {restating[0]} only restates the title")
+    return Check("acs_add", True, "")
+
+
+def _clean_text_check(story: GeneratedItem) -> Check:
+    fields = [story.title, story.description, *story.acceptance_criteria]
+    fields += [q.question for q in story.open_questions]
+    for text in fields:
+        m = _DISFLUENCY.search(text)
+        if m:
+            return Check("clean_text", False, f"'{m.group(0)}' in '{text[:50]}'")
+    return Check("clean_text", True, "")
+
+
+def _content(text: str) -> list[str]:
+    from shared.engine.offline.language import content_words
+    from shared.engine.offline.lexicon import base_form
+
+    return [base_form(w) for w in content_words(text)]
+
+
+def _quote_check(
+    story: GeneratedItem,
+    transcript: str | None,
+    segment: Segment | None,
+    merged_segments: Sequence[Segment] = (),
+) -> Check:
     if not story.source_quotes:
         return Check("quote_found", False, "no source quote")
     if transcript is None:
@@ -205,7 +348,8 @@ def _quote_check(story: GeneratedItem, transcript: str | None, segment: Segment 
             return Check(
                 "quote_found", False, f"quote at {q.start}-{q.end} differs: {q.text[:60]!r}"
             )
-        if segment and not (segment.start_char <= q.start and q.end <= segment.end_char):
+        own = [segment, *merged_segments] if segment else []
+        if own and not any(s.start_char <= q.start and q.end <= s.end_char for s in own):
             return Check(
                 "quote_found", False, f"quote at {q.start}-{q.end} is outside {segment.segment_id}"
             )
@@ -433,7 +577,12 @@ def judge_run(
     rows = []
     for story, llm in zip(stories, results, strict=True):
         segment = by_segment.get(story.segment_id)
-        checks = check_story(story, transcript, segment, stories)
+        merged = [
+            by_segment[segment_of_story(m)]
+            for m in story.merged_story_ids
+            if segment_of_story(m) in by_segment
+        ]
+        checks = check_story(story, transcript, segment, stories, merged)
         record = tags.get(story.item_id)
         rows.append(
             {

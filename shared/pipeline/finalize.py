@@ -7,7 +7,6 @@ never changed again.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import Counter
 
@@ -27,12 +26,12 @@ from shared.models import (
     TagPart,
     Usage,
 )
+from shared.pipeline.consolidate import annotate_quotes, merge_duplicates
 from shared.pipeline.fanin import is_complete, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model
-from shared.textio import Span
 
 log = logging.getLogger(__name__)
 
@@ -55,37 +54,46 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
     return merged
 
 
-def coverage(
-    transcript: str, stories: list[GeneratedItem], requirement: list[Span] | None = None
-) -> Coverage:
-    """Share of requirement-bearing sentences that some story quotes (any overlap counts).
+def consolidate(svc: Services, items: list[GeneratedItem], transcript: str) -> list[GeneratedItem]:
+    """One need, one story (stories of several segments merged) and speakers and timecodes on
+    every quote (``shared.pipeline.consolidate``)."""
+    threshold = svc.settings.pipeline.generation.merge_similarity
+    if threshold is None:
+        threshold = svc.settings.pipeline.thresholds.duplicate_at_least
+    merged = merge_duplicates(items, svc.embedder.embed, threshold)
+    return annotate_quotes(transcript, merged)
 
-    One fixed, deterministic definition of "requirement-bearing" (the offline engine's sentence
-    cues) whatever engine generated the stories, so coverage is comparable across engines.
+
+def coverage(stories: list[GeneratedItem], requirement: list[tuple[int, int]]) -> Coverage:
+    """Share of requirement statements that some story quotes (any overlap counts).
+
+    One definition of "requirement statement" whatever engine generated the stories: the capture
+    classifier's (``shared.engine.offline.capture``), recorded per segment by the generation unit.
     """
-    from shared.engine.offline.generation import requirement_sentences
-
     quoted = sorted((q.start, q.end) for s in stories for q in s.source_quotes)
-    if requirement is None:  # ``requirement``: the same, written down by the segment unit
-        requirement = requirement_sentences(transcript)
-    covered = sum(1 for s in requirement if any(a < s.end and s.start < b for a, b in quoted))
+    covered = sum(1 for a, b in requirement if any(x < b and a < y for x, y in quoted))
     share = covered / len(requirement) if requirement else 1.0
     return Coverage(
         requirement_sentences=len(requirement), quoted_sentences=covered, share=round(share, 4)
     )
 
 
-def noted_requirements(svc: Services, run_id: str, transcript: str) -> list[Span] | None:
-    """The requirement sentences the segment unit wrote down (``segment.note_requirements``),
-    or None when they are missing or do not fit the transcript (then coverage computes them)."""
-    try:
-        spans = [
-            Span(int(a), int(b))
-            for a, b in json.loads(svc.store.get(layout.requirement_spans(run_id)))
-        ]
-    except (NotFound, ValueError, TypeError):
-        return None
-    return spans if all(0 <= s.start < s.end <= len(transcript) for s in spans) else None
+def requirement_statements(
+    svc: Services, segments: list[Segment], parts: list[GeneratedPart]
+) -> list[tuple[int, int]]:
+    """Every segment's requirement statements: as its generation part recorded them, classified
+    now for a part that has none (a skipped segment's requirements count as not covered)."""
+    by_segment = {p.segment_id: p for p in parts}
+    spans: list[tuple[int, int]] = []
+    for segment in segments:
+        part = by_segment.get(segment.segment_id)
+        if part is not None and part.requirement_spans is not None:
+            spans.extend(tuple(s) for s in part.requirement_spans)  # type: ignore[misc]
+            continue
+        from shared.engine.offline.capture import requirement_spans
+
+        spans.extend(requirement_spans(segment.raw_text, svc.embedder, segment.start_char))
+    return spans
 
 
 def build_summary(
@@ -136,7 +144,7 @@ def build_summary(
         total_segment_tokens=total_tokens,
         usage=usage,
         cost_estimate_usd=round(cost, 6),
-        coverage=coverage(transcript, stories, noted_requirements(svc, run.run_id, transcript)),
+        coverage=coverage(stories, requirement_statements(svc, segments, parts)),
     )
 
 
@@ -159,12 +167,12 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         zip(map(layout.unit_of, tag_paths), read_parts(svc, tag_paths, TagPart), strict=True)
     )
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
-    items = merge_items(parts, tags)
+    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    items = consolidate(svc, merge_items(parts, tags), transcript)
     story_order = [i.item_id for i in items if i.type == "User Story"]
     records = [tags[sid] for sid in story_order if sid in tags]
     errors = read_errors(svc, run.run_id)
     status = "completed_with_errors" if errors else "completed"
-    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
     summary = build_summary(
         svc,
         run,

@@ -41,6 +41,7 @@ from shared.pipeline.segment import read_segments
 from shared.retrieval import generation_context
 from shared.services import Services
 from shared.storage import create_model, read_model, read_model_or_none
+from shared.textio import clean_spoken
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +55,27 @@ class _Parent:
     work_item_id: int | None = None
 
 
+REVISED_WARNING = "revised during the meeting"
+NO_CRITERIA_WARNING = (
+    "no acceptance criteria: the meeting gave no condition, figure or detail beyond the title; "
+    "add them in the review"
+)
+
+
 def _open_question(segment: Segment, text: str) -> OpenQuestion:
+    """The question cleaned of transcript markers and fillers; its quote (when it is one) kept
+    verbatim."""
+    question = tidy(text)
     try:
-        return OpenQuestion(question=text.strip(), quote=locate_quote(segment, text))
+        return OpenQuestion(question=question, quote=locate_quote(segment, text))
     except QuoteNotFound:
-        return OpenQuestion(question=text.strip())
+        return OpenQuestion(question=question)
+
+
+def tidy(text: str) -> str:
+    """A generated text field without transcript markers ({disfmarker}), fillers or doubled
+    words (quotes are never tidied: they stay verbatim)."""
+    return clean_spoken(text).strip() or text.strip()
 
 
 def assemble(
@@ -135,8 +152,8 @@ def assemble(
                 type="Epic",
                 item_id=eid,
                 epic_id=eid,
-                title=epic.title,
-                description=epic.description,
+                title=tidy(epic.title),
+                description=tidy(epic.description),
                 warnings=warnings,
             )
         )
@@ -158,8 +175,8 @@ def assemble(
                 item_id=fid,
                 epic_id=epic.epic_id,
                 feature_id=fid,
-                title=feature.title,
-                description=feature.description,
+                title=tidy(feature.title),
+                description=tidy(feature.description),
                 parent_work_item_id=epic.work_item_id,
                 warnings=warnings,
             )
@@ -169,6 +186,15 @@ def assemble(
         warnings = []
         parent = features.get(story.feature_key or "", _Parent())
         quotes = [locate_quote(segment, q) for q in story.source_quotes]
+        superseded = [locate_quote(segment, q) for q in story.superseded_quotes]
+        if superseded:
+            warnings.append(
+                f"{REVISED_WARNING}: the story states the later decision; the earlier "
+                f"statement{'s are' if len(superseded) > 1 else ' is'} under superseded_quotes"
+            )
+        criteria = [tidy(c) for c in story.acceptance_criteria if tidy(c)]
+        if not criteria:
+            warnings.append(NO_CRITERIA_WARNING)
         extends = [i for i in story.extends_work_item_ids if i in retrieved]
         if len(extends) < len(story.extends_work_item_ids):
             warnings.append("ignored extends ids that were not among the retrieved work items")
@@ -181,9 +207,9 @@ def assemble(
                 epic_id=parent.epic_id,
                 feature_id=parent.feature_id,
                 story_id=sid,
-                title=story.title,
-                description=story.description,
-                acceptance_criteria=story.acceptance_criteria,
+                title=tidy(story.title),
+                description=tidy(story.description),
+                acceptance_criteria=criteria,
                 parent_work_item_id=parent.work_item_id,
                 extends_work_item_ids=extends,
                 constraint_violation=story.constraint_violation,
@@ -193,6 +219,7 @@ def assemble(
                     for c in story.ac_delta
                 ],
                 source_quotes=quotes,
+                superseded_quotes=superseded,
                 open_questions=[_open_question(segment, q) for q in story.open_questions],
                 warnings=warnings,
             )
@@ -318,6 +345,11 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
             story_count=len(stories),
             constraint_violations=sum(1 for s in stories if s.constraint_violation),
         )
+    spans = result.requirement_spans
+    if spans is None:  # an engine that does not classify statements itself
+        from shared.engine.offline.capture import requirement_spans
+
+        spans = requirement_spans(segment.raw_text, svc.embedder, segment.start_char)
     return GeneratedPart(
         run_id=run.run_id,
         segment_id=sid,
@@ -325,4 +357,5 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         items=items,
         usage=result.usage,
         timestamp=svc.clock(),
+        requirement_spans=spans,
     )

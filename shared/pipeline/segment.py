@@ -6,7 +6,6 @@ all segments equals the normalized transcript by construction, whatever the agen
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime
 
@@ -113,21 +112,6 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
             for s in segments
         ],
     )
-    note_requirements(svc, run.run_id, segments)
-
-
-def note_requirements(svc: Services, run_id: str, segments: list[Segment]) -> None:
-    """Write down the transcript's requirement sentences for finalize's coverage figure, now that
-    the generation calls are out: finalize is on the run's critical path, this is not. Optional:
-    finalize computes them itself when the file is missing, so a failure here is only logged."""
-    try:
-        from shared.engine.offline.generation import requirement_sentences
-
-        text = "".join(s.raw_text for s in segments)  # the segments tile the transcript
-        spans = [[s.start, s.end] for s in requirement_sentences(text)]
-        svc.store.create(layout.requirement_spans(run_id), json.dumps(spans).encode())
-    except Exception:  # noqa: BLE001 - an optional shortcut must never fail the unit
-        log.warning("run %s: requirement sentences not written down", run_id, exc_info=True)
 
 
 def _index_fits_embedder(svc: Services, run: RunStatus) -> bool:

@@ -75,7 +75,7 @@ def content_type_for(path: str) -> str:
         return "application/x-ndjson"
     if path.endswith(".yaml"):
         return "application/yaml"
-    if path.endswith((".txt", ".md", ".vtt")):
+    if path.endswith((".txt", ".md", ".vtt", ".srt")):
         return "text/plain; charset=utf-8"
     if path.endswith(".png"):
         return "image/png"

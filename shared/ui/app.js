@@ -503,6 +503,9 @@
         h("ol", { class: "acs" }, item.acceptance_criteria.map((ac) => h("li", {}, ac)))
       );
     }
+    for (const warning of item.warnings || []) {
+      children.push(h("p", { class: "warning item-warning" }, "⚠ ", warning));
+    }
     if (item.constraint_violation) {
       children.push(
         h("p", { class: "warning" }, "⚠ Architecture constraint: ", (item.constraint_notes || []).join("; ") || "violates an architecture constraint")
@@ -527,19 +530,30 @@
   function sourceDetails(item, info) {
     const segment = (state.review.segments || []).find((s) => s.segment_id === item.segment_id);
     const quotes = info.quotes || [];
+    const elsewhere = quotes.filter((q) => q.segment_id !== item.segment_id);
     const summary = h(
       "summary",
       {},
       "Source: " + quotes.length + " quote" + (quotes.length === 1 ? "" : "s") +
-        (segment ? " in segment " + segment.segment_order : "")
+        (segment ? " in segment " + segment.segment_order : "") +
+        (elsewhere.length ? " and " + elsewhere.length + " from other segments" : "")
     );
-    const body = [];
-    if (segment) {
-      body.push(highlighted(segment.text, quotes));
-    } else {
-      body.push(h("ul", {}, quotes.map((q) => h("li", {}, h("q", {}, q.text)))));
+    const body = [h("ul", { class: "quotes" }, quotes.map(quoteItem))];
+    if (segment) body.push(highlighted(segment.text, quotes.filter((q) => q.segment_id === item.segment_id)));
+    const superseded = info.superseded || [];
+    if (superseded.length) {
+      body.push(
+        h("p", { class: "label" }, "Superseded (revised later in the meeting)"),
+        h("ul", { class: "quotes superseded" }, superseded.map(quoteItem))
+      );
     }
     return h("details", { class: "source" }, summary, body);
+  }
+
+  /** One quote: the words, then who said it and when (text only). */
+  function quoteItem(q) {
+    const who = [q.speaker, q.timecode].filter((x) => x).join(", ");
+    return h("li", {}, h("q", {}, q.text), who ? h("span", { class: "muted said-by" }, " (" + who + ")") : null);
   }
 
   /** The segment text with the quotes in <mark>; text only, quotes sorted and merged. */

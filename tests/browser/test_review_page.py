@@ -168,8 +168,14 @@ def shot(target: Any, name: str) -> None:
     target.screenshot(path=str(SHOTS / name))
 
 
-def story(page: Any, tag: str) -> Any:
-    return page.locator(f"article.story[data-tag='{tag}']").first
+def story(page: Any, tag: str, has_text: str | None = None) -> Any:
+    found = page.locator(f"article.story[data-tag='{tag}']")
+    if has_text:
+        found = found.filter(has=page.locator(".story-title", has_text=has_text))
+    return found.first
+
+
+COST = "15 EUR"  # the conflict with #1128 (unit cost); the other conflict is the keypad
 
 
 def tab_to(page: Any, selector: str, limit: int = 150) -> int:
@@ -262,10 +268,13 @@ def test_upload_follows_the_run_and_shows_the_tree(session, state):
 
 def test_story_quotes_and_diff_against_the_existing_story(session, state):
     page = session.page
-    conflict = story(page, "conflict")
+    conflict = story(page, "conflict", COST)
     conflict.locator("details.source summary").click()
     marks = conflict.locator("details.source mark").all_inner_texts()
     assert any("The production cost per remote must be at most 15 EUR." in m for m in marks), marks
+    # each quote says who said it (the transcript's "Finance: ..." line)
+    said = conflict.locator("details.source ul.quotes li").all_inner_texts()
+    assert any(q.endswith("(Finance)") and "15 EUR" in q for q in said), said
     conflict.locator("details.diff-details summary").click()
     diff = conflict.locator("table.diff")
     assert "Existing #1128" in diff.locator("thead").inner_text()
@@ -276,10 +285,10 @@ def test_story_quotes_and_diff_against_the_existing_story(session, state):
     added = diff.locator("li.added").all_inner_texts()
     assert added and all(a.startswith("Added: ") for a in added)
     assert any("15 EUR" in a for a in added)
-    # an extend story: the diff names its existing story and marks only new criteria as added
+    # an extend story: the diff names its existing story and shows its criteria
     extend = story(page, "extend")
     extend.locator("details.diff-details summary").click()
-    assert extend.locator("table.diff li.added").count() >= 1
+    assert "Existing #" in extend.locator("table.diff thead").inner_text()
     shot(conflict, "review-diff.png")
     assert session.problems == []
 
@@ -304,12 +313,12 @@ def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado):
     wait_completed(page)
     assert page.evaluate("() => document.activeElement.id") == "run-heading"
     # a story's source opens from the keyboard
-    conflict = story(page, "conflict")
-    tab_to(page, "article.story[data-tag='conflict'] details.source summary")
+    conflict = story(page, "conflict", COST)
+    story_id = conflict.get_attribute("data-story-id")
+    tab_to(page, f"#story-{story_id} details.source summary")
     page.keyboard.press("Enter")
     assert conflict.locator("details.source").get_attribute("open") is not None
     # the conflict's radio group: Tab reaches it, Space and the arrows choose
-    story_id = conflict.get_attribute("data-story-id")
     first_radio = f"input[name='decision-{story_id}']"
     tab_to(page, first_radio)
     page.keyboard.press("Space")  # selects the focused option: keep the existing story
@@ -330,7 +339,11 @@ def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado):
     assert "#1128" in row.inner_text()
     assert "Planned: patch" in conflict.locator("p.planned").inner_text()
     # the other conflict was left unresolved: blocked, never written
-    other = page.locator("article.story[data-tag='conflict']").nth(1)
+    other = (
+        page.locator("article.story[data-tag='conflict']")
+        .filter(has_not=page.locator(".story-title", has_text=COST))
+        .first
+    )
     other_id = other.get_attribute("data-story-id")
     assert "Unresolved conflict" in other.locator(".decision-state").inner_text()
     assert plan.locator(f"tr[data-item-id='{other_id}']").get_attribute("data-action") == "blocked"
@@ -404,8 +417,9 @@ def test_hostile_model_text_renders_as_text(browser, host):
         wait_completed(page)
         titles = page.locator("#tree .story-title").all_inner_texts()
         assert any('<img src=x onerror="window.__xss=1">' in t for t in titles), titles
+        assert any("<script>window.__xss=2</script>" in t for t in titles), titles
         criteria = page.locator("#tree ol.acs").all_inner_texts()
-        assert any("<script>window.__xss=2</script>" in c for c in criteria), criteria
+        assert any("<script>window.__xss=3</script>" in c for c in criteria), criteria
         # open questions are shown, as text too
         questions = page.locator("#tree .questions").all_inner_texts()
         assert any('<b id="injected">bold</b>' in q for q in questions), questions

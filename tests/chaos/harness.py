@@ -225,11 +225,14 @@ def check_run(store: Any, run_id: str, baseline: dict[str, str] | None = None) -
     check.stories = len(stories)
     tags = {r["story_id"]: r for r in _jsonl(store, prefix + "tagging_analysis.jsonl")}
     tag_parts = {p.rsplit("/", 1)[-1][: -len(".json")] for p in store.list(prefix + "parts/tags/")}
+    # one need, one story: a part story merged into another (finalize) is accounted for by it
+    merged = {m: i["item_id"] for i in stories.values() for m in i.get("merged_story_ids", [])}
+    check.duplicates += [f"story {m} merged and kept" for m in sorted(set(merged) & set(stories))]
     for _, item in part_stories:
         sid = item["item_id"]
-        if sid not in stories:
+        if sid not in stories and sid not in merged:
             check.lost.append(f"story {sid} missing from generated_backlog.jsonl")
-        if sid not in tags:
+        if sid not in tags and sid not in merged:
             check.lost.append(f"story {sid} has no record in tagging_analysis.jsonl")
         if sid not in tag_parts:
             check.lost.append(f"story {sid} has no tag part")

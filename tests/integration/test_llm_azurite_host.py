@@ -140,7 +140,7 @@ def test_blob_drop_runs_the_llm_engine_with_pinecone_and_one_langfuse_trace(
     trace_id = LangfuseTracer.trace_id(run_id)
     assert stories and len(tags) == len(stories)
     assert {s.segmentation_version for s in segments} == {"seg-llm-v1"}
-    assert {i.generation_agent_version for i in items} == {"gen-llm-v1"}
+    assert {i.generation_agent_version for i in items} == {"gen-llm-v2"}
     assert {t.tagging_agent_version for t in tags} == {"tag-llm-v1"}
     assert {i.trace_id for i in items} == {t.trace_id for t in tags} == {trace_id}
     transcript = svc.store.get(layout.run_file(run_id, "transcript.txt")).decode()

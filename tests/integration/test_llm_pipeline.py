@@ -124,7 +124,7 @@ def test_a_clean_run_records_engine_model_and_prompt_versions(llm, tmp_path):
     )
     items = records(svc, done.run_id, "generated_backlog.jsonl", GeneratedItem)
     stories = [i for i in items if i.type == "User Story"]
-    assert stories and {i.generation_agent_version for i in items} == {"gen-llm-v1"}
+    assert stories and {i.generation_agent_version for i in items} == {"gen-llm-v2"}
     assert {i.engine for i in items} == {"llm"} and {i.model for i in items} == {"gpt-4o"}
     tags = records(svc, done.run_id, "tagging_analysis.jsonl", TaggingRecord)
     assert len(tags) == len(stories) and {t.tagging_agent_version for t in tags} == {"tag-llm-v1"}

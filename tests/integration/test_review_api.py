@@ -61,8 +61,10 @@ def test_the_meeting_produces_every_tag(review):
     by_tag = {}
     for s in stories(review):
         by_tag.setdefault(s["tag"]["decision_tag"], []).append(s)
-    cost, keypad = by_tag["conflict"]
+    cost = next(s for s in by_tag["conflict"] if "15 EUR" in s["item"]["title"])
+    keypad = next(s for s in by_tag["conflict"] if "keypad" in s["item"]["title"])
     assert any("15 EUR" in ac for ac in cost["item"]["acceptance_criteria"])
+    assert any("exactly 20 buttons" in ac for ac in keypad["item"]["acceptance_criteria"])
     assert cost["tag"]["related_story_ids"][0] == 1128
     assert keypad["tag"]["related_story_ids"][0] == 1121
     # clear of the thresholds (MiniLM profile: conflict 0.65, duplicate 0.86, new below 0.50), so
@@ -81,10 +83,11 @@ def test_bundle_has_segments_quotes_and_the_existing_items(review):
     for node in stories(review):
         item = node["item"]
         info = review["stories"][item["item_id"]]
-        segment = segments[info["segment_id"]]
         assert info["quotes"]
-        for quote in info["quotes"]:  # offsets into the segment
+        for quote in info["quotes"]:  # offsets into the segment that holds the quote
+            segment = segments[quote["segment_id"]]
             assert segment["text"][quote["segment_start"] : quote["segment_end"]] == quote["text"]
+            assert quote["speaker"] and quote["timecode"] is None  # "Name: text" lines
         tag = node["tag"]["decision_tag"]
         if tag == "new":
             assert info["compare_with"] is None
@@ -113,7 +116,7 @@ def test_existing_items_fall_back_to_the_index(pipeline, review):
 
 
 def test_added_criteria_are_marked(review):
-    conflict = next(s for s in stories(review) if s["tag"]["decision_tag"] == "conflict")
+    conflict = next(s for s in stories(review) if "15 EUR" in s["item"]["title"])
     info = review["stories"][conflict["item"]["item_id"]]
     assert info["compare_with"] == 1128
     assert all(a["added"] for a in info["generated_acs"])  # 15 EUR is nowhere in #1128

@@ -11,6 +11,7 @@ from loaders.workitems import read_backlog_file
 from shared import layout
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.ids import segment_of_story
 from shared.models import GeneratedItem, Segment, TaggingRecord
 from shared.settings import Settings
 from shared.storage import read_jsonl
@@ -65,10 +66,13 @@ def test_sample_is_segmented_verbatim_and_every_quote_is_in_the_transcript(pipel
     stories = [i for i in items if i.type == "User Story"]
     assert len(stories) >= 10
     for story in stories:
-        segment = by_id[story.segment_id]
-        for quote in story.source_quotes:
+        # a story merged from several segments (one need, one story) quotes each of them
+        own = [by_id[story.segment_id]] + [
+            by_id[segment_of_story(m)] for m in story.merged_story_ids
+        ]
+        for quote in story.source_quotes + story.superseded_quotes:
             assert transcript[quote.start : quote.end] == quote.text
-            assert segment.start_char <= quote.start and quote.end <= segment.end_char
+            assert any(s.start_char <= quote.start and quote.end <= s.end_char for s in own)
         for question in story.open_questions:
             if question.quote:
                 assert transcript[question.quote.start : question.quote.end] == question.quote.text

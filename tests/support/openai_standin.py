@@ -512,6 +512,7 @@ class OpenAIStandIn:
                     "acceptance_criteria": [f"The delivered product satisfies: {quote}"],
                     "feature_key": "f1",
                     "source_quotes": [quote],
+                    "superseded_quotes": [],
                     "open_questions": [],
                     "constraint_violation": False,
                     "constraint_notes": [],

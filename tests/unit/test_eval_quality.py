@@ -90,7 +90,11 @@ def test_a_good_story_passes_every_check() -> None:
     [
         ("I want to lock the keys, so that kids cannot change channels.", "role"),
         ("As a parent, the keys lock, so that kids cannot change channels.", "means"),
-        ("As a parent, I want to lock the keys of the remote.", "ends"),
+        (
+            "As a parent, I want to lock the keys, so that the product meets what was agreed.",
+            "benefit",
+        ),
+        ("As a parent, I want to lock the keys, so that revenue doubles next year.", "benefit"),
         (
             "As a parent, I want to lock the keys, so that kids stay away. As a child, I want "
             "to unlock them, so that I can watch.",
@@ -110,6 +114,57 @@ def test_a_good_story_passes_every_check() -> None:
 )
 def test_a_bad_story_fails_the_check_that_names_its_flaw(description: str, check: str) -> None:
     assert check in failed(story(description))
+
+
+def test_no_benefit_is_fine_when_none_was_stated() -> None:
+    assert failed(story("As a parent, I want to lock the keys of the remote.")) == {}
+
+
+@pytest.mark.parametrize(
+    ("title", "problem"),
+    [
+        ("Keys", "words"),
+        ("It must lock the keys", "not a verb"),
+        ("Lock the keys uh", "disfluency"),
+        ("Lock the keys of the", "ends on"),
+        ("Lock the keys {disfmarker} now", "disfluency"),
+        ("Maybe lock the keys", "not a verb"),
+    ],
+)
+def test_titles_are_short_verb_phrases(title: str, problem: str) -> None:
+    assert problem in failed(story(GOOD, title=title))["title"]
+
+
+def test_the_persona_the_statement_names_is_the_role() -> None:
+    power = [quote("The remote needs a power button at the top.")]
+    users = [quote("Users want to lock the keys so that kids cannot change channels.")]
+    named = TRANSCRIPT.replace("Users want", "Parents want")
+    item = story("As a user, I want to lock the keys.", quotes=users)
+    assert "persona" not in failed(item)  # "users" names no role: the default is right
+    said = "Parents want to lock the keys"
+    at = named.index(said)
+    parent_quote = SourceQuote(text=said, start=at, end=at + len(said))
+    checks = check_story(story("As a user, I want to lock the keys.", quotes=[parent_quote]), named)
+    assert any(c.name == "persona" and not c.passed for c in checks)
+    checks = check_story(
+        story("As a parent, I want to lock the keys.", quotes=[parent_quote]), named
+    )
+    assert all(c.passed for c in checks if c.name == "persona")
+    assert "persona" not in failed(story("As a user, I want a power button.", quotes=power))
+
+
+def test_criteria_must_add_to_the_title() -> None:
+    restating = failed(story(GOOD, title="Lock the keys", acs=["The keys are locked."]))
+    assert "restates" in restating["acs_add"]
+    assert "acs_add" not in failed(story(GOOD, acs=["Holding OK for 3 seconds locks every key."]))
+    gwt = "Given the remote, when it is checked, then it has at most 8 buttons."
+    assert "acs_add" not in failed(story(GOOD, title="Provide at most 8 buttons", acs=[gwt]))
+
+
+def test_generated_text_has_no_transcript_markers() -> None:
+    item = story(GOOD, acs=["Holding OK {vocalsound} for 3 seconds locks every key."])
+    assert "{vocalsound}" in failed(item)["clean_text"]
+    assert "clean_text" not in failed(story(GOOD))
 
 
 def test_conjunctions_between_nouns_are_fine() -> None:

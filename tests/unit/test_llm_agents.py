@@ -214,6 +214,7 @@ def story(quote: str, title: str = "Few buttons") -> dict[str, Any]:
         "acceptance_criteria": ["Fewer than ten buttons"],
         "feature_key": "f1",
         "source_quotes": [quote],
+        "superseded_quotes": [],
         "open_questions": [],
         "constraint_violation": False,
         "constraint_notes": [],
@@ -288,6 +289,25 @@ def test_a_quote_not_in_the_segment_is_retried_with_feedback_then_fails():
     assert "not exact substrings" in chat.calls[1]["messages"][-1]["content"]
 
 
+def test_superseded_quotes_are_checked_verbatim_too():
+    seg = segment_of(SEGMENT_TEXT)
+    revised = story("The battery must last at least twelve months.", "Battery")
+    revised["superseded_quotes"] = ["The battery must last six months."]  # never said
+    fixed = story("The battery must last at least twelve months.", "Battery")
+    fixed["superseded_quotes"] = ["It should glow in the dark."]
+    chat = FakeChat([generation(revised), generation(fixed)])
+    result = LLMGenerator(chat, PipelineConfig()).generate(seg, GenerationContext())
+    assert result.attempts == 2 and "six months" in chat.calls[1]["messages"][-1]["content"]
+    assert result.draft.stories[0].superseded_quotes == ["It should glow in the dark."]
+
+
+def test_the_prompt_asks_for_the_meetings_persona_and_no_stock_benefit():
+    gen = LLMGenerator(FakeChat([]), PipelineConfig())
+    system = gen.messages(segment_of(SEGMENT_TEXT), GenerationContext())[0]["content"]
+    assert "superseded_quotes" in system and 'use "user"' in system
+    assert "only when the meeting states" in system and "Never a stock phrase" in system
+
+
 def test_a_story_without_quotes_is_retried_and_the_fixed_answer_accepted():
     seg = segment_of(SEGMENT_TEXT)
     unquoted = story("x")
@@ -335,7 +355,7 @@ def generated_story() -> GeneratedItem:
         source_doc="m.txt",
         source_doc_segment="0-10",
         source_quotes=[SourceQuote(text="battery", start=0, end=7)],
-        generation_agent_version="gen-llm-v1",
+        generation_agent_version="gen-llm-v2",
         engine="llm",
     )
 

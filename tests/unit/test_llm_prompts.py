@@ -24,8 +24,8 @@ PROMPT_LOCK = {
         "6384900cf7ab521dab8eb46f558a42a27b5817e031e1671a916c9459fe462e50",
     ),
     "generation": (
-        "gen-llm-v1",
-        "283894d9c249581ffb8d194c4a21e16cb6f74607b3a92b194e91592044d6807b",
+        "gen-llm-v2",
+        "bc2eba48ac1868b3ffb421f807e82d129d110c5570f81b8240a1eb774340114a",
     ),
     "tagging": ("tag-llm-v1", "cfbb25b69eacd69ee40d99aef9e1b739ec1521a41eb60896de2fb5dfa19912bb"),
     "judge": ("judge-llm-v1", "a734e3798d45933362241354f0e786a19804821cba9e1fdfd67702efadbacc40"),

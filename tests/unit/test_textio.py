@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from shared.textio import (
+    LinePrefix,
     UnreadableInput,
+    captions_to_transcript,
     decode_text,
     extract_text,
+    line_prefix,
     line_spans,
     normalize,
     sentence_spans,
-    vtt_to_transcript,
+    speaker_blocks,
 )
 
 
@@ -42,9 +45,44 @@ def test_normalize_is_stable_and_ends_with_newline():
     assert normalize(out) == out
 
 
-def test_vtt_becomes_speaker_lines():
-    vtt = "WEBVTT\n\nNOTE a comment\n\n1\n00:00:01.000 --> 00:00:02.500\n<v Ana>We must ship in May.</v>\n\n00:01:02.000 --> 00:01:04.000\n<v Bo>Agreed.\n"
-    assert vtt_to_transcript(vtt) == "Ana: We must ship in May.\nBo: Agreed."
+def test_vtt_becomes_timed_speaker_lines():
+    vtt = "WEBVTT\n\nNOTE a comment\n\n1\n00:00:01.000 --> 00:00:02.500\n<v Ana>We must ship in May.</v>\n\n01:01:02.000 --> 01:01:04.000\n<v Bo>Agreed.\n"
+    assert captions_to_transcript(vtt) == (
+        "[00:00:01] Ana: We must ship in May.\n[01:01:02] Bo: Agreed."
+    )
+
+
+def test_srt_cues_join_their_lines_and_keep_each_speaker():
+    srt = (
+        "1\n00:00:01,000 --> 00:00:04,000\nAna: We need reminders\nthe day before.\n\n"
+        "2\n00:02:05,000 --> 00:02:06,000\n[Bo] Agreed.\nFine by me.\n- Cy: No.\n"
+    )
+    assert captions_to_transcript(srt) == (
+        "[00:00:01] Ana: We need reminders the day before.\n"
+        "[00:02:05] Bo: Agreed. Fine by me.\n"
+        "[00:02:05] Cy: No."
+    )
+    assert extract_text(srt.encode(), "srt").startswith("[00:00:01] Ana: We need")
+
+
+def test_line_prefix_reads_timecode_and_speaker():
+    assert line_prefix("[00:01:02] Ana Lopez: we need x") == LinePrefix("Ana Lopez", "00:01:02", 22)
+    assert line_prefix("0:01:02 Ana: hi") == LinePrefix("Ana", "00:01:02", 13)
+    assert line_prefix("Marketing: we need x") == LinePrefix("Marketing", None, 11)
+    assert line_prefix("12:30 is the deadline") == LinePrefix(None, None, 0)
+    assert line_prefix("[00:00:09] words only") == LinePrefix(None, "00:00:09", 11)
+    text = "[00:00:01] Ana: We must ship. It is late.\n"
+    assert [s.text(text) for s in sentence_spans(text)] == ["We must ship.", "It is late."]
+
+
+def test_transcript_exports_fold_speaker_headers():
+    paragraphs = ["Ana Lopez   0:03", "We need reminders.", "Bo Chen   1:02:09", "Agreed."]
+    assert speaker_blocks(paragraphs) == [
+        "[00:00:03] Ana Lopez: We need reminders.",
+        "[01:02:09] Bo Chen: Agreed.",
+    ]
+    plain = ["Meeting notes", "Ana 10:30 is fine", "We need reminders."]
+    assert speaker_blocks(plain) == plain  # one header-like line is not an export
 
 
 def test_line_spans_tile_the_text():
@@ -65,3 +103,18 @@ def test_sentence_spans_skip_speakers_and_bullets_and_keep_offsets():
     ]
     for s in sentence_spans(text):
         assert text[s.start : s.end] == s.text(text)
+
+
+def test_docx_transcript_export_keeps_speakers_and_times():
+    import io
+
+    import docx
+
+    document = docx.Document()
+    for line in ["Ana Lopez   0:03", "We need reminders.", "Bo Chen   0:09", "Make it two days."]:
+        document.add_paragraph(line)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    assert extract_text(buffer.getvalue(), "docx") == (
+        "[00:00:03] Ana Lopez: We need reminders.\n[00:00:09] Bo Chen: Make it two days."
+    )

@@ -7,8 +7,10 @@ the task with the schema notes. The transcript and the retrieved texts are data 
 segment.
 
 An answer is accepted when it parses into ``GenerationAnswer``, converts into the engine-neutral
-``GenerationDraft`` (every story has at least one quote) and every story quote is found verbatim
-in the segment (``shared.agents.locate_quote``). Stories beyond ``max_stories_per_segment`` are
+``GenerationDraft`` (every story has at least one quote) and every story quote, superseded ones
+included, is found verbatim in the segment (``shared.agents.locate_quote``). Speakers and
+timecodes on quotes, and merging a need stated in several segments into one story, happen at
+finalize for both engines (``shared.pipeline.consolidate``). Stories beyond ``max_stories_per_segment`` are
 dropped (logged). Existing work item ids that were not retrieved are left for the pipeline's
 ``assemble`` to drop with a warning on the record. Otherwise the shared retry rule applies: once at
 temperature − 0.05 with the reason fed back, then ``GenerationFailed`` (the pipeline skips the
@@ -70,6 +72,7 @@ class LLMGenerator:
             ado_items=ado_items_text(context.ado_items),
             architecture_chunks=architecture_text(context.architecture_chunks),
             max_stories=self.cfg.generation.max_stories_per_segment,
+            default_persona=self.cfg.generation.default_persona,
         )
 
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
@@ -79,7 +82,7 @@ class LLMGenerator:
             draft = GenerationDraft.model_validate(answer.model_dump())
             missing = []
             for n, story in enumerate(draft.stories, start=1):
-                for quote in story.source_quotes:
+                for quote in [*story.source_quotes, *story.superseded_quotes]:
                     try:
                         locate_quote(segment, quote)
                     except QuoteNotFound:

@@ -55,6 +55,7 @@ class StoryAnswer(_Strict):
     acceptance_criteria: list[str]
     feature_key: str | None
     source_quotes: list[str]
+    superseded_quotes: list[str]
     open_questions: list[str]
     constraint_violation: bool
     constraint_notes: list[str]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from shared.agents import Agents
 from shared.embeddings import Embedder
-from shared.engine.offline.generation import OfflineGenerator, requirement_sentences
+from shared.engine.offline.generation import OfflineGenerator
 from shared.engine.offline.segmentation import OfflineSegmenter
 from shared.engine.offline.tagging import OfflineTagger
 from shared.settings import PipelineConfig
@@ -22,7 +22,6 @@ __all__ = [
     "OfflineSegmenter",
     "OfflineTagger",
     "build_offline_agents",
-    "requirement_sentences",
 ]
 
 

@@ -191,6 +191,18 @@ def quantities(text: str) -> list[Quantity]:
     return out
 
 
+def number_tokens(text: str) -> list[str]:
+    """The numbers of a text as written ("twenty", "48", "twelve point five"), in order; a lone
+    "one" is skipped (a pronoun more often than a number)."""
+    out = []
+    for m in _QUANTITY.finditer(clean(text)):
+        num = m.group("num").strip(" -")
+        if _parse_number(num) is None or num.lower() == "one":
+            continue
+        out.append(num)
+    return out
+
+
 def number_cues(a: str, b: str) -> list[str]:
     """The same quantity on both sides with no value in common."""
     qa, qb = quantities(a), quantities(b)
@@ -347,7 +359,7 @@ _UNIT_WORDS = frozenset(lemma(w) for w in _UNITS) | {"unit", "per"}
 _PLACE = re.compile(r"\s+(?:on|in|at|from|for|to|into|onto|under|over|before|after|during)\b")
 
 
-def _polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
+def polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
     """(words only ever asserted, words only ever negated), each with the clause that says so."""
     asserted: dict[str, str] = {}
     negated: dict[str, str] = {}
@@ -375,8 +387,8 @@ def _polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
 
 def forbidden_mentions(story: str, constraint: str) -> list[str]:
     """Topic words the constraint rules out ("... are not allowed") that the story asks for."""
-    asserted, _ = _polarity(story)
-    _, negated = _polarity(constraint)
+    asserted, _ = polarity(story)
+    _, negated = polarity(constraint)
     hits = sorted(
         (w for w in negated if w in asserted and is_topical(w)), key=lambda w: (-len(w), w)
     )
@@ -384,8 +396,8 @@ def forbidden_mentions(story: str, constraint: str) -> list[str]:
 
 
 def negation_cues(a: str, b: str) -> list[str]:
-    pos_a, neg_a = _polarity(a)
-    pos_b, neg_b = _polarity(b)
+    pos_a, neg_a = polarity(a)
+    pos_b, neg_b = polarity(b)
     words = sorted(set(neg_a) & set(pos_b) | set(neg_b) & set(pos_a), key=lambda w: (-len(w), w))
     cues = []
     for word in words[:2]:

@@ -1,27 +1,25 @@
-"""Offline backlog generation (seed §5): requirement-bearing sentences become quoted user stories.
+"""Offline backlog generation (seed §5): what the meeting asked for, as quoted, literal stories.
 
 Owns: turning one segment and its retrieved context into a ``GenerationDraft``. The rules:
 
-1. Sentences (``textio.sentence_spans``) are read with ``language.sentence_cues``: modals and needs,
-   the user-story form, "users can", imperative bullets, constraints with numbers and decisions make
-   a requirement; fillers, sentences under 5 words, meta talk ("we need to wrap up") and questions
-   do not. A bullet of written notes counts as a curated statement (``BULLET_BONUS``), so "No
-   teletext button and no teletext functions." needs no modal; checkbox action items never count.
-   A real question about the topic becomes an open question, verbatim, never answered.
-2. A requirement said plainly (a modal with a short subject, the user-story form) gains strength,
-   one buried in a long ramble loses some and may drop out (``phrasing.clarity``). Neighbouring
-   requirement sentences (at most one sentence apart) that say the same thing (cosine >=
-   ``MERGE_SIMILARITY``), and repeats anywhere in the segment (>= ``REPEAT_SIMILARITY``), become
-   one story with several quotes. The strongest ``max_stories_per_segment`` stories are kept,
-   in text order.
-3. ``phrasing.write_story`` writes each story from its quotes: a title from the requirement's
-   predicate ("We'll need only few buttons" -> "Only few buttons"), "As a <role>, I want <means>,
-   so that <ends>" (ends from a "so that / because" clause, else from the segment's theme) and
-   criteria that restate the quotes only (a "must" statement, Given/When/Then for a "when/if"
-   clause, one per stated limit or figure), so no number is ever invented. Quotes are exact
-   sentence spans of ``segment.raw_text``.
-4. Stories group into one feature (two when there are more than three stories and they fall into two
-   clearly separate clusters), named by the segment's keywords; one epic per segment theme.
+1. Capture (``capture.classify``): a learned classifier decides per sentence whether it states a
+   need or decision (F), a quality constraint (A) or neither (NULL: chit-chat, agreement, meta
+   talk, findings). Questions never are requirements; a real question about the topic becomes an
+   open question, verbatim, never answered.
+2. Grouping, one need one story: a requirement sentence joins the story before it when it
+   elaborates it (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
+   ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"),
+   joins any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a
+   recent one (``revision``: a changed figure, "let's not do X after all"); otherwise it starts
+   a story when its probability reaches ``SEED_AT``. A quality constraint said next to a need
+   becomes a criterion of that story; said on its own, a story of its own. The strongest
+   ``max_stories_per_segment`` stories are kept, in text order.
+3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
+   add to the title; the main statement's quote first, every elaboration quoted with it, a
+   revised statement under ``superseded_quotes`` and the story written from the later decision.
+4. Stories group into one feature (two when there are more than three stories and they fall into
+   two clearly separate clusters), named by the keyphrase of the segment its stories use most;
+   one epic per segment theme.
 5. Context: a retrieved Feature/Epic whose text has cosine >= ``PARENT_REUSE_AT_LEAST`` with the new
    one is reused (``existing_work_item_id``). A retrieved User Story with cosine >=
    ``thresholds.extend_similarity`` is listed in ``extends_work_item_ids``, and the story's criteria
@@ -36,9 +34,8 @@ Deterministic; no model, Usage() zero.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,23 +49,40 @@ from shared.agents import (
     StoryDraft,
 )
 from shared.embeddings import Embedder
+from shared.engine.offline.capture import Sentence, Verdict, classify, sentences_of
 from shared.engine.offline.contradiction import forbidden_mentions, limit_violations
 from shared.engine.offline.language import (
-    REQUIREMENT_STRENGTH,
-    SentenceCues,
     clean,
     content_words,
+    cue_flags,
     is_topical,
+    meaningful_word_count,
     sentence_cues,
 )
-from shared.engine.offline.phrasing import capital, clarity, write_story
+from shared.engine.offline.phrasing import capital, write_story
+from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
 from shared.models import Segment, story_text
 from shared.settings import PipelineConfig
-from shared.textio import Span, jaccard, sentence_spans
+from shared.textio import jaccard, sentence_spans
 
-BULLET_BONUS = 2.0
-MERGE_SIMILARITY = 0.65
-REPEAT_SIMILARITY = 0.85
+# chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
+SEED_AT = 0.8
+ELABORATION_GAP = 2
+ELABORATION_SIMILARITY = 0.45
+SEED_ELABORATION_SIMILARITY = 0.75
+ATTACH_SIMILARITY = 0.3
+NEAR_ATTACH_SIMILARITY = 0.15
+CRITERIA_AT = 0.6
+CUE_SEED_AT = 0.5
+ORPHAN_SEED_AT = 1.1  # off: orphans of weak confidence stay out
+_NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
+SHORT_FOLLOW_UP_WORDS = 8
+REPEAT_SIMILARITY = 0.8
+REVISION_WINDOW = 12
+SHORT_REVISION_GAP = 4
+REVISION_SIMILARITY = 0.6
+DROP_SIMILARITY = 0.35
+MAX_QUOTES = 8
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
 AC_DELTA_JACCARD = 0.6
@@ -76,48 +90,62 @@ CONSTRAINT_RELEVANCE = 0.35
 MAX_OPEN_QUESTIONS = 10
 
 _CATEGORY_LABELS = {"feature_request", "constraint", "decision", "question", "action_item"}
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(?!\[[ xX]\])")
+_FOLLOW_UP = re.compile(
+    r"^(?:and|also|plus|but|so|yes|yeah|yep|okay|ok|right|exactly|it|its|it's|they|that|this"
+    r"|those|these|which|with|without|maybe|preferably|ideally|only|at least|at most|no more"
+    r"|up to|then|or)\b",
+    re.IGNORECASE,
+)
 _ID = re.compile(r"\b([A-Z]{2,6}-\d{1,4})\b")
 _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4})\b", re.MULTILINE)
 
 
 @dataclass
-class _Sentence:
-    index: int
-    span: Span
-    text: str  # exact text of the span: the quote
-    cues: SentenceCues
-    bullet: bool = False
-
-
-@dataclass
 class _Story:
-    sentences: list[_Sentence]
+    """Sentences (indices into the segment's sentences) that state one need: ``members`` are
+    quoted (the main statement first), ``writing`` is the sentence the draft is written from
+    (with ``revisions`` applied), ``superseded`` the statements a later one revised."""
+
+    members: list[int]
     strength: float
+    writing: int = -1
+    superseded: list[int] = field(default_factory=list)
+    revisions: list[Revision] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if self.writing < 0:
+            self.writing = self.members[0]
 
-def requirement_sentences(text: str) -> list[Span]:
-    """Spans of the sentences the offline engine treats as requirements (for coverage)."""
-    return [s.span for s in _read(text) if s.cues.is_requirement]
+    @property
+    def last(self) -> int:
+        return max(self.members)
 
+    def add(self, k: int, p: float) -> None:
+        """Quote sentence ``k`` too; the strongest statement is the main one (quoted first)."""
+        if len(self.members) >= MAX_QUOTES or k in self.members:
+            return
+        self.members.append(k)
+        if p > self.strength and self.writing == self.members[0] and not self.revisions:
+            self.members.remove(k)
+            self.members.insert(0, k)
+            self.writing = k
+        self.strength = max(self.strength, p)
 
-def _read(text: str) -> list[_Sentence]:
-    """The text's sentences with their cues. A bullet of written notes is a curated statement,
-    so it needs no modal to count (``BULLET_BONUS``); action items and questions stay out."""
-    out = []
-    for k, span in enumerate(sentence_spans(text)):
-        sentence = text[span.start : span.end]
-        cues = sentence_cues(sentence)
-        line = text[text.rfind("\n", 0, span.start) + 1 : span.start + 1]
-        bullet = bool(_BULLET.match(line))
-        if bullet and not cues.is_question and "action_item" not in cues.categories:
-            cues = dataclasses.replace(cues, strength=cues.strength + BULLET_BONUS)
-        out.append(_Sentence(k, span, sentence, cues, bullet))
-    return out
+    def revise(self, k: int, found: Revision) -> None:
+        """Sentence ``k`` revises this story: what it replaces moves to ``superseded``."""
+        replaced = [self.writing] if found.kind == "number" else list(self.members)
+        for old in replaced:
+            if old not in self.superseded:
+                self.superseded.append(old)
+        self.members = [k] + [m for m in self.members if m not in replaced and m != k]
+        if found.restated or found.kind != "number":
+            self.writing, self.revisions = k, []
+        else:
+            self.revisions.append(found)
 
 
 class OfflineGenerator:
-    version = "gen-offline-v1"
+    version = "gen-offline-v2"
     engine = "offline"
     model: str | None = None
 
@@ -126,81 +154,123 @@ class OfflineGenerator:
         self.cfg = cfg
 
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
-        text = segment.raw_text
-        sentences = _read(text)
-        reqs = [s for s in sentences if s.cues.is_requirement]
-        questions = [s for s in sentences if s.cues.is_open_question][:MAX_OPEN_QUESTIONS]
-        vectors = self._embed([s.text for s in reqs + questions])
-        req_vec = {s.index: vectors[k] for k, s in enumerate(reqs)}
-        stories = self._group(reqs, req_vec)
-        stories = sorted(stories, key=lambda st: (-st.strength, st.sentences[0].index))
+        sentences = sentences_of(segment.raw_text)
+        verdicts, vectors = classify(sentences, self.embedder)
+        stories = self._group(sentences, verdicts, vectors)
+        stories = sorted(stories, key=lambda st: (-st.strength, st.members[0]))
         stories = stories[: self.cfg.generation.max_stories_per_segment]
-        stories.sort(key=lambda st: st.sentences[0].index)
-
-        theme = segment.theme or _keywords_phrase(segment) or "this topic"
-        drafts = [
-            write_story([s.text for s in st.sentences], _primary(st), theme) for st in stories
-        ]
-        story_vecs = [_unit(sum(req_vec[s.index] for s in st.sentences)) for st in stories]
+        stories.sort(key=lambda st: min(st.members + st.superseded))
+        persona = self.cfg.generation.default_persona
+        drafted = [(st, self._draft(st, sentences, verdicts, persona)) for st in stories]
+        # a statement the drafting finds no capability in ("it has to be {disfmarker}") is noise
+        drafted = [(st, d) for st, d in drafted if len(content_words(d.title)) >= 2]
+        stories = [st for st, _ in drafted]
+        drafts = [d for _, d in drafted]
+        story_vecs = [_unit(sum(vectors[k] for k in st.members)) for st in stories]
 
         draft = GenerationDraft()
-        for k, q in enumerate(questions):  # to the story it is about, else to the segment
-            scores = [float(vectors[len(reqs) + k] @ v) for v in story_vecs]
+        questions = [
+            k
+            for k, s in enumerate(sentences)
+            if sentence_cues(s.text).is_open_question and verdicts[k].label == "NULL"
+        ][:MAX_OPEN_QUESTIONS]
+        for k in questions:  # to the story it is about, else to the segment
+            scores = [float(vectors[k] @ v) for v in story_vecs]
             if scores and max(scores) >= QUESTION_ATTACH:
-                drafts[int(np.argmax(scores))].open_questions.append(q.text)
+                drafts[int(np.argmax(scores))].open_questions.append(sentences[k].text)
             else:
-                draft.open_questions.append(q.text)
+                draft.open_questions.append(sentences[k].text)
+        result = GenerationResult(
+            draft=draft,
+            model=None,
+            requirement_spans=[
+                (segment.start_char + s.span.start, segment.start_char + s.span.end)
+                for s, v in zip(sentences, verdicts, strict=True)
+                if v.label != "NULL"
+            ],
+        )
         if not drafts:
-            return GenerationResult(draft=draft, model=None)
+            return result
 
+        theme = segment.theme or _keywords_phrase(segment) or "this topic"
         epic = EpicDraft(
             key="E1",
             title=capital(theme),
-            description=f"Epic for the theme '{theme}' ({segment.dominant_intent}).",
+            description=f"Stories of the meeting about {theme}.",
         )
         features = self._features(drafts, story_vecs, segment, epic.key)
         self._reuse_parents(epic, features, drafts, context)
         self._extends(drafts, context)
         self._constraints(drafts, context.architecture_chunks)
         draft.epics, draft.features, draft.stories = [epic], features, drafts
-        return GenerationResult(draft=draft, model=None)
+        return result
+
+    # --------------------------------------------------------------------------------------------
+    @staticmethod
+    def _group(
+        sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarray
+    ) -> list[_Story]:
+        """Stories from the requirement sentences, in order: a confident one (p >= ``SEED_AT``,
+        or >= ``CUE_SEED_AT`` when it states a need plainly) starts a story unless it elaborates,
+        repeats or revises one; the others only join a story (the nearest one, else the most
+        similar one), never start one."""
+        stories: list[_Story] = []
+        pending: list[int] = []
+        for k, verdict in enumerate(verdicts):
+            if verdict.label == "NULL":
+                continue
+            if _revised_story(stories, sentences, vectors, k) is not None:
+                continue
+            p = verdict.p_requirement
+            # a confident statement is a need of its own unless it is close to the one before
+            bar = SEED_ELABORATION_SIMILARITY if p >= SEED_AT else None
+            target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(
+                stories, vectors, k
+            )
+            if target is not None:
+                target.add(k, p)
+            elif p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text)):
+                stories.append(_Story([k], p))  # a need said plainly starts a story
+            else:
+                pending.append(k)
+        for k in pending:
+            p = verdicts[k].p_requirement
+            target = _attached(stories, vectors, k)
+            if target is not None:
+                target.add(k, p)
+            elif p >= ORPHAN_SEED_AT:
+                stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
+        for story in stories:  # the main statement first, the others in text order
+            story.members = story.members[:1] + sorted(story.members[1:])
+        return stories
+
+    def _draft(
+        self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
+    ) -> StoryDraft:
+        """The story's draft: the main statement first, every other member quoted after it in
+        text order, written from the later decision when the meeting revised it."""
+        members = story.members
+        main_text = sentences[story.writing].text
+        for found in story.revisions:
+            main_text = revise_text(main_text, found)
+        first = min(members + story.superseded)
+        context = [s.text for s in sentences[max(0, first - 2) : first]]
+        draft = write_story(
+            [sentences[k].text for k in members],
+            main_text=main_text,
+            context=context,
+            default_persona=persona,
+            # a statement attached with little confidence is quoted as evidence, not drafted
+            criteria_from=[verdicts[k].p_requirement >= CRITERIA_AT for k in members],
+        )
+        draft.superseded_quotes = [sentences[k].text for k in story.superseded]
+        return draft
 
     # --------------------------------------------------------------------------------------------
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, getattr(self.embedder, "dimension", 1)), dtype=np.float64)
         return np.asarray(self.embedder.embed([clean(t) or t for t in texts]), dtype=np.float64)
-
-    @staticmethod
-    def _group(reqs: list[_Sentence], vec: dict[int, np.ndarray]) -> list[_Story]:
-        stories: list[_Story] = []
-        for s in reqs:
-            target = None
-            if stories:
-                last = stories[-1].sentences[-1]
-                if (
-                    s.index - last.index <= 2
-                    and float(vec[s.index] @ vec[last.index]) >= MERGE_SIMILARITY
-                ):
-                    target = stories[-1]
-            if target is None:
-                target = next(
-                    (
-                        st
-                        for st in stories
-                        if max(float(vec[s.index] @ vec[o.index]) for o in st.sentences)
-                        >= REPEAT_SIMILARITY
-                    ),
-                    None,
-                )
-            if target is None:
-                strength = s.cues.strength + clarity(s.text, s.bullet)
-                if strength >= REQUIREMENT_STRENGTH:
-                    stories.append(_Story([s], strength))
-            elif len(target.sentences) < 4:
-                target.sentences.append(s)
-                target.strength = max(target.strength, s.cues.strength) + 0.25
-        return stories
 
     @staticmethod
     def _features(
@@ -301,35 +371,112 @@ class OfflineGenerator:
 
 
 def _feature_title(quotes: str, segment: Segment, taken: set[str]) -> str:
-    """Two keywords of the segment that these stories use (else their most frequent words),
-    neither repeating a word of the other nor a title already given in the segment."""
+    """The keyphrase these stories use most: a segment keyword they say (a two-word one first),
+    else their most frequent pair of adjacent topic words, else their most frequent topic word;
+    never a title already given in the segment."""
     said = content_words(quotes)
-    counts = {w: said.count(w) for w in said if is_topical(w)}
-    candidates = [
-        k
-        for k in segment.intent_labels
-        if k not in _CATEGORY_LABELS and set(content_words(k)) & set(said)
-    ]
-    candidates += [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    chosen: list[str] = []
-    used: set[str] = set()
-    for term in candidates:
-        words = set(content_words(term))
-        if words and not words & used:
-            chosen.append(term)
-            used |= words
-        title = capital(" and ".join(chosen))
-        if len(chosen) == 2 and title not in taken:
+    counts = {w: said.count(w) for w in set(said) if is_topical(w)}
+    scored: list[tuple[float, str]] = []
+    for label in segment.intent_labels:
+        words = content_words(label)
+        if label in _CATEGORY_LABELS or not words or not all(w in counts for w in words):
+            continue
+        scored.append((sum(counts[w] for w in words) * (1.5 if len(words) > 1 else 1.0), label))
+    pairs: dict[str, int] = {}
+    for a, b in zip(said, said[1:], strict=False):
+        if a != b and a in counts and b in counts:
+            pairs[f"{a} {b}"] = pairs.get(f"{a} {b}", 0) + 1
+    scored += [(1.5 * n, pair) for pair, n in pairs.items() if n >= 2]
+    scored += [(float(n), w) for w, n in counts.items()]
+    for _, term in sorted(scored, key=lambda st: (-st[0], st[1])):
+        title = capital(term)
+        if title not in taken:
             return title
-        if len(chosen) == 2:
-            chosen.pop()
-    return capital(" and ".join(chosen)) if chosen else capital(segment.dominant_intent)
+    return capital(segment.dominant_intent or "Requirements")
 
 
-def _primary(story: _Story) -> int:
-    """The sentence that states the story most strongly (the first on ties)."""
-    strengths = [s.cues.strength for s in story.sentences]
-    return strengths.index(max(strengths))
+def _revised_story(
+    stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
+) -> _Story | None:
+    """The recent story sentence ``k`` revises (and revises it), or None. A short revision
+    ("make it twenty") revises what was just said; a restated one must be about the same thing
+    (cosine >= ``REVISION_SIMILARITY``); a drop must name what it drops ("gesture control is
+    dropped" does not drop "voice control")."""
+    for story in reversed(stories):
+        if k - story.last > REVISION_WINDOW:
+            break
+        text = sentences[story.writing].text
+        for found in story.revisions:
+            text = revise_text(text, found)
+        found_revision = revision(text, sentences[k].text)
+        if found_revision is None:
+            continue
+        if not found_revision.restated:
+            if k - story.last > SHORT_REVISION_GAP:
+                continue
+        elif float(vectors[k] @ vectors[story.writing]) < REVISION_SIMILARITY:
+            continue
+        elif found_revision.kind == "negation" and not names_what_it_drops(sentences[k].text, text):
+            continue
+        story.revise(k, found_revision)
+        return story
+    return None
+
+
+def _elaborated(
+    stories: list[_Story],
+    sentences: list[Sentence],
+    vectors: np.ndarray,
+    k: int,
+    bar: float | None = None,
+) -> _Story | None:
+    """The story just before ``k`` when ``k`` elaborates it: said within ``ELABORATION_GAP``
+    sentences and about the same thing, or a short follow-up ("and it should be red")."""
+    if not stories:
+        return None
+    last = stories[-1]
+    if k - last.last > ELABORATION_GAP + 1:
+        return None
+    text = sentences[k].text
+    follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
+    short = follow_up and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
+    similarity = float(vectors[k] @ _centroid(vectors, last))
+    similar = similarity >= (bar or ELABORATION_SIMILARITY)
+    confirms = follow_up and similarity >= ELABORATION_SIMILARITY
+    return last if (similar or short or confirms) else None
+
+
+def _states_a_need(text: str) -> bool:
+    """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
+    prohibition, the user-story form (``language.cue_flags``)."""
+    flags = cue_flags(text)
+    return any(flags[name] for name in _NEED_CUES)
+
+
+def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:
+    """A story of the segment that sentence ``k`` says again (cosine >= ``REPEAT_SIMILARITY``)."""
+    for story in stories:
+        if max(float(vectors[k] @ vectors[o]) for o in story.members) >= REPEAT_SIMILARITY:
+            return story
+    return None
+
+
+def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:
+    """Where a less confident requirement sentence goes: the story with a statement within
+    ``ELABORATION_GAP`` sentences of it (the most similar of them), else the most similar story
+    of the segment when it is similar enough (``ATTACH_SIMILARITY``)."""
+    if not stories:
+        return None
+    near = [st for st in stories if min(abs(k - m) for m in st.members) <= ELABORATION_GAP + 1]
+    scored = [(float(vectors[k] @ _centroid(vectors, st)), st) for st in near or stories]
+    best_score, best = max(scored, key=lambda x: x[0])
+    if near:
+        return best if best_score >= NEAR_ATTACH_SIMILARITY else None
+    return best if best_score >= ATTACH_SIMILARITY else None
+
+
+def _centroid(vectors: np.ndarray, story: _Story) -> np.ndarray:
+    return _unit(sum(vectors[k] for k in story.members))
 
 
 def _keywords_phrase(segment: Segment) -> str:

@@ -25,43 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from shared.textio import clean_spoken as clean
 from shared.textio import words
-
-# ------------------------------------------------------------------------------------------------
-# cleaning
-
-_MARKER = re.compile(r"\{\s*[A-Za-z_]+\s*\}")  # AMI: {vocalsound} {disfmarker} {gap}
-_UNDERSCORE_ACRONYM = re.compile(r"\b((?:[A-Za-z]_){2,})")  # AMI: T_V_, L_C_D_
-_FILLER_TOKEN = re.compile(
-    r"(?<![\w'-])(?:u+m+|u+h+m*|e+r+m*|h+m+|m+h?m+|mm-hmm|uh-huh|um-hmm|ah+|oh+)(?![\w'-])"
-    r"\s*,?",
-    re.IGNORECASE,
-)
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
-_REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)  # "to to", "like like"
-_SPACES = re.compile(r"[ \t]+")
-# a cut-off start of the next word, as in "w we'll", "wha what", "p portable"
-_FRAGMENT = re.compile(r"\b([A-Za-z]{1,3})\s+(?=\1[a-z'])", re.IGNORECASE)
-_SHORT_WORDS = frozenset(
-    """a i an as at be by do go he if in is it me my no of on or so to up us we the and for are
-    but not you all any can had her was one our out day get has him his how new now old see two
-    way who did its let put say she too use few lot""".split()
-)
-
-
-def clean(text: str) -> str:
-    """Spoken text made readable for analysis and titles (never used for quotes)."""
-    text = _MARKER.sub(" ", text)
-    text = _UNDERSCORE_ACRONYM.sub(lambda m: m.group(1).replace("_", "").upper(), text)
-    text = _FILLER_TOKEN.sub(" ", text)
-    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
-    text = _REPEATED_WORD.sub(r"\1", text)
-    text = _FRAGMENT.sub(
-        lambda m: "" if m.group(1).lower() not in _SHORT_WORDS else m.group(0), text
-    )
-    text = _SPACES.sub(" ", text)
-    return re.sub(r"^[\s,;:.]+", "", text).strip()
-
 
 # ------------------------------------------------------------------------------------------------
 # word lists
@@ -265,6 +230,94 @@ _CUES: tuple[tuple[re.Pattern[str], float, str], ...] = (
     (_HEDGE, -0.5, ""),
     (_FIRST_PERSON_PLAN, -1.5, ""),
 )
+
+
+# Words that name a quality rather than a function (what makes a statement an "A" more often
+# than an "F"), and words of reported findings (what makes it a finding, not a need).
+_QUALITY = re.compile(
+    r"\b(?:easy|easier|simple|simpler|intuitive|user[- ]friendly|fast|faster|quick|slow|cheap"
+    r"|cheaper|expensive|costs?|price|prices|budget|euros?|dollars?|fancy|trendy|stylish|sleek"
+    r"|modern|look(?:s|ing)? (?:good|nice)|small|smaller|light|lighter|weight|heavy|robust|durable"
+    r"|sturdy|strong|reliable|secure|security|safe|safety|private|privacy|gdpr|accessible"
+    r"|accessibility|performance|response time|uptime|available|availability|battery life"
+    r"|ergonomic|comfortable|colou?rs?|shape|size|material)\b"
+)
+_FINDING = re.compile(
+    r"\b(?:percent|per cent|survey|surveyed|research|found (?:that|out)|we found|they found"
+    r"|according to|results? (?:show|say)|statistics?|most people|users said|people said"
+    r"|interviewed|the data|trends?|study|studies)\b"
+)
+_AGREEMENT_START = re.compile(
+    r"^(?:yeah|yes|yep|okay|ok|right|alright|sure|mm|mm-hmm|uh-huh|exactly|true|good|great"
+    r"|fine|cool|agreed|definitely|absolutely|of course|indeed)\b"
+)
+_FIRST_PERSON = re.compile(
+    r"\bi (?:think|mean|guess|believe|suppose|don't know|dunno|'m not sure)\b"
+)
+_WE_SUBJECT = re.compile(r"\b(?:we|we'll|we're|we've|we'd|let's|our)\b")
+_THEY_SUBJECT = re.compile(
+    r"\b(?:people|users?|customers?|clients?|patients?|staff|employees?|managers?|admins?"
+    r"|administrators?|residents?|viewers?|members?|visitors?|students?|teachers?|doctors?)\b"
+)
+_CONDITION = re.compile(
+    r"\b(?:when|whenever|if|unless|once|after|before|within|until|as soon as)\b"
+)
+
+CUE_NAMES = (
+    "user_story",
+    "modal",
+    "want",
+    "capability",
+    "imperative",
+    "proposal",
+    "leading_no",
+    "prohibition",
+    "quantity",
+    "decision",
+    "limit",
+    "hedge",
+    "first_person_plan",
+    "action",
+    "meta",
+    "quality",
+    "finding",
+    "agreement_start",
+    "first_person",
+    "we_subject",
+    "persona_subject",
+    "condition",
+)
+
+
+def cue_flags(sentence: str) -> dict[str, bool]:
+    """Which cue patterns a sentence shows (cleaned, lowercased), by name (``CUE_NAMES``): the
+    lexical half of the capture classifier's features."""
+    text = re.sub(r"^[-*+•]\s+", "", clean(sentence).lower())
+    patterns = (
+        _USER_STORY,
+        _MODAL,
+        _WANT,
+        _CAPABILITY,
+        _IMPERATIVE,
+        _PROPOSAL,
+        _LEADING_NO,
+        _PROHIBITION,
+        QUANTITY,
+        _DECISION,
+        _LIMIT,
+        _HEDGE,
+        _FIRST_PERSON_PLAN,
+        _ACTION,
+        _META,
+        _QUALITY,
+        _FINDING,
+        _AGREEMENT_START,
+        _FIRST_PERSON,
+        _WE_SUBJECT,
+        _THEY_SUBJECT,
+        _CONDITION,
+    )
+    return {name: bool(p.search(text)) for name, p in zip(CUE_NAMES, patterns, strict=True)}
 
 
 @dataclass(frozen=True)

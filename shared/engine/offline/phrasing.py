@@ -1,35 +1,58 @@
-"""Writing a user story from the sentences that state it (the offline generator's prose).
+"""Drafting a user story from the statements that state it (the offline generator's prose).
 
-Owns: title, "As a <role>, I want <means>, so that <ends>" description and acceptance criteria
-for a group of quoted sentences, plus ``clarity``: how plainly a sentence states a requirement.
-The approach is shallow parsing: cut the sentence into clauses, find the modal that carries the
-requirement ("must", "should", "need", "let's go with", ...), take the subject before it and the
-verb phrase or noun phrase after it. "We'll need only few buttons" gives the title "Only few
-buttons", the means "only few buttons" and the criterion "The product must have only few
-buttons.". Statements without a modal (notes bullets, decisions) are kept as said. Criteria only
-restate the quotes, so every number in them comes from a quote.
+The offline engine cannot write like a model and does not pretend to: a draft is short, literal
+and correct, for a reviewer to finish. From the story's statements (the main one first):
+
+- **title**: a verb phrase of 3-10 words naming the capability in the meeting's words, from the
+  predicate of the main statement ("People want to have a power button" -> "Provide a power
+  button", "the number is shown on the LCD" -> "Show the number on the LCD", "No teletext
+  button" -> "Leave out teletext button"); fillers, markers, hedges and discourse words out;
+  never a pronoun, conjunction or hedge first, never a dangling last word;
+- **role**: the persona the statements (or the two sentences before the main one) name for the
+  need ("the manager", "receptionists"), else the default persona of the settings;
+- **benefit**: a "so that" clause only when a statement says one ("so that", "so they can");
+  otherwise none;
+- **acceptance criteria**: Given/When/Then for a condition, a limit or a figure a statement holds,
+  a checklist item for a detail an elaboration adds ("it should be red" -> "The power button is
+  red."), the main statement in full when the title had to cut it; nothing that only restates the
+  title, no number that no statement says.
+
+Everything is a pure function of the statements: deterministic.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.agents import StoryDraft
 from shared.engine.offline.contradiction import limits, quantities
 from shared.engine.offline.language import clean, content_words, is_topical
-from shared.textio import jaccard
+from shared.engine.offline.lexicon import (
+    PERSONA,
+    PERSONA_FORMS,
+    VERBS,
+    base_form,
+    is_participle,
+    singular_persona,
+    third_person,
+)
 
 MAX_TITLE_WORDS = 10
+MIN_TITLE_WORDS = 3
+MAX_CRITERIA = 5
 _FIGURE = re.compile(
     r"[$€£]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fifteen|twenty|thirty|forty|fifty|hundred|thousand"
 )
-
 _LEAD = re.compile(
-    r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|right|alright|basically|actually"
-    r"|like|because|'cause|and also|i think(?: that)?|we think(?: that)?|i guess|i believe"
-    r"|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note)\b[\s,:]*)+",
+    r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|yep|right|alright|basically"
+    r"|actually|like|because|'cause|and also|i think(?: that)?|we think(?: that)?|i guess"
+    r"|i believe|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note|oh|ooh"
+    r"|ah|ha|hmm|um|uh|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
+    r"|anyway|look|listen|please|just|maybe|perhaps|probably|i'd say|i would say|i reckon"
+    r"|i suppose|i feel like|for me|for us|in general|again|and then|or)\b[\s,:;-]*)+",
     re.IGNORECASE,
 )
 # "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
@@ -39,17 +62,18 @@ _LABEL_PREFIX = re.compile(
 )
 _HEDGES = re.compile(
     r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
-    r"|sort of|i guess)\b\s*,?\s*",
+    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like)\b\s*,?\s*",
     re.IGNORECASE,
 )
 # The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
 # a noun phrase ("we need a screen"). Fixed noun-phrase decisions come first ("let's go with X").
 _MODAL = re.compile(
-    r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with)"
+    r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
+    r"|we will use|let's use|let's have|we'll have|we will have)"
     r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
     r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
-    r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have|use|include|keep|make|add"
-    r"|put|drop|offer|support|show|provide|go|train|implement|integrate|build)\b))"
+    r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have|use|include|keep|make"
+    r"|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
     r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need))\b",
     re.IGNORECASE,
 )
@@ -61,8 +85,14 @@ _CLAUSE_BREAK = re.compile(
 )
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:(?:i|we|you|they|it|one|people|users?|the users?|customers?|viewers?|everyone"
-    r"|everybody|the client|the customer|the product|the device|the system|the remote"
+    r"|everybody|the client|the customer|the product|the device|the system|the app|the remote"
     r"(?: control)?)(?:'ll|'d| will| would| all| really| also| do| still| probably)?\s*)?$",
+    re.IGNORECASE,
+)
+_PRODUCT_PRONOUN = re.compile(r"^(?:it|they|this|that|these|those|we|one)$", re.IGNORECASE)
+_USER_SUBJECT = re.compile(
+    r"^(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
+    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b",
     re.IGNORECASE,
 )
 _SUBORDINATORS = frozenset(
@@ -70,48 +100,123 @@ _SUBORDINATORS = frozenset(
 )
 _SUBJECT_TAIL = re.compile(
     r"(?:^|\s)((?:i|we|you|they|it|people|users?|customers?|viewers?|everyone|everybody"
-    r"|the (?:users?|customers?|client|product|device|system|remote(?: control)?))"
+    r"|the (?:users?|customers?|client|product|device|system|app|remote(?: control)?))"
     r"(?:'ll|'d| will| would| all| really| also| do| still)?)$",
     re.IGNORECASE,
 )
 _USER_STORY = re.compile(
-    r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like)(?: to)? (?P<means>.+?)"
+    r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like)(?P<to> to)? (?P<means>.+?)"
     r"(?:,? so that (?P<ends>.+))?$",
     re.IGNORECASE,
 )
-_REASON = re.compile(
-    r"(?:\bso that\b|\bin order to\b|\bbecause\b|'cause\b)\s*(?P<ends>[^.;!?]+)",
+_PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE)
+_PERSONA_SUBJECT = re.compile(
+    rf"\b({PERSONA_FORMS})\b(?:\s+\w+)?\s+(?:should|must|can|could|will|would|need|needs|want"
+    r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b",
+    re.IGNORECASE,
+)
+_PERSONA_START = re.compile(
+    rf"^(?:the |all |our |each |every )?({PERSONA_FORMS})\s+(?:only |just |also |always |then )?"
+    r"(?P<verb>[a-z]+)",
+    re.IGNORECASE,
+)
+_MODALS = frozenset("can could should must need needs want wants will would have has".split())
+_NOT_A_NEED_VERB = frozenset("say said says tell told think thought like liked love".split())
+_PERSONA_FOR = re.compile(
+    rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
+)
+_PURPOSE = re.compile(
+    r"\b(?:so that|so (?=(?:they|we|you|people|users?|it|he|she|i|the \w+|patients|residents"
+    r"|customers|staff) (?:can|could|will|won't|don't|do not|know|have|get|see|are|is|don't)\b))"
+    r"\s*(?P<ends>[^.;!?]+)",
     re.IGNORECASE,
 )
 _CONDITION = re.compile(
-    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once)\b\s+(?P<cond>[^,;]+)",
+    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once|after|before|unless)\b\s+"
+    r"(?P<cond>[^,;]+)",
     re.IGNORECASE,
 )
 _CONDITION_FIRST = re.compile(
-    r"^(?:when|whenever|if|as soon as|once)\s+(?P<cond>[^,;]+),\s*(?P<main>.+)$", re.IGNORECASE
-)
-_ROLES = (
-    ("viewer", r"\bviewers?\b|\bwatch(?:es|ing)?\b"),
-    ("customer", r"\bcustomers?\b|\bbuyers?\b|\bclients?\b"),
-    ("parent", r"\bparents?\b|\bbab(?:y|ies)\b|\bkids?\b|\bchild(?:ren)?\b"),
-    ("older user", r"\belderly\b|\bolder (?:people|users)\b|\bold people\b"),
-    ("administrator", r"\badmin(?:istrator)?s?\b"),
-)
-# after these a "must" criterion reads naturally ("The product must have ..."); other verbs get
-# "It must be possible to ..."
-_PRODUCT_VERBS = frozenset(
-    "have be include support offer provide allow show display work fit cost use stay keep".split()
+    r"^(?:when|whenever|if|as soon as|once|after|unless)\s+(?P<cond>[^,;]+),\s*(?P<main>.+)$",
+    re.IGNORECASE,
 )
 _DANGLING = re.compile(
     r"(?:\s+(?:and|or|but|so|like|the|a|an|to|of|with|that|which|because|'cause|uh|um|for|in"
-    r"|on|at|by|from|as|than|our|their|your|my|its|some|is|are))+$",
+    r"|on|at|by|from|as|than|our|their|your|my|its|some|is|are|be|it|this|these|those|we|you"
+    r"|they|i|can|will|would|should|must|not|no|if|when|where|what|how|there|here|very|more"
+    r"|most|any|every|each|all|just|also|then|into|onto|about|per|via))+$"
+    r"|\s+to\s+(?:do|be|have|get|go|make)$",
     re.IGNORECASE,
 )
-_FINITE_VERB = re.compile(
-    r"\b(?:is|are|was|were|stays?|goes|has|have|will|can|must|means|does|do|wins|shows|works)\b",
+_PARTICLE = re.compile(
+    r"\b(?P<verb>[a-z]+)\s+(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
     re.IGNORECASE,
 )
-_ACRONYM_WORDS = re.compile(r"\b(tv|lcd|led|ui|ux|ir|usb|eur|dvd|rgb|pcb|dsp|ac|dc)\b")
+_ACRONYM_WORDS = re.compile(r"\b(tv|lcd|led|ui|ux|ir|usb|eur|dvd|rgb|pcb|dsp|ac|dc|gdpr|sms|pdf)\b")
+_NOUN_OPENERS = re.compile(
+    r"^(?:a|an|the|some|any|our|their|your|its|this|that|these|those)\s+", re.I
+)
+_KEEP_WORDS = re.compile(
+    r"^(?:under|below|within|at most|at least|less than|no more than|not more than|cheap|small"
+    r"|simple|short|light|low|few|lightweight|minimal)\b",
+    re.IGNORECASE,
+)
+_LEAVE_OUT = re.compile(r"^(?:no|without)\s+(?P<what>.+)$", re.IGNORECASE)
+_NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
+_LETS_NOT = re.compile(
+    r"\b(?:let's not|let us not|we won't|we will not|don't)\s+(?:do|have|include|add|build|offer"
+    r"|make|use|go with|go for|bother with)?\s*(?P<what>.+?)(?:\s+after all|\s+anymore)?$",
+    re.IGNORECASE,
+)
+_NO_NEED = re.compile(
+    r"\bno need (?:to|for) (?:have |use |include |add |do )?(?P<what>.+?)(?:\s+(?:on it|at all))?$",
+    re.IGNORECASE,
+)
+_IS_OUT = re.compile(
+    r"^(?P<what>.+?)\s+(?:is|are)\s+(?:out|dropped|gone|off the table|not needed|out of scope)\b",
+    re.IGNORECASE,
+)
+_POSSESSION = frozenset("have get include contain offer need".split())
+_MORE_REQUIREMENTS = re.compile(
+    r",?\s+and\s+(?=(?:the|it|they|each|every|all)\b[^,;]{0,40}?\b(?:must|should|shall|needs? to"
+    r"|has to|have to)\b)",
+    re.IGNORECASE,
+)
+_GWT = re.compile(r"^given\b.+\bwhen\b.+\bthen\b", re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\d|\b(?:at most|at least|no more than|not more than|within|under|over|below|above"
+    r"|before|after|every|daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
+_NEW_CLAUSE = re.compile(
+    r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people)"
+    r"(?:'re|'s|'m|'ve|'ll|'d)?\s+\w+",
+    re.IGNORECASE,
+)
+_CLAUSE_CUT = re.compile(
+    r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
+    r"|since|as long as|so (?:we|i|you|they|it|people))\s+|,\s+(?:and|so|or|then)\s+",
+    re.IGNORECASE,
+)
+_CUT_BEFORE = frozenset(
+    "for with on in to of from by at into onto about via per during within without through "
+    "where which who when while because so and or but that than before after until unless "
+    "if".split()
+)
+# words every criterion may use without saying anything new
+_BOILERPLATE = frozenset(
+    "given product checked check available possible user able feature story system app".split()
+)
+
+
+@dataclass
+class Capability:
+    """What the main statement asks for, as a title phrase and the "I want ..." means."""
+
+    title: str  # imperative verb phrase, as long as the statement says it
+    means: str  # what follows "I want "
+    obj: str = ""  # the thing the need is about ("a power button"), for pronoun criteria
+    subject: str = ""  # who or what the statement is about ("it", "the remote", "users")
 
 
 @dataclass
@@ -125,188 +230,501 @@ class _Requirement:
     embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
 
 
-def write_story(quotes: list[str], primary: int, theme: str) -> StoryDraft:
-    """The story these sentences (verbatim quotes) state; ``quotes[primary]`` states it best."""
-    body = _body(quotes[primary])
-    role = _role(" ".join(quotes))
-    story = _USER_STORY.search(body)
-    ends = None
+def write_story(
+    quotes: Sequence[str],
+    *,
+    main_text: str | None = None,
+    context: Sequence[str] = (),
+    default_persona: str = "user",
+    criteria_from: Sequence[bool] | None = None,
+) -> StoryDraft:
+    """The story these verbatim statements state; ``quotes[0]`` is the main one (``main_text``,
+    when given, is what to write it from: the main statement with a revised figure written in);
+    ``context`` are the sentences said just before it (the question a need answers);
+    ``criteria_from`` says which quotes may give acceptance criteria (by default all: a quote
+    kept only as evidence, a weak statement, gives none)."""
+    texts = [body(q) for q in quotes]
+    main = body(main_text) if main_text is not None else texts[0]
+    story = _USER_STORY.search(main)
+    benefit = benefit_of(
+        [q for k, q in enumerate(quotes) if criteria_from is None or k == 0 or criteria_from[k]]
+    )
+    extra: list[str] = []  # "..., and the keypad must have 20 buttons": a criterion of its own
     if story:
-        role = story.group("role").strip()
-        means = _trim(story.group("means"))
-        title, ends = capital(_shorten(means)), story.group("ends")
+        persona = story.group("role").strip().lower()
+        means, *extra = _MORE_REQUIREMENTS.split(story.group("means"))
+        means = _trim(means)
+        wanted = f"to {_lower_first(means)}" if story.group("to") else _lower_first(means)
+        cap = Capability(title=_verb_phrase(means), means=wanted, obj=means)
+        benefit = benefit or (_trim(story.group("ends")) if story.group("ends") else None)
     else:
-        title, means, _ = _phrases(_parse(body))
-    if not ends:
-        for quote in quotes:
-            m = _REASON.search(_body(quote))
-            if m and 3 <= len(m.group("ends").split()) <= 15 and m.group("ends") not in means:
-                ends = m.group("ends")
-                break
-    ends_text = _trim(ends) if ends else f"the product meets what was agreed for {theme.lower()}"
+        cap = capability(main)
+        persona = persona_of(quotes, context, default_persona)
+    title = make_title(_with_condition(cap.title, main))
+    means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
+    description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
+    if benefit:
+        description += f", so that {benefit}"
     return StoryDraft(
         title=title,
-        description=f"As a {role}, I want {means}, so that {ends_text}.",
-        acceptance_criteria=_criteria(quotes),
+        description=description + ".",
+        acceptance_criteria=criteria(
+            [
+                t
+                for k, t in enumerate([main, *texts[1:]])
+                if criteria_from is None or k == 0 or criteria_from[k]
+            ]
+            + extra,
+            cap,
+            title,
+            persona,
+        ),
         source_quotes=list(quotes),
     )
 
 
-def clarity(sentence: str, bullet: bool = False) -> float:
-    """Bonus for a requirement said plainly, malus for one buried in a long ramble."""
-    body = _body(sentence)
-    if _USER_STORY.search(body):
-        return 0.5
-    req = _parse(body)
-    if not req.kind:
-        return -1.0 if len(body.split()) > 15 and not bullet else 0.0
-    if req.embedded or (not _PRONOUN_SUBJECT.match(req.subject) and len(req.subject.split()) > 6):
-        return -1.0
-    return 0.5
+# ------------------------------------------------------------------------------------------------
+# reading a statement
 
 
-def _body(sentence: str) -> str:
+def body(sentence: str) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words."""
     text = clean(sentence)
+    text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r"\s*\([^()]*\)", "", re.sub(r",\s*like\s+", " ", text))  # asides out
     text = _LEAD.sub("", text)
-    return _HEDGES.sub("", text).strip(" ,;:-")
+    text = _HEDGES.sub("", text)
+    text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", text).strip(" ,;:-")
 
 
-def _parse(body: str) -> _Requirement:
-    clauses = [c for c in _CLAUSE_BREAK.split(body) if c and c.strip()]
+def _parse(text: str) -> _Requirement:
+    clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [(k, m) for k, c in enumerate(clauses) if (m := _MODAL.search(c))]
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
         found = [(k, m) for k, c in enumerate(clauses) if (m := _WEAK_MODAL.search(c))]
     for k, m in found:
         clause = clauses[k]
         rest = _trim(clause[m.end() :])
-        if not content_words(rest) and k + 1 < len(clauses):
-            rest = _trim(f"{rest} {clauses[k + 1]}")
+        more = k + 1
+        while (len(rest.split()) < 4 or not content_words(rest)) and more < len(clauses):
+            if _NEW_CLAUSE.match(clauses[more]):
+                break  # "book, move and cancel" continues; "it is late" starts anew
+            rest = _trim(f"{rest}, {clauses[more]}")
+            clause = f"{clause}, {clauses[more]}"
+            more += 1
         rest = re.sub(r"^to\s+", "", rest)
         if not rest:
             continue
-        kind = "vp" if m.group("vp") else "np"
+        groups = m.groupdict()
+        kind = "np" if (groups.get("np") or groups.get("np1")) else "vp"
         subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
         tail = _SUBJECT_TAIL.search(subject)
-        # "the volumes we need for the launch": the object of the modal was moved away
         embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
             kind == "np" and bool(re.match(r"(?:for|to|in|on|at|with|by|from)\b", rest, re.I))
         )
-        if tail:  # "to make it baby-proof it got to be ...": the subject is the pronoun
+        if tail:
             before = subject[: tail.start()].split()
-            # "what people want to use", "the buttons that I need": a relative clause, not a claim
             embedded = embedded or bool(before and before[-1].lower() in _SUBORDINATORS)
             subject = tail.group(1)
+        if groups.get("np1"):
+            rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if re.search(r"use$", groups["np1"], re.IGNORECASE):
+                kind, rest = "vp", f"use {rest}"
         return _Requirement(_trim(clause), subject, kind, rest, embedded)
-    clause = next((c for c in clauses if len(c.split()) >= 3), body)
+    clause = next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
 
 
-def _phrases(req: _Requirement) -> tuple[str, str, str]:
-    """(title, means for "I want ...", a "must" criterion) for one requirement."""
-    rest, subject = req.rest, req.subject
-    if not req.kind:
-        means = _lower_first(rest)
-        if _FINITE_VERB.search(means):  # "I want that the selling price stays at 25 EUR"
-            means = f"that {means}"
-        return capital(_shorten(rest)), means, f'The product must comply with: "{capital(rest)}".'
-
-    pronoun = bool(_PRONOUN_SUBJECT.match(subject))
-    if req.embedded or (not pronoun and len(subject.split()) > 8):  # keep the clause as said
-        clause = _lower_first(req.clause)
-        return (
-            capital(_shorten(req.clause)),
-            clause,
-            f'The product must comply with: "{capital(clause)}".',
-        )
+def capability(text: str) -> Capability:
+    """The capability a (cleaned) statement asks for."""
+    dropped = _dropped(text)
+    if dropped:
+        return dropped
+    first = _CONDITION_FIRST.match(text)
+    if first and len(first.group("main").split()) >= 2:
+        text = first.group("main")  # "when you go to the sofa, take ...": the need is the rest
+    imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
+    if imperative_be:  # "be simple" said of the product
+        return _be(imperative_be.group("what"), "it")
+    req = _parse(text)
+    subject = _subject_words(req.subject)
+    if req.embedded or (req.kind and len(req.subject.split()) > 8):
+        return _plain(req.clause)
     if req.kind == "np":
-        noun = re.sub(r"^(?:a|an|the|some)\s+", "", rest, flags=re.IGNORECASE)
-        if pronoun:
-            return capital(_shorten(noun)), rest, f"The product must have {rest}."
-        return (
-            capital(_shorten(req.clause)),
-            f"{_lower_first(subject)} to have {rest}",
-            f"{capital(subject)} must have {rest}.",
-        )
-    if not pronoun:
-        return (
-            capital(_shorten(req.clause)),
-            f"{_lower_first(subject)} to {rest}",
-            f"{capital(subject)} must {rest}.",
-        )
-    core = re.sub(
-        r"^(?:be able to|have|get|be)\s+(?:(?:a|an|the)\s+)?", "", rest, flags=re.IGNORECASE
+        return _provide(req.rest, subject)
+    if req.kind == "vp":
+        return _from_verb_phrase(req.rest, subject)
+    return _plain(req.clause)
+
+
+def _subject_words(subject: str) -> str:
+    subject = re.sub(
+        r"(?:'ll|'d|\s+will|\s+would|\s+all|\s+really|\s+also|\s+do|\s+still|\s+probably)$",
+        "",
+        subject.strip(),
+        flags=re.IGNORECASE,
     )
-    who = subject.lower().split()[0] if subject else ""
-    if who in {
-        "people",
-        "users",
-        "user",
-        "you",
-        "one",
-        "everyone",
-        "everybody",
-        "customers",
-        "customer",
-        "viewers",
-        "viewer",
-    }:
-        return _title(core, rest), f"to {rest}", f"Users can {rest}."
-    if who in {"it", "they", "the"}:
-        return (
-            _title(core, rest),
-            f"{subject.lower()} to {rest}",
-            f"{capital(subject)} must {rest}.",
-        )
-    first = rest.split()[0].lower()
-    criterion = (
-        f"The product must {rest}."
-        if first in _PRODUCT_VERBS or first in {"never", "not", "only", "always", "also"}
-        else f"It must be possible to {rest}."
+    return subject.strip()
+
+
+def _is_user(subject: str) -> bool:
+    return bool(subject) and bool(_USER_SUBJECT.match(subject.lower()))
+
+
+def _provide(noun_phrase: str, subject: str = "") -> Capability:
+    noun_phrase = _lower_first(_trim(noun_phrase))
+    return Capability(
+        title=f"Provide {noun_phrase}", means=noun_phrase, obj=noun_phrase, subject=subject
     )
-    return _title(core, rest), f"to {rest}", criterion
 
 
-def _title(core: str, rest: str) -> str:
-    """The predicate without "have a" / "be", unless that leaves a single non-topic word."""
-    words = core.split()
-    if len(words) >= 2 or (words and is_topical(words[0].lower())):
-        return capital(_shorten(core))
-    return capital(_shorten(rest))
+def _from_verb_phrase(rest: str, subject: str) -> Capability:
+    rest = re.sub(r"^(?:only|just|also|really|always|simply|still|even|definitely)\s+", "", rest)
+    words = rest.split()
+    first = words[0].lower()
+    user = _is_user(subject) or subject.lower() in ("we", "i")
+    if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
+        action = " ".join(words[3:])
+        return Capability(_verb_phrase(action), f"to {action}", subject=subject)
+    if first in _POSSESSION and len(words) > 1:
+        what = " ".join(words[1:])
+        if words[1].lower() in ("to", "it", "them", "that", "this"):
+            return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+        return _provide(what, subject)
+    if first == "be" and len(words) > 1:
+        return _be(" ".join(words[1:]), subject)
+    negated = _NOT_VP.match(rest)
+    if negated:
+        vp = negated.group("vp")
+        actor = "" if user else "the product "
+        return Capability(f"Do not {vp}", f"{actor}never to {vp}".strip(), subject=subject)
+    if user:
+        return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+    if len(rest.split()) < MIN_TITLE_WORDS:  # "it has to work offline": "Make it work offline"
+        thing = "it" if not subject or _PRODUCT_PRONOUN.match(subject) else subject
+        return Capability(
+            f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
+        )
+    return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
 
 
-def _criteria(quotes: list[str]) -> list[str]:
-    out: list[str] = []
-    for quote in quotes[:2]:
-        body = _trim(_body(quote))
-        req = _parse(body)
-        cond = _CONDITION_FIRST.match(req.clause) or _CONDITION.match(req.clause)
-        if cond and len(cond.group("cond").split()) >= 2 and len(cond.group("main").split()) >= 2:
-            out.append(
-                f"Given the product is in use, when {_trim(cond.group('cond'))}, "
-                f"then {_lower_first(_trim(cond.group('main')))}."
+def _be(complement: str, subject: str) -> Capability:
+    """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
+    'Show the number on the LCD'; 'users should be notified' -> 'Notify users'."""
+    words = complement.split()
+    verb = base_form(words[0])
+    thing = subject if subject and not _PRODUCT_PRONOUN.match(subject) else "it"
+    named = thing if thing != "it" else "the product"
+    if verb in VERBS and verb != words[0].lower() and is_participle(words[0]):
+        tail = " ".join(words[1:])
+        title = f"{verb} {_lower_first(thing) if thing != 'it' else ''} {tail}"
+        return Capability(
+            _cap(re.sub(r"\s+", " ", title).strip()),
+            f"{_lower_first(named)} to be {complement}",
+            obj=thing if thing != "it" else "",
+            subject=subject,
+        )
+    lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
+    return Capability(
+        f"{lead} {_lower_first(thing)} {complement}",
+        f"{named} to be {complement}",
+        obj=thing if thing != "it" else "",
+        subject=subject,
+    )
+
+
+def _dropped(text: str) -> Capability | None:
+    """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
+    text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now)?[\s.!?]*$", "", text)
+    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED):
+        m = pattern.search(text)
+        if m and content_words(m.group("what")):
+            what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
+            what = _trim(what)
+            bare = _NOUN_OPENERS.sub("", what)
+            return Capability(f"Leave out {what}", f"no {bare}", obj=what)
+    return None
+
+
+def _plain(clause: str) -> Capability:
+    """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
+    clause = _trim(clause)
+    leave = _LEAVE_OUT.match(clause)
+    if leave:
+        what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
+        what = re.sub(r"\.\s.*$", "", what)
+        return Capability(f"Leave out {_trim(what)}", f"no {_trim(what)}", obj=_trim(what))
+    words = clause.split()
+    if words and words[0].lower() in VERBS and words[0].lower() not in ("be", "have"):
+        return Capability(_cap(clause), f"to {_lower_first(clause)}")
+    persona = PERSONA.match(clause) or re.match(
+        r"(?:the |all |our )?(?:people|users|you|we|i|they|one)\b", clause, re.I
+    )
+    if persona and len(words) > 2:
+        k = len(persona.group(0).split())
+        verb = words[k].lower() if k < len(words) else ""
+        if verb in VERBS and verb not in ("be", "have"):
+            action = " ".join(words[k:])
+            return Capability(_cap(action), f"to {action}", subject=persona.group(0))
+    plural = re.match(
+        r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s)\s+"
+        r"(?:only |just |also |always |then |ever |only ever )*(?P<verb>[a-z]+)\b(?P<rest>.*)$",
+        clause,
+        re.IGNORECASE,
+    )
+    if (
+        plural
+        and plural.group("verb").lower() in VERBS
+        and plural.group("verb").lower()
+        not in (
+            "be",
+            "have",
+        )
+    ):
+        subject = _lower_first(plural.group("subject"))
+        said = clause[len(plural.group("subject")) :].strip()
+        return Capability(
+            f"Make {subject} {said}", f"{subject} to {said}", obj=subject, subject=subject
+        )
+    for k in range(1, min(len(words), 8)):
+        w = words[k].lower().strip(",")
+        if words[k - 1].lower() in ("that", "which", "who"):
+            return _provide(clause)  # "one power button that switches the TV on": a thing
+        if w in ("is", "are", "gets", "get") and k + 1 < len(words):
+            participle = words[k + 1].lower()
+            verb = base_form(participle)
+            subject = " ".join(words[:k])
+            if verb in VERBS and verb != participle and is_participle(participle):
+                tail = " ".join(words[k + 2 :])
+                return Capability(
+                    _cap(f"{verb} {_lower_first(subject)} {tail}".strip()),
+                    f"{_lower_first(subject)} to be {participle} {tail}".strip(),
+                    obj=subject,
+                    subject=subject,
+                )
+            if w in ("is", "are"):
+                return _be(" ".join(words[k + 1 :]), subject)
+        if w in ("stays", "stay", "remains", "remain", "wins", "win"):
+            subject = " ".join(words[:k])
+            return Capability(f"Keep {_lower_first(subject)}", _lower_first(subject), obj=subject)
+        verb = base_form(w)
+        if verb in VERBS and verb != w and not w.endswith(("ed", "en")):
+            subject = " ".join(words[:k])
+            tail = " ".join(words[k + 1 :])
+            return Capability(
+                _cap(f"{verb} {tail}".strip()),
+                f"{_lower_first(subject)} to {verb} {tail}".strip(),
+                obj=subject,
+                subject=subject,
             )
-        else:
-            out.append(_phrases(req)[2])
-    text = " ".join(quotes)
-    seen: set[str] = set()
-    for lim in limits(text):
-        if lim.quantity.text.lower() in seen:
+    return _provide(clause)
+
+
+def _verb_phrase(text: str) -> str:
+    """A title phrase that opens with a verb: 'train the recogniser' stays, 'only few buttons'
+    becomes 'Provide only few buttons'."""
+    text = re.sub(r"^(?:only|just|also|really|always|simply|still|even)\s+", "", _trim(text))
+    first = text.split()[0].lower().strip(",;:") if text.split() else ""
+    if base_form(first) in VERBS:
+        return text
+    return f"Provide {text}"
+
+
+# ------------------------------------------------------------------------------------------------
+# title, persona, benefit
+
+
+def _with_condition(phrase: str, text: str) -> str:
+    """A short title phrase with the condition its statement holds ("Mute" + "if you hold the
+    wheel down" -> "Mute when you hold the wheel down")."""
+    if len(phrase.split()) >= 4:
+        return phrase
+    cond = _CONDITION_FIRST.match(text) or _CONDITION.match(text)
+    if not cond:
+        return phrase
+    when = _trim(cond.group("cond"))
+    if len(phrase.split()) + 1 + len(when.split()) > MAX_TITLE_WORDS or len(when.split()) < 2:
+        return phrase
+    return f"{phrase} when {when}"
+
+
+def make_title(phrase: str) -> str:
+    """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
+    phrase = _HEDGES.sub("", _trim(phrase))
+    head = _trim(_CLAUSE_CUT.split(phrase)[0])
+    if len(head.split()) >= MIN_TITLE_WORDS:
+        phrase = head
+    words = phrase.split()
+    if len(words) > MAX_TITLE_WORDS:
+        cuts = [
+            k
+            for k in range(MAX_TITLE_WORDS, MIN_TITLE_WORDS, -1)
+            if k < len(words)
+            and words[k].lower() in _CUT_BEFORE
+            and not any(w.lower() in _SUBORDINATORS for w in words[1:k])
+        ]
+        cut = cuts[0] if cuts else MAX_TITLE_WORDS
+        if not cuts and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
+            cut -= 1  # never end on a bare figure
+        words = words[:cut]
+    title = _trim(" ".join(words))
+    bare = re.fullmatch(r"(Provide|Use|Add|Offer)\s+([a-z][\w-]*)", title)
+    if bare and not bare.group(2).endswith("s"):
+        title = f"{bare.group(1)} {_article(bare.group(2))} {bare.group(2)}"
+    return capital(title)
+
+
+def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
+    """The role the statements name for the need, else one named just before, else ``default``."""
+    joined = " ".join(clean(t) for t in quotes)
+    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_FOR):
+        m = pattern.search(joined)
+        if m:
+            return singular_persona(m.group(1))
+    for text in quotes:
+        m = _PERSONA_START.match(body(text))
+        verb = m.group("verb").lower() if m else ""
+        if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
+            return singular_persona(m.group(1))
+    context_text = " ".join(clean(t) for t in context)  # the question a need answers
+    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT):
+        m = pattern.search(context_text)
+        if m:
+            return singular_persona(m.group(1))
+    return default
+
+
+def benefit_of(quotes: Sequence[str]) -> str | None:
+    """A purpose a statement states ("so that ...", "so they can ..."), 3-20 words, or None."""
+    for quote in quotes:
+        m = _PURPOSE.search(body(quote))
+        if not m:
             continue
-        seen.add(lim.quantity.text.lower())
-        bound = "at most" if lim.kind == "max" else "at least"
-        verb = _measure_verb(lim.quantity.keys, lim.kind)
-        out.append(
-            f"Given the finished product, when it is checked, then it {verb} {bound} "
-            f"{lim.quantity.text}."
-        )
-    for q in quantities(text):
-        if q.text.lower() not in seen and not any(q.text.lower() in c.lower() for c in out):
-            seen.add(q.text.lower())
-            out.append(f"The stated figure of {q.text} is met.")
-    return _dedupe(out)[:4]
+        ends = _trim(_HEDGES.sub("", m.group("ends")))
+        ends = re.split(r"\s(?:but|because|and then|whereas|although)\s", ends)[0]
+        ends = _trim(ends)
+        if 3 <= len(ends.split()) <= 20 and content_words(ends):
+            return _lower_first(ends)
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# acceptance criteria
+
+
+def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) -> list[str]:
+    """Criteria from the statements (cleaned; the main one first). Each says something the title
+    does not; every figure in them is one a statement says."""
+    out: list[str] = []
+    figures: set[str] = set()
+    for k, text in enumerate(texts):
+        req = _parse(text)
+        clause = req.clause if req.kind else text
+        cond = _CONDITION_FIRST.match(clause) or _CONDITION.match(clause)
+        if cond and len(cond.group("cond").split()) >= 2 and len(cond.group("main").split()) >= 2:
+            result = _declarative(_parse(_trim(cond.group("main"))), cap, persona)
+            if result:
+                out.append(
+                    f"Given {_article(persona)} {persona}, when {_trim(cond.group('cond'))}, "
+                    f"then {_lower_first(result)}."
+                )
+                continue
+        found = limits(text)
+        if found:
+            for lim in found:
+                if lim.quantity.text.lower() in figures:
+                    continue
+                figures.add(lim.quantity.text.lower())
+                bound = "at most" if lim.kind == "max" else "at least"
+                verb = _measure_verb(lim.quantity.keys, lim.kind)
+                thing = _thing(cap)
+                out.append(
+                    f"Given {thing}, when it is checked, then it {verb} {bound} "
+                    f"{lim.quantity.text}."
+                )
+            continue
+        statement = _declarative(req, cap, persona)
+        if not statement:
+            continue
+        numbers = [q.text for q in quantities(text) if q.text.lower() not in figures]
+        if numbers and req.kind == "vp":
+            figures.update(n.lower() for n in numbers)
+            own = _subject_words(req.subject)
+            named = own and not _PRODUCT_PRONOUN.match(own) and not _is_user(own)
+            thing = _the(own) if named else _thing(cap)
+            out.append(f"Given {thing}, when it is checked, then {_lower_first(statement)}.")
+        elif k > 0 or adds_to_title(statement, title, persona):
+            out.append(f"{statement}.")
+    kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
+    return kept[:MAX_CRITERIA]
+
+
+def _declarative(req: _Requirement, cap: Capability, persona: str = "user") -> str:
+    """The requirement as a present-tense statement: 'it should be red' -> 'The power button
+    is red'; 'users must be able to cancel' -> 'Users can cancel'."""
+    if not req.kind:
+        return capital(_trim(req.clause)) if len(req.clause.split()) >= 3 else ""
+    subject = _subject_words(req.subject)
+    if subject.lower() in ("i", "me"):
+        subject = f"the {persona}"
+    elif not subject or _PRODUCT_PRONOUN.match(subject):
+        subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else ""
+    if req.kind == "np":
+        rest = _trim(req.rest)
+        return f"{capital(rest)} is available" if rest else ""
+    words = _trim(req.rest).split()
+    if not words:
+        return ""
+    plural = bool(re.search(r"(?:s|people|staff|we|they|you)$", subject.lower()))
+    head = words[0].lower()
+    if head == "be" and words[1:3] == ["able", "to"]:
+        verb_phrase = "can " + " ".join(words[3:])
+    elif head in ("not", "never") and len(words) > 1:
+        inner = base_form(words[1])
+        if inner == "be":
+            verb_phrase = f"{'are' if plural else 'is'} {head} " + " ".join(words[2:])
+        else:
+            aux = "do" if plural else "does"
+            verb_phrase = f"{aux} {head} {inner} " + " ".join(words[2:])
+    elif head == "be":
+        verb_phrase = ("are " if plural else "is ") + " ".join(words[1:])
+    elif base_form(head) in VERBS:
+        verb = base_form(head)
+        verb_phrase = (verb if plural else third_person(verb)) + " " + " ".join(words[1:])
+    else:
+        return ""
+    if not subject:
+        subject = "the product"
+    return capital(_trim(f"{subject} {verb_phrase}"))
+
+
+def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
+    """Whether a criterion says something the title does not: a content word of its own (verbs
+    compared in their base form) that is not the persona or a word every criterion uses, or a
+    figure the title lacks. The story checks (``eval judge``) use the same test."""
+
+    def words(text: str) -> set[str]:
+        return {base_form(w) for w in content_words(text)}
+
+    said = words(title) | words(persona) | _BOILERPLATE
+    own = {w for w in words(criterion) if w not in said and is_topical(w)}
+    if own or (re.search(r"\d", criterion) and not re.search(r"\d", title)):
+        return True
+    # a Given/When/Then that makes a figure or a limit of the title testable adds its check
+    return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+def _thing(cap: Capability) -> str:
+    """What a measurable criterion is about: a subject the statement names ("the remote"), else
+    the need's object when it is a plain noun phrase, else the product."""
+    subject = _subject_words(cap.subject)
+    if subject and not _PRODUCT_PRONOUN.match(subject) and not _is_user(subject):
+        return _the(subject)
+    if cap.obj and not _MEASURE.search(cap.obj) and len(cap.obj.split()) <= 5:
+        return _the(cap.obj)
+    return "the product"
 
 
 def _measure_verb(keys: frozenset[str], kind: str) -> str:
@@ -323,35 +741,34 @@ def _measure_verb(keys: frozenset[str], kind: str) -> str:
     return "has"
 
 
-def _role(text: str) -> str:
-    low = clean(text).lower()
-    for role, pattern in _ROLES:
-        if re.search(pattern, low):
-            return role
-    return "user"
-
-
-def _shorten(text: str) -> str:
-    """At most MAX_TITLE_WORDS words, cut at a clause break when there is one."""
-    text = _trim(text)
-    words = text.split()
-    if len(words) > MAX_TITLE_WORDS:
-        head = re.split(r"[,;:(]|\s(?:so that|because|which|when|and then|but)\s", text)[0]
-        if 3 <= len(head.split()) <= MAX_TITLE_WORDS:
-            words = head.split()
-        else:
-            cut = MAX_TITLE_WORDS
-            # never end on a bare figure: "at least 12" keeps its unit ("12 months")
-            if cut < len(words) and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
-                cut += 1
-            words = words[:cut]
-    return _trim(" ".join(words)) or text
+# ------------------------------------------------------------------------------------------------
+# small helpers
 
 
 def _trim(text: str) -> str:
-    """Collapsed whitespace, no surrounding punctuation and no dangling function words."""
+    """Collapsed whitespace, no surrounding punctuation and no dangling function words (a verb's
+    particle stays: "log in", "switch off")."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
+    particle = _PARTICLE.search(text)
+    if particle and base_form(particle.group("verb")) in VERBS:
+        return text
     return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
+
+
+def _the(noun_phrase: str) -> str:
+    """'a power button' -> 'the power button'."""
+    return "the " + _lower_first(_NOUN_OPENERS.sub("", noun_phrase.strip())) if noun_phrase else ""
+
+
+def _article(word: str) -> str:
+    low = word.lower()
+    if low.startswith(("user", "uni", "use", "eu", "one", "ux")):
+        return "a"
+    return "an" if low[:1] in "aeiou" or low.startswith(("hour", "honest")) else "a"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
 
 
 def capital(text: str) -> str:
@@ -369,6 +786,7 @@ def _lower_first(text: str) -> str:
 def _dedupe(items: list[str]) -> list[str]:
     out: list[str] = []
     for item in items:
-        if all(jaccard(item, kept) < 0.9 for kept in out):
+        mine = set(content_words(item))
+        if all(len(mine ^ set(content_words(kept))) > 1 for kept in out):
             out.append(item)
     return out

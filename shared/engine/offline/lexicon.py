@@ -1,0 +1,309 @@
+"""Word lists the drafting and the story checks share: verbs, their forms, personas, vague words.
+
+``VERBS`` holds base forms of verbs that can open a story title ("Show survey results per
+business unit"); ``base_form`` turns "beeps", "is shown" or "stored" into one. ``PERSONAS`` are
+the roles a meeting names for a need ("the manager", "employees", "receptionists"), singular.
+"""
+
+from __future__ import annotations
+
+import re
+
+VERBS = frozenset(
+    """abandon abolish absorb accelerate accept access accommodate accompany accomplish account
+    accumulate accuse achieve acknowledge acquire act activate adapt add address adhere adjust
+    administer admit adopt advance advertise advise advocate affect afford agree aid aim alert
+    align allocate allow alter amend amplify analyse analyze anchor animate annotate announce
+    answer anticipate appeal appear append apply appoint appreciate approach appropriate approve
+    archive argue arise arm arrange ask assemble assert assess assign assist associate assume
+    assure attach attack attempt attend attract audit augment authenticate authorise authorize
+    automate average avoid award back backfill backup balance ban bar base be bear beat become
+    beep begin behave believe belong bend benefit bet bid bill bind bite blend bless blink block
+    blow blur board boast book boost borrow bounce bound brand break breathe brief bring broadcast
+    browse brush buffer build bundle burn bury buy bypass cache calculate calibrate call campaign
+    cancel capture care carry cast catch categorise categorize cause cease celebrate centralise
+    centralize certify chain challenge change charge chart chase chat check choose cite claim clap
+    clarify classify clean clear click climb clip close coach code collaborate collapse collect
+    color colour combine comfort command commence comment commit communicate compare compensate
+    compete compile complain complete complicate comply compose compress comprise compute
+    concentrate conclude conduct configure confine confirm conflict conform confront connect
+    consent conserve consider consist consolidate constrain construct consult consume contact
+    contain continue contract contrast contribute control convert convey convince cooperate
+    coordinate cope copy correct correspond cost counsel count cover craft crash crawl create
+    credit crop cross crush cry cultivate cure curve customise customize cut cycle damage dance
+    date deactivate deal debate debit decide decline decode decorate decrease dedicate deduct
+    defend defer define delay delegate delete delight deliver demand demonstrate deny depend
+    deploy deposit derive describe deserve design designate desire destroy detach detect determine
+    develop devise diagnose dial dictate differ differentiate dig digitise digitize diminish
+    direct disable disagree disappear discard disconnect discount discover discuss dismiss
+    dispatch display dispose dispute distinguish distribute disturb dive diversify divide do
+    document dominate donate double doubt download draft drag draw dream dress drill drink drive
+    drop dry dump duplicate earn ease eat edit educate elect elevate eliminate email embed embrace
+    emerge emit employ empower empty emulate enable enclose encode encounter encourage encrypt end
+    endorse enforce engage enhance enjoy enlarge enrich enrol enroll ensure enter entertain equip
+    erase escalate escape establish estimate evaluate examine exceed exchange excite exclude
+    execute exercise exhibit exist exit expand expect experience experiment expire explain explore
+    export expose express extend extract face facilitate fail fall fasten favor favour fear
+    feature feed feel fetch fight file fill filter find finish fire fit fix flag flash flatten
+    flip float flow fly focus fold follow forbid force forecast forget forgive form format
+    formulate forward foster frame free freeze fulfil fulfill fund furnish gain gather gauge
+    generate get give glow go grab grade graduate grant greet grip group grow guarantee guess
+    guide halt hand handle hang happen harm have head hear heat help hide highlight hire hit hold
+    host hover hunt hurry identify ignore illustrate imagine imitate impact implement import
+    impose impress improve include incorporate increase index indicate induce infer influence
+    inform initiate inject innovate input insert insist inspect inspire install instruct insure
+    integrate intend interact intercept interest interfere interpret interrupt interview introduce
+    invent invest investigate invite invoice involve iron isolate issue iterate join jump justify
+    keep kick kill knock know label land last laugh launch lay lead lean learn lease leave lend
+    let level license lie lift light like limit link list listen live load loan localise localize
+    locate lock log look lose love lower maintain make manage manufacture map march mark marry
+    master match matter mean measure meet mention merge migrate mine minimise minimize mirror mix
+    mobilise mobilize model modify monitor motivate mount move multiply mute name navigate
+    negotiate nest nominate note notice notify nurse obey object observe obtain occupy occur offer
+    omit open operate optimise optimize order organise organize originate outline output overlay
+    override oversee owe own pack page paint pair park participate partition pass patch pause pay
+    perceive perform permit persist persuade phone photograph pick picture pilot pin pioneer pitch
+    place plan plant play please pledge plot plug point poll pop populate pose position possess
+    post pour power practice practise pray predict prefer prefill prepare present preserve preset
+    press pretend prevent preview price print prioritise prioritize proceed process procure
+    produce profile program programme progress prohibit project promise promote prompt propose
+    prosecute protect prove provide publish pull pump punch punish purchase pursue push put
+    qualify quantify query question queue quit quote race rain raise rank rate reach react read
+    realise realize rearrange reason rebuild recall receive recharge recite reclaim recognise
+    recognize recommend reconcile record recover recruit recycle redirect reduce refer refine
+    reflect reform refresh refund refuse regard register regulate reinforce reject relate relax
+    relay release reload rely remain remember remind remove rename render renew rent reopen
+    reorder reorganise reorganize repair repeat replace replicate reply report represent reproduce
+    request require reschedule research resemble reserve reset resist resize resolve respect
+    respond rest restore restrict restructure result resume retain retire retrieve return reuse
+    reveal reverse review revise revoke reward ride ring rise risk roll rotate route rub rule run
+    rush sample satisfy save scale scan scatter schedule score scrap screen script scroll seal
+    search secure see seek seem segment seize select sell send sense separate sequence serve set
+    settle shake shape share shift ship shoot shop shorten show shrink shut sign simplify sing
+    sink sit sketch skip slide slip slow smell smile smooth snap snooze solve sort sound source
+    span spare speak specify spend spin split spot spread squeeze stabilise stabilize stack staff
+    stage stamp stand standardise standardize start state stay steer step stick stimulate stir
+    stock stop store stream strengthen stress stretch strike strip structure study stuff style
+    submit subscribe subtract succeed suffer suggest suit sum summarise summarize supervise supply
+    support surface surround survey survive suspect suspend sustain swap swing switch sync
+    synchronise synchronize tackle tag tailor take talk tap target teach tear tease tell tend
+    terminate test text thank think threaten throw tick tie tighten tilt time toggle total touch
+    tour trace track trade train transcribe transfer transform translate transmit transport trap
+    travel treat trigger trim triple trust try tune turn twist type undo unify unite unlock unpack
+    unsubscribe update upgrade upload urge use validate vary verify vibrate view visit visualise
+    visualize volunteer vote wait wake walk want warn wash waste watch wear weigh welcome widen
+    win wish withdraw wonder work worry wrap write yield zap zoom""".split()
+)
+
+# third person singular and participles that do not follow the spelling rules
+_IRREGULAR = {
+    "is": "be",
+    "are": "be",
+    "was": "be",
+    "were": "be",
+    "been": "be",
+    "has": "have",
+    "had": "have",
+    "does": "do",
+    "did": "do",
+    "done": "do",
+    "goes": "go",
+    "gone": "go",
+    "went": "go",
+    "shown": "show",
+    "made": "make",
+    "sent": "send",
+    "given": "give",
+    "taken": "take",
+    "kept": "keep",
+    "built": "build",
+    "held": "hold",
+    "left": "leave",
+    "found": "find",
+    "bought": "buy",
+    "paid": "pay",
+    "written": "write",
+    "chosen": "choose",
+    "seen": "see",
+    "known": "know",
+    "drawn": "draw",
+    "driven": "drive",
+    "hidden": "hide",
+    "broken": "break",
+    "brought": "bring",
+    "got": "get",
+    "gotten": "get",
+    "told": "tell",
+    "sold": "sell",
+    "run": "run",
+    "set": "set",
+    "put": "put",
+    "cut": "cut",
+    "read": "read",
+    "shut": "shut",
+    "spoken": "speak",
+    "lit": "light",
+    "laid": "lay",
+    "stuck": "stick",
+    "frozen": "freeze",
+}
+PRESENT_OF = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+
+
+def base_form(word: str) -> str:
+    """'beeps' -> 'beep', 'switches' -> 'switch', 'stored' -> 'store', 'shown' -> 'show'; a word
+    that is already a base form (or not a verb at all) comes back lowercased."""
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if w in VERBS:
+        return w
+    candidates: list[str] = []
+    if w.endswith("ies") and len(w) > 4:
+        candidates.append(w[:-3] + "y")
+    if w.endswith("es"):
+        candidates.append(w[:-2])
+    if w.endswith("s") and not w.endswith("ss"):
+        candidates.append(w[:-1])
+    if w.endswith("ied") and len(w) > 4:
+        candidates.append(w[:-3] + "y")
+    if w.endswith("ed"):
+        stem = w[:-2]
+        candidates += [stem, w[:-1]]
+        if len(stem) > 2 and stem[-1] == stem[-2]:
+            candidates.append(stem[:-1])
+    for candidate in candidates:
+        if candidate in VERBS:
+            return candidate
+    return w
+
+
+def is_participle(word: str) -> bool:
+    """'shown', 'stored', 'told', 'entered': a past participle of a verb we know."""
+    w = word.lower()
+    if w in _IRREGULAR:
+        return _IRREGULAR[w] != w and not w.endswith("s")
+    return w.endswith("ed") and base_form(w) in VERBS
+
+
+def third_person(verb: str) -> str:
+    """'show' -> 'shows', 'switch' -> 'switches', 'carry' -> 'carries', 'be' -> 'is'."""
+    if verb in PRESENT_OF:
+        return PRESENT_OF[verb]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+# the roles a meeting names for a need, singular; multi-word ones first when matching
+PERSONAS = (
+    "practice manager",
+    "project manager",
+    "product owner",
+    "call-centre agent",
+    "call centre agent",
+    "call-center agent",
+    "customer service agent",
+    "support agent",
+    "crew driver",
+    "business unit lead",
+    "team lead",
+    "line manager",
+    "older user",
+    "elderly user",
+    "end user",
+    "administrator",
+    "admin",
+    "manager",
+    "employee",
+    "staff member",
+    "receptionist",
+    "doctor",
+    "nurse",
+    "patient",
+    "parent",
+    "student",
+    "teacher",
+    "visitor",
+    "guest",
+    "member",
+    "subscriber",
+    "viewer",
+    "player",
+    "driver",
+    "passenger",
+    "resident",
+    "citizen",
+    "agent",
+    "operator",
+    "supervisor",
+    "developer",
+    "tester",
+    "reviewer",
+    "editor",
+    "author",
+    "moderator",
+    "owner",
+    "buyer",
+    "seller",
+    "vendor",
+    "supplier",
+    "accountant",
+    "auditor",
+    "clerk",
+    "analyst",
+    "respondent",
+    "participant",
+    "organiser",
+    "organizer",
+    "volunteer",
+    "caller",
+    "applicant",
+    "recruiter",
+    "technician",
+    "engineer",
+    "pharmacist",
+    "carer",
+    "crew",
+    "finance",
+    "customer",
+    "client",
+    "user",
+)
+
+
+def _persona_forms() -> str:
+    """A regex alternation of every persona, singular or plural ("receptionists", "admin")."""
+    forms = []
+    for p in PERSONAS:
+        last = p.split()[-1]
+        plural = last + ("es" if re.search(r"(?:s|sh|ch|x)$", last) else "s")
+        stem = re.escape(p[: len(p) - len(last)])
+        forms.append(f"{stem}(?:{re.escape(plural)}|{re.escape(last)})")
+    return "|".join(forms)
+
+
+PERSONA_FORMS = _persona_forms()
+PERSONA = re.compile(rf"\b({PERSONA_FORMS})\b", re.IGNORECASE)
+
+
+def singular_persona(found: str) -> str:
+    """'Receptionists' -> 'receptionist', 'the admins' -> 'admin'."""
+    low = found.lower().strip()
+    for p in PERSONAS:
+        last = p.split()[-1]
+        if low == p or low == p[: len(p) - len(last)] + last + "s" or low == p + "es":
+            return p
+    return low
+
+
+# words that need a measure before a criterion can be tested ("fast", "easy to use")
+VAGUE = re.compile(
+    r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
+    r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
+    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc|fancy|trendy|cool"
+    r"|modern|sleek|stylish)\b",
+    re.IGNORECASE,
+)

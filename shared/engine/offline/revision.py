@@ -1,0 +1,107 @@
+"""Decisions revised during a meeting: a later statement that changes an earlier one.
+
+Two statements about the same need are a revision when the later one
+
+- states the same quantity with another value ("ten users per survey" ... "twenty users per
+  survey"), or is a short revision of a figure said just before ("make it twenty", "let's say
+  48 hours", "actually six weeks"), or changes how often something happens; or
+- rules out what the earlier one asked for, with words that say the decision changed ("let's not
+  do the waiting list after all", "the live map is out", "forget the locator").
+
+The story then carries the later decision and lists the earlier statement under
+``superseded_quotes``; ``revise_text`` writes the earlier wording with the new figure, so a story
+drafted from "each survey can have ten users" after "make it twenty" reads "twenty users".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from shared.engine.offline.contradiction import (
+    frequency_cues,
+    negation_cues,
+    number_cues,
+    number_tokens,
+    polarity,
+    quantities,
+)
+from shared.engine.offline.language import clean, content_words, is_topical, meaningful_word_count
+
+REVISED_WARNING = "revised during the meeting"
+_REVISION_CUE = re.compile(
+    r"\b(?:make (?:it|that)|let'?s (?:say|make it|go for|do|go with)|change (?:it|that) to"
+    r"|actually|instead|rather|after all|on second thought|scratch that|no longer|not anymore"
+    r"|any ?more|let'?s not|we won'?t|we will not|don'?t do|drop(?:ped)?|scrap(?:ped)?|forget"
+    r"|(?:is|are) out|leave (?:it|that|them) out|not do|then)\b",
+    re.IGNORECASE,
+)
+_DROP_CUE = re.compile(
+    r"\b(?:after all|let'?s not|we won'?t|we will not|don'?t do|not do|drop(?:ped)?|scrap(?:ped)?"
+    r"|forget|(?:is|are) out|leave (?:it|that|them) out|no longer|not anymore|any ?more)\b",
+    re.IGNORECASE,
+)
+SHORT_REVISION_WORDS = 10
+
+
+@dataclass(frozen=True)
+class Revision:
+    """``later`` changes ``earlier``: ``kind`` number or negation, and for numbers the values
+    written in the earlier statement with the ones that replace them."""
+
+    kind: str
+    reason: str
+    changes: tuple[tuple[str, str], ...] = ()
+    restated: bool = True  # the later statement says the need again ("make it twenty" does not)
+
+
+def revision(earlier: str, later: str) -> Revision | None:
+    """How ``later`` revises ``earlier``, or None when it does not."""
+    numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
+    if numbers:
+        return Revision("number", numbers[0], _changed_numbers(earlier, later))
+    short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
+    if short and _REVISION_CUE.search(clean(later)):
+        new_numbers = number_tokens(later)
+        old_numbers = number_tokens(earlier)
+        if new_numbers and old_numbers and not quantities(later):
+            old, new = old_numbers[0], new_numbers[0]
+            if old.lower() != new.lower():
+                return Revision(
+                    "number", f"'{old}' changed to '{new}'", ((old, new),), restated=False
+                )
+    if _DROP_CUE.search(clean(later)):
+        cues = negation_cues(earlier, later)
+        if cues:
+            return Revision("negation", cues[0])
+    return None
+
+
+def names_what_it_drops(later: str, earlier: str) -> bool:
+    """At least half of the topic words the later statement negates are in the earlier one
+    ("let's not do the waiting list after all, too complicated" drops "a waiting list";
+    "gesture control is dropped: too expensive" does not drop "voice control stays")."""
+    _, negated = polarity(later)
+    said = set(content_words(earlier))
+    topical = [w for w in negated if is_topical(w)]
+    return bool(topical) and 2 * sum(1 for w in topical if w in said) >= len(topical)
+
+
+def _changed_numbers(earlier: str, later: str) -> tuple[tuple[str, str], ...]:
+    changes: list[tuple[str, str]] = []
+    for old_q in quantities(earlier):
+        for new_q in quantities(later):
+            if old_q.comparable(new_q) and round(old_q.value, 6) != round(new_q.value, 6):
+                old, new = number_tokens(old_q.text), number_tokens(new_q.text)
+                if old and new and (old[0], new[0]) not in changes:
+                    changes.append((old[0], new[0]))
+                break
+    return tuple(changes)
+
+
+def revise_text(text: str, found: Revision) -> str:
+    """``text`` with each revised figure written in (the first occurrence of each old one)."""
+    for old, new in found.changes:
+        pattern = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])", re.IGNORECASE)
+        text = pattern.sub(new, text, count=1)
+    return text

@@ -1,0 +1,362 @@
+"""Requirement capture: does a run quote what the meeting asked for, and only that?
+
+A capture dataset (``datasets/capture-v1``, see its README) holds meetings as numbered statements
+labelled ``F`` (functional need or decision), ``A`` (quality constraint) or ``NULL``. Each meeting
+becomes a transcript (one statement per line) that goes through the configured engine, the whole
+pipeline in-process (segmentation, generation, tagging against an empty backlog, finalize) on a
+temporary local store, so what is measured is what a user gets. Then, per meeting and overall:
+
+- **statement recall**: share of F/A statements that some story quotes (a quote overlapping the
+  statement's characters counts);
+- **quote precision**: share of the statements quoted by some story that are F/A;
+- **story precision**: share of stories whose main quote (the first of ``source_quotes``) lies in
+  an F/A statement;
+- the model-free story checks of ``eval judge`` (``shared.eval.quality``) on the same stories.
+
+``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
+labels of the statements it quotes, for error analysis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shared.models import GeneratedItem, utcnow
+from shared.settings import Settings
+from shared.textio import Span, line_spans, speaker_of
+
+LABELS = ("F", "A", "NULL")
+REQUIREMENT_LABELS = frozenset({"F", "A"})
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / "test"
+PROJECT = "capture-eval"
+
+
+class DatasetError(ValueError):
+    """A capture file that does not follow the format; the message names the file and line."""
+
+
+@dataclass
+class Statement:
+    number: int
+    text: str
+    label: str
+    span: Span = field(default_factory=lambda: Span(0, 0))  # its content in the transcript
+
+    @property
+    def is_requirement(self) -> bool:
+        return self.label in REQUIREMENT_LABELS
+
+
+@dataclass
+class Meeting:
+    meeting_id: str
+    path: Path
+    statements: list[Statement]
+    transcript: str = ""
+    sha256: str = ""
+
+
+def read_meeting(path: Path) -> Meeting:
+    """One ``statement_no<TAB>text<TAB>label`` file; the transcript is the statements, one a line."""
+    statements: list[Statement] = []
+    raw = path.read_bytes()
+    for n, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != 3:
+            raise DatasetError(f"{path}:{n}: expected 3 tab-separated columns, got {len(cells)}")
+        number, text, label = cells[0].strip(), cells[1].strip(), cells[2].strip().upper()
+        if label not in LABELS:
+            raise DatasetError(f"{path}:{n}: label {cells[2]!r} is not one of F, A, NULL")
+        if not number.isdigit() or not text:
+            raise DatasetError(f"{path}:{n}: a statement number and a text are required")
+        statements.append(Statement(int(number), " ".join(text.split()), label))
+    if not statements:
+        raise DatasetError(f"{path}: no statements")
+    meeting = Meeting(path.stem, path, statements, sha256=hashlib.sha256(raw).hexdigest())
+    meeting.transcript = "\n".join(s.text for s in statements) + "\n"
+    for statement, span in zip(statements, line_spans(meeting.transcript), strict=True):
+        line = meeting.transcript[span.start : span.end].rstrip("\n")
+        _, content_at = speaker_of(line)
+        statement.span = Span(span.start + content_at, span.start + len(line))
+    return meeting
+
+
+def read_meetings(folder: Path) -> list[Meeting]:
+    """Every ``*.tsv`` of a split folder, or of its ``dev/`` and ``test/`` folders."""
+    folder = Path(folder)
+    if folder.is_file():
+        return [read_meeting(folder)]
+    files = sorted(folder.glob("*.tsv")) or sorted(folder.glob("*/*.tsv"))
+    if not files:
+        raise DatasetError(f"{folder}: no *.tsv meeting files")
+    return [read_meeting(f) for f in files]
+
+
+# ------------------------------------------------------------------------------------------------
+# scoring
+
+
+def statement_index(meeting: Meeting) -> Callable[[int, int], list[Statement]]:
+    """``(start, end) -> statements overlapping it``."""
+    spans = [(s.span.start, s.span.end, s) for s in meeting.statements]
+
+    def overlapping(start: int, end: int) -> list[Statement]:
+        return [s for a, b, s in spans if a < end and start < b]
+
+    return overlapping
+
+
+def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[str, Any], list]:
+    """(figures, one row per story) for the stories a run generated from ``meeting``."""
+    overlapping = statement_index(meeting)
+    quoted: dict[int, Statement] = {}
+    rows = []
+    main_ok = 0
+    for story in stories:
+        labels = []
+        for q in story.source_quotes:
+            hit = overlapping(q.start, q.end)
+            for s in hit:
+                quoted[s.number] = s
+            labels.append([f"{s.number}:{s.label}" for s in hit])
+        main = overlapping(story.source_quotes[0].start, story.source_quotes[0].end)
+        ok = any(s.is_requirement for s in main)
+        main_ok += ok
+        rows.append(
+            {
+                "meeting": meeting.meeting_id,
+                "story_id": story.item_id,
+                "title": story.title,
+                "main_quote_is_requirement": ok,
+                "quotes": [q.text for q in story.source_quotes],
+                "quoted_statements": labels,
+                "superseded": [q.text for q in story.superseded_quotes],
+            }
+        )
+    wanted = [s for s in meeting.statements if s.is_requirement]
+    hits = [s for s in wanted if s.number in quoted]
+    relevant_quoted = [s for s in quoted.values() if s.is_requirement]
+    figures = {
+        "meeting": meeting.meeting_id,
+        "statements": len(meeting.statements),
+        "requirement_statements": len(wanted),
+        "quoted_requirement_statements": len(hits),
+        "statement_recall": _ratio(len(hits), len(wanted)),
+        "quoted_statements": len(quoted),
+        "quote_precision": _ratio(len(relevant_quoted), len(quoted)),
+        "stories": len(stories),
+        "stories_main_quote_requirement": main_ok,
+        "story_precision": _ratio(main_ok, len(stories)),
+        "missed": [f"{s.number}: {s.text[:120]}" for s in wanted if s.number not in quoted][:40],
+    }
+    return figures, rows
+
+
+def overall(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Micro-averaged figures over meetings (each statement and story counts once)."""
+
+    def total(key: str) -> int:
+        return sum(int(r[key]) for r in rows)
+
+    return {
+        "meetings": len(rows),
+        "statements": total("statements"),
+        "requirement_statements": total("requirement_statements"),
+        "statement_recall": _ratio(
+            total("quoted_requirement_statements"), total("requirement_statements")
+        ),
+        "quote_precision": _ratio(
+            sum(round(r["quote_precision"] * r["quoted_statements"]) for r in rows),
+            total("quoted_statements"),
+        ),
+        "stories": total("stories"),
+        "story_precision": _ratio(total("stories_main_quote_requirement"), total("stories")),
+        "judge_all_checks_passed": _ratio(
+            sum(r["judge"]["all_checks_passed"] for r in rows if "judge" in r),
+            sum(r["judge"]["stories"] for r in rows if "judge" in r),
+        ),
+    }
+
+
+def _ratio(a: float, b: float) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+# ------------------------------------------------------------------------------------------------
+# running
+
+
+def _run_meeting(svc: Any, bus: Any, meeting: Meeting) -> tuple[Any, list[GeneratedItem], Any]:
+    from shared import layout
+    from shared.models import Segment, TaggingRecord
+    from shared.pipeline.runs import load_run, start_run
+    from shared.storage import NotFound, read_jsonl
+
+    data = meeting.transcript.encode("utf-8")
+    blob_path = f"transcripts/{PROJECT}/{meeting.meeting_id}.txt"
+    svc.store.put(blob_path, data)
+    run = start_run(svc, blob_path, data)
+    bus.drain()
+    run = load_run(svc, run.run_id)
+    if run.status not in ("completed", "completed_with_errors"):
+        raise RuntimeError(
+            f"{meeting.meeting_id}: the run ended {run.status}: {run.failure_reason}"
+        )
+    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    if transcript != meeting.transcript:
+        raise RuntimeError(
+            f"{meeting.meeting_id}: the normalized transcript differs from the statements joined "
+            "by newlines (offsets would not match); check the file for unusual characters"
+        )
+    items = read_jsonl(
+        svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
+    )
+    try:
+        records = read_jsonl(
+            svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
+        )
+    except NotFound:
+        records = []
+    segments = read_jsonl(svc.store, layout.run_file(run.run_id, "segments.jsonl"), Segment)
+    return run, items, (records, segments, transcript)
+
+
+def evaluate(
+    settings: Settings,
+    meetings: list[Meeting],
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run every meeting through the configured engine; (capture.json, story rows)."""
+    from shared.bus.memory import InProcessBus
+    from shared.eval.quality import judge_run
+    from shared.pipeline import bind_in_process
+    from shared.services import Services, build_agents, build_embedder
+    from shared.storage.local import LocalFolderStore
+    from shared.vectorstore.embedded import EmbeddedVectorIndex
+
+    rows: list[dict[str, Any]] = []
+    story_rows: list[dict[str, Any]] = []
+    engine = version = embedder_name = None
+    model: str | None = None
+    with tempfile.TemporaryDirectory(prefix="synth-capture-") as tmp:
+        bus = InProcessBus(workers=settings.workers)
+        svc = Services(
+            settings=settings,
+            store=LocalFolderStore(tmp),
+            bus=bus,
+            embedder_factory=build_embedder,
+            # an empty index of its own: capture is measured without a backlog
+            index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
+            agents_factory=build_agents,
+        )
+        bind_in_process(bus, svc)
+        for meeting in meetings:
+            if progress:
+                progress(meeting.meeting_id)
+            began = time.perf_counter()
+            run, items, (records, segments, transcript) = _run_meeting(svc, bus, meeting)
+            seconds = time.perf_counter() - began
+            stories = [i for i in items if i.type == "User Story"]
+            figures, srows = score_meeting(meeting, stories)
+            _, judged = judge_run(items, records, segments, transcript)
+            figures["judge"] = {
+                "stories": judged["stories"],
+                "all_checks_passed": judged["all_checks_passed"],
+                "pass_rate": judged["pass_rate"],
+            }
+            figures["run_seconds"] = round(seconds, 2)
+            figures["run_status"] = run.status
+            rows.append(figures)
+            story_rows.extend(srows)
+            engine, model = run.engine, run.model or model
+            embedder_name = run.embedding_model
+            version = next((s.generation_agent_version for s in stories), version)
+    basis = json.dumps(
+        {
+            "meetings": [m.sha256 for m in meetings],
+            "engine": engine,
+            "model": model,
+            "generator": version,
+            "embedder": embedder_name,
+            "settings": settings.pipeline.generation.model_dump(mode="json"),
+        },
+        sort_keys=True,
+        default=str,
+    )
+    eval_id = f"capture-{hashlib.sha256(basis.encode()).hexdigest()[:10]}"
+    document = {
+        "eval_id": eval_id,
+        "kind": "capture",
+        "created_at": utcnow().isoformat().replace("+00:00", "Z"),
+        "engine": engine,
+        "model": model,
+        "generation_agent_version": version,
+        "embedder": embedder_name,
+        "dataset": [
+            {"meeting": m.meeting_id, "path": str(m.path), "sha256": m.sha256} for m in meetings
+        ],
+        "overall": overall(rows),
+        "meetings": rows,
+    }
+    return document, story_rows
+
+
+def render(document: dict[str, Any]) -> str:
+    from shared.eval.report import table
+
+    def line(r: dict[str, Any], name: str) -> list[Any]:
+        judge = r.get("judge") or {}
+        judged = judge.get("stories") or 0
+        return [
+            name,
+            r["statements"],
+            r["requirement_statements"],
+            r["statement_recall"],
+            r["quote_precision"],
+            r["stories"],
+            r["story_precision"],
+            (judge.get("all_checks_passed", 0) / judged) if judged else None,
+        ]
+
+    rows = [line(r, r["meeting"]) for r in document["meetings"]]
+    o = document["overall"]
+    rows.append(
+        [
+            "overall",
+            o["statements"],
+            o["requirement_statements"],
+            o["statement_recall"],
+            o["quote_precision"],
+            o["stories"],
+            o["story_precision"],
+            o["judge_all_checks_passed"],
+        ]
+    )
+    head = (
+        f"requirement capture  ({document['eval_id']})\n"
+        f"engine {document['engine']} ({document['generation_agent_version']}), "
+        f"embedder {document['embedder']}\n"
+    )
+    return head + table(
+        [
+            "meeting",
+            "statements",
+            "F/A",
+            "recall",
+            "quote prec.",
+            "stories",
+            "story prec.",
+            "checks pass",
+        ],
+        rows,
+    )

@@ -1,0 +1,302 @@
+"""Train the capture classifier (``shared/engine/offline/assets/capture_model.json``).
+
+    python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check]
+
+Reads the labelled dev meetings (default ``datasets/capture-v1/dev``; never the test split),
+cuts each into the sentences the engine reads (``capture.sentences_of``), gives every sentence the
+label of the statement it lies in, and fits a multinomial logistic regression (scikit-learn, a
+development dependency; the product only reads the weights) on the lexical features and the
+packaged MiniLM embeddings of the sentence and of its neighbours. Every meeting weighs the same
+(sample weights), so one long meeting does not set the model. The regularization ``C`` and the
+decision threshold on p(F) + p(A) are chosen by leave-one-meeting-out on dev: each meeting is predicted by a model trained on the
+others, and the threshold is the one with the best F2 (recall weighs twice: a missed requirement
+costs the product owner more than a sentence they delete) among those whose held-out precision is
+at least ``MIN_PRECISION`` (a quoted sentence is more often right than wrong). The
+report prints the held-out precision and recall per meeting; ``--check`` only verifies that the
+shipped model was trained on the current dev files (same hash).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shared.engine.offline.capture import (
+    CLASSES,
+    LEXICAL_NAMES,
+    MODEL_PATH,
+    Sentence,
+    embed_all,
+    lexical_features,
+    neighbour_context,
+    ngram_matrix,
+    ngrams,
+    sentences_of,
+)
+from shared.eval.capture import Meeting, read_meetings
+
+DEFAULT_DEV = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / "dev"
+C_GRID = (0.1, 0.3, 1.0)
+NGRAM_MIN_MEETINGS = 3  # an n-gram is a feature when this many training meetings say it
+NGRAM_SCALE = 0.5
+THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.10, 0.91, 0.02))
+BETA = 2.0
+MIN_PRECISION = 0.5
+
+
+@dataclass
+class Rows:
+    meeting: list[str]
+    sentences: list[Sentence]
+    labels: list[str]
+    lexical: np.ndarray
+    vectors: np.ndarray
+
+
+def dataset_hash(meetings: list[Meeting]) -> str:
+    digest = hashlib.sha256()
+    for m in sorted(meetings, key=lambda m: m.meeting_id):
+        digest.update(f"{m.meeting_id}:{m.sha256}\n".encode())
+    return digest.hexdigest()
+
+
+def sentence_rows(meetings: list[Meeting], embedder: Any) -> Rows:
+    """Every sentence with a content word, labelled by the statement it starts in, with the
+    context the classifier sees in a run (its neighbours in the meeting)."""
+    meeting_ids: list[str] = []
+    sentences: list[Sentence] = []
+    labels: list[str] = []
+    vectors: list[np.ndarray] = []
+    for m in meetings:
+        spans = [(s.span.start, s.span.end, s.label) for s in m.statements]
+        every = sentences_of(m.transcript)
+        vecs, todo = embed_all(every, embedder)
+        context = neighbour_context(vecs)
+        for k in todo:
+            sentence = every[k]
+            label = next((lab for a, b, lab in spans if a <= sentence.span.start < b), "NULL")
+            meeting_ids.append(m.meeting_id)
+            sentences.append(sentence)
+            labels.append(label)
+            vectors.append(np.concatenate([vecs[k], context[k]]))
+    lexical = np.array([lexical_features(s) for s in sentences], dtype=np.float64)
+    return Rows(meeting_ids, sentences, labels, lexical, np.array(vectors))
+
+
+def vocabulary(sentences: list[Sentence], meetings: list[str]) -> list[str]:
+    """The n-grams said in at least ``NGRAM_MIN_MEETINGS`` of the given meetings, sorted."""
+    seen: dict[str, set[str]] = {}
+    for sentence, meeting in zip(sentences, meetings, strict=True):
+        for gram in ngrams(sentence.text):
+            seen.setdefault(gram, set()).add(meeting)
+    return sorted(g for g, where in seen.items() if len(where) >= NGRAM_MIN_MEETINGS)
+
+
+def _fit(
+    sentences: list[Sentence],
+    lexical: np.ndarray,
+    vectors: np.ndarray,
+    labels: list[str],
+    meetings: list[str],
+    c: float,
+) -> dict[str, Any]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean = lexical.mean(axis=0)
+    scale = lexical.std(axis=0)
+    scale[scale == 0] = 1.0
+    grams = vocabulary(sentences, meetings)
+    index = {g: k for k, g in enumerate(grams)}
+    x = np.hstack([(lexical - mean) / scale, vectors, ngram_matrix(sentences, index, NGRAM_SCALE)])
+    y = np.array([CLASSES.index(label) for label in labels])
+    sizes = {m: meetings.count(m) for m in set(meetings)}
+    weight = np.array([1000.0 / sizes[m] for m in meetings])
+    clf = LogisticRegression(C=c, class_weight="balanced", max_iter=3000)
+    clf.fit(x, y, sample_weight=weight)
+    coef = np.zeros((len(CLASSES), x.shape[1]))
+    intercept = np.zeros(len(CLASSES))
+    for row, cls in enumerate(clf.classes_):
+        coef[cls] = clf.coef_[row]
+        intercept[cls] = clf.intercept_[row]
+    return {"mean": mean, "scale": scale, "coef": coef, "intercept": intercept, "ngrams": grams}
+
+
+def _predict(
+    weights: dict[str, Any], sentences: list[Sentence], lexical: np.ndarray, vectors: np.ndarray
+) -> np.ndarray:
+    index = {g: k for k, g in enumerate(weights["ngrams"])}
+    x = np.hstack(
+        [
+            (lexical - weights["mean"]) / weights["scale"],
+            vectors,
+            ngram_matrix(sentences, index, NGRAM_SCALE),
+        ]
+    )
+    logits = x @ weights["coef"].T + weights["intercept"]
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _prf(gold: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
+    tp = float(np.sum(gold & predicted))
+    precision = tp / max(float(np.sum(predicted)), 1.0)
+    recall = tp / max(float(np.sum(gold)), 1.0)
+    b2 = BETA * BETA
+    f = (1 + b2) * precision * recall / max(b2 * precision + recall, 1e-12)
+    return precision, recall, f
+
+
+def leave_one_meeting_out(rows: Rows, c: float) -> np.ndarray:
+    """p(F) + p(A) of every sentence, from a model that never saw its meeting."""
+    held = np.zeros(len(rows.labels))
+    ids = np.array(rows.meeting)
+    for meeting in sorted(set(rows.meeting)):
+        test = ids == meeting
+        weights = _fit(
+            [s for s, t in zip(rows.sentences, test, strict=True) if not t],
+            rows.lexical[~test],
+            rows.vectors[~test],
+            [lab for lab, t in zip(rows.labels, test, strict=True) if not t],
+            [m for m, t in zip(rows.meeting, test, strict=True) if not t],
+            c,
+        )
+        p = _predict(
+            weights,
+            [s for s, t in zip(rows.sentences, test, strict=True) if t],
+            rows.lexical[test],
+            rows.vectors[test],
+        )
+        held[test] = p[:, 0] + p[:, 1]
+    return held
+
+
+def train(dev: Path, embedder: Any) -> tuple[dict[str, Any], str]:
+    meetings = read_meetings(dev)
+    rows = sentence_rows(meetings, embedder)
+    gold = np.array([label != "NULL" for label in rows.labels])
+    best: tuple[float, float, float, np.ndarray] | None = None  # (f2, c, threshold, held)
+    grid = []
+    for c in C_GRID:
+        held = leave_one_meeting_out(rows, c)
+        for t in THRESHOLDS:
+            p, r, f = _prf(gold, held >= t)
+            grid.append({"C": c, "threshold": t, "precision": p, "recall": r, "f2": f})
+            if p >= MIN_PRECISION and (best is None or f > best[0] + 1e-9):
+                best = (f, c, t, held)
+    assert best is not None
+    _, c, threshold, held = best
+    ids = np.array(rows.meeting)
+    per_meeting = {}
+    for m in sorted(set(rows.meeting)):
+        sel = ids == m
+        p, r, f = _prf(gold[sel], held[sel] >= threshold)
+        per_meeting[m] = {
+            "sentences": int(sel.sum()),
+            "requirements": int(gold[sel].sum()),
+            "precision": round(p, 4),
+            "recall": round(r, 4),
+            "f2": round(f, 4),
+        }
+    p, r, f = _prf(gold, held >= threshold)
+    weights = _fit(rows.sentences, rows.lexical, rows.vectors, rows.labels, rows.meeting, c)
+    digest = dataset_hash(meetings)
+    doc = {
+        "version": f"capture-{digest[:8]}-c{c}",
+        "kind": "multinomial logistic regression (scikit-learn), balanced classes",
+        "embedder": embedder.model_name,
+        "classes": list(CLASSES),
+        "lexical_names": list(LEXICAL_NAMES),
+        "threshold": threshold,
+        "C": c,
+        "trained_on": {
+            "path": str(dev.relative_to(DEFAULT_DEV.parents[2])) if dev.is_absolute() else str(dev),
+            "sha256": digest,
+            "meetings": sorted(m.meeting_id for m in meetings),
+            "sentences": len(rows.labels),
+            "labels": {lab: rows.labels.count(lab) for lab in CLASSES},
+        },
+        "leave_one_meeting_out": {
+            "precision": round(p, 4),
+            "recall": round(r, 4),
+            "f2": round(f, 4),
+            "per_meeting": per_meeting,
+        },
+        "ngrams": weights["ngrams"],
+        "ngram_scale": NGRAM_SCALE,
+        "lexical_mean": [round(float(v), 6) for v in weights["mean"]],
+        "lexical_scale": [round(float(v), 6) for v in weights["scale"]],
+        "coef": [[round(float(v), 6) for v in row] for row in weights["coef"]],
+        "intercept": [round(float(v), 6) for v in weights["intercept"]],
+    }
+    report = _report(doc, grid)
+    return doc, report
+
+
+def _report(doc: dict[str, Any], grid: list[dict[str, Any]]) -> str:
+    from shared.eval.report import table
+
+    lomo = doc["leave_one_meeting_out"]
+    rows = [
+        [m, v["sentences"], v["requirements"], v["precision"], v["recall"], v["f2"]]
+        for m, v in lomo["per_meeting"].items()
+    ]
+    rows.append(["all (held out)", doc["trained_on"]["sentences"], None, lomo["precision"],
+                 lomo["recall"], lomo["f2"]])  # fmt: skip
+    best_c = [g for g in grid if g["C"] == doc["C"]]
+    curve = [
+        [g["threshold"], g["precision"], g["recall"], g["f2"]]
+        for g in best_c
+        if round(g["threshold"] * 100) % 10 == 0
+    ]
+    return "\n".join(
+        [
+            f"capture model {doc['version']}: C={doc['C']}, threshold {doc['threshold']} on "
+            "p(F)+p(A), chosen by leave-one-meeting-out F2 on dev",
+            "",
+            table(["meeting (held out)", "sentences", "F/A", "precision", "recall", "F2"], rows),
+            "",
+            table(["threshold", "precision", "recall", "F2"], curve),
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dev", nargs="?", default=str(DEFAULT_DEV))
+    parser.add_argument("--out", default=str(MODEL_PATH))
+    parser.add_argument(
+        "--check", action="store_true", help="only check the shipped model's training-data hash"
+    )
+    args = parser.parse_args(argv)
+    dev = Path(args.dev)
+    if dev.name == "test" or "test" in dev.parts[-1:]:
+        print("error: the capture model is trained on dev only, never on test", file=sys.stderr)
+        return 2
+    if args.check:
+        shipped = json.loads(Path(args.out).read_text())
+        current = dataset_hash(read_meetings(dev))
+        ok = shipped["trained_on"]["sha256"] == current
+        print(f"{args.out}: trained on {shipped['trained_on']['sha256'][:12]}, dev is "
+              f"{current[:12]}: {'up to date' if ok else 'STALE, retrain'}")  # fmt: skip
+        return 0 if ok else 1
+    from shared.embeddings.minilm import MiniLMEmbedder
+
+    doc, report = train(dev, MiniLMEmbedder())
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print(report)
+    print(f"\nwritten to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

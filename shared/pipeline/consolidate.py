@@ -1,0 +1,189 @@
+"""One need, one story per run: what finalize does to the stories of all segments together.
+
+Generation runs per segment, in parallel, so a need that two segments discuss gives two stories.
+Finalize (the one place that sees every part) consolidates them before writing the backlog:
+
+1. **Merge.** A story that states the same need as an earlier story of another segment (the same
+   fingerprint: the content words of its title; or cosine >= the merge threshold between "title.
+   main quote" texts and a shared topic word) is merged into the earlier one: quotes of both (in
+   transcript order after the main one), criteria of both (near-duplicates once), open questions
+   of both; ``merged_story_ids`` and ``merged_feature_ids`` record what was merged. When the later
+   story changes a figure of the earlier one or drops it ("make it twenty", "let's not do X
+   after all"), the merged story carries the later decision: its title, description and criteria,
+   the earlier quotes under ``superseded_quotes`` and the "revised during the meeting" warning.
+   The earlier story's tagging record stays the story's record. A feature or epic left without
+   stories or open questions is dropped, so the write never creates an empty parent.
+2. **Speakers and timecodes.** Every quote gets the speaker and timecode of its transcript line
+   (``textio.line_prefix``: ``Name: text``, ``[00:01:02] Name: text``).
+
+A pure function of the parts and the transcript: finalize stays idempotent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from shared.models import GeneratedItem, OpenQuestion, SourceQuote
+from shared.pipeline.generate import REVISED_WARNING
+from shared.textio import line_prefix
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+MAX_MERGED_CRITERIA = 8
+
+
+def annotate_quotes(transcript: str, items: list[GeneratedItem]) -> list[GeneratedItem]:
+    """The items with every quote's ``speaker`` and ``timecode`` filled from its line."""
+
+    def annotate(quote: SourceQuote) -> SourceQuote:
+        if not 0 <= quote.start <= len(transcript):
+            return quote
+        line_start = transcript.rfind("\n", 0, quote.start) + 1
+        line_end = transcript.find("\n", line_start)
+        prefix = line_prefix(transcript[line_start : len(transcript) if line_end < 0 else line_end])
+        return quote.model_copy(update={"speaker": prefix.speaker, "timecode": prefix.timecode})
+
+    out = []
+    for item in items:
+        out.append(
+            item.model_copy(
+                update={
+                    "source_quotes": [annotate(q) for q in item.source_quotes],
+                    "superseded_quotes": [annotate(q) for q in item.superseded_quotes],
+                    "open_questions": [
+                        OpenQuestion(
+                            question=q.question, quote=annotate(q.quote) if q.quote else None
+                        )
+                        for q in item.open_questions
+                    ],
+                }
+            )
+        )
+    return out
+
+
+def fingerprint(title: str) -> frozenset[str]:
+    from shared.engine.offline.language import content_words, is_topical
+
+    return frozenset(w for w in content_words(title) if is_topical(w))
+
+
+def _main_text(story: GeneratedItem) -> str:
+    return f"{story.title}. {story.source_quotes[0].text}"
+
+
+def merge_duplicates(
+    items: list[GeneratedItem], embed: Embed, threshold: float
+) -> list[GeneratedItem]:
+    """The items with every story that repeats an earlier story of another segment merged into
+    it (see the module docstring); empty features and epics dropped."""
+    from shared.engine.offline.contradiction import number_cues
+    from shared.engine.offline.revision import revision
+
+    stories = [i for i in items if i.type == "User Story"]
+    if len(stories) < 2:
+        return items
+    vectors = np.asarray(embed([_main_text(s) for s in stories]), dtype=np.float64)
+    sims = vectors @ vectors.T
+    prints = [fingerprint(s.title) for s in stories]
+    merged_into: dict[int, int] = {}
+    result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
+    for j in range(1, len(stories)):
+        for i in range(j):
+            if i in merged_into or stories[i].segment_id == stories[j].segment_id:
+                continue
+            same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
+            similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
+            if not (same_print or similar):
+                continue
+            earlier, later = result[i], stories[j]
+            found = revision(earlier.source_quotes[0].text, later.source_quotes[0].text)
+            if found is None and number_cues(earlier.title, later.title):
+                break  # the same words about other figures: two needs, not one
+            result[i] = _merge(earlier, later, revised=found is not None)
+            merged_into[j] = i
+            break
+    out: list[GeneratedItem] = []
+    for item in items:
+        if item.type == "User Story":
+            k = next((k for k, s in enumerate(stories) if s.item_id == item.item_id), None)
+            if k is None or k in merged_into:
+                continue
+            out.append(result[k])
+        else:
+            out.append(item)
+    return _drop_empty_parents(out)
+
+
+def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> GeneratedItem:
+    """``later`` merged into ``earlier`` (which keeps its id, segment and place in the tree)."""
+    base, other = (later, earlier) if revised else (earlier, later)
+    quotes = _unique_quotes(base.source_quotes[:1], base.source_quotes[1:], other.source_quotes)
+    superseded = list(earlier.superseded_quotes) + list(later.superseded_quotes)
+    warnings = list(dict.fromkeys([*earlier.warnings, *later.warnings]))
+    if revised:
+        superseded = _unique_quotes([], superseded, earlier.source_quotes)
+        quotes = list(later.source_quotes)
+        warnings.append(
+            f"{REVISED_WARNING}: {later.item_id} (later in the meeting) changed what "
+            f"{earlier.item_id} said; the story states the later decision"
+        )
+    criteria = list(base.acceptance_criteria)
+    for c in other.acceptance_criteria if not revised else ():
+        if all(_key(c) != _key(k) for k in criteria) and len(criteria) < MAX_MERGED_CRITERIA:
+            criteria.append(c)
+    questions = list(earlier.open_questions)
+    for q in later.open_questions:
+        if all(q.question != k.question for k in questions):
+            questions.append(q)
+    return earlier.model_copy(
+        update={
+            "title": base.title,
+            "description": base.description,
+            "acceptance_criteria": criteria,
+            "source_quotes": quotes,
+            "superseded_quotes": [q for q in superseded if all(q.start != s.start for s in quotes)],
+            "open_questions": questions,
+            "merged_story_ids": [*earlier.merged_story_ids, later.item_id, *later.merged_story_ids],
+            "merged_feature_ids": list(
+                dict.fromkeys(
+                    [
+                        *earlier.merged_feature_ids,
+                        *([later.feature_id] if later.feature_id else []),
+                        *later.merged_feature_ids,
+                    ]
+                )
+            ),
+            "extends_work_item_ids": list(
+                dict.fromkeys([*earlier.extends_work_item_ids, *later.extends_work_item_ids])
+            ),
+            "warnings": list(dict.fromkeys(warnings)),
+        }
+    )
+
+
+def _unique_quotes(*groups: Sequence[SourceQuote]) -> list[SourceQuote]:
+    """The quotes of the groups, the first group first, then the rest in transcript order, each
+    span once."""
+    first = list(groups[0])
+    rest = sorted((q for g in groups[1:] for q in g), key=lambda q: q.start)
+    out: list[SourceQuote] = []
+    for q in first + rest:
+        if all(not (q.start < o.end and o.start < q.end) for o in out):
+            out.append(q)
+    return out
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".;:! ")
+
+
+def _drop_empty_parents(items: list[GeneratedItem]) -> list[GeneratedItem]:
+    stories = [i for i in items if i.type == "User Story"]
+    used_features = {s.feature_id for s in stories if s.feature_id}
+    kept = [
+        i for i in items if i.type != "Feature" or i.item_id in used_features or i.open_questions
+    ]
+    used_epics = {i.epic_id for i in kept if i.type != "Epic" and i.epic_id}
+    return [i for i in kept if i.type != "Epic" or i.item_id in used_epics or i.open_questions]

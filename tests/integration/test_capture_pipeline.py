@@ -1,0 +1,180 @@
+"""Issue 13 through the whole pipeline (local store, in-process bus, the real offline generator):
+one need one story across segments, a decision revised during the meeting, speakers and timecodes
+on quotes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shared import layout
+from shared.agents import Agents
+from shared.embeddings.minilm import MiniLMEmbedder
+from shared.engine.offline import OfflineGenerator, OfflineTagger
+from shared.models import GeneratedItem, TaggingRecord
+from shared.settings import Settings
+from shared.storage import read_jsonl
+from shared.storage.local import LocalFolderStore
+from tests.support.fakes import ParagraphSegmenter
+from tests.support.pipeline import make_pipeline, run_file
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def pipeline(tmp_path, embedder):
+    settings = Settings(storage_backend="local", engine="offline", embedder="minilm")
+    agents = Agents(
+        segmenter=ParagraphSegmenter(),  # one segment per paragraph
+        generator=OfflineGenerator(embedder, settings.pipeline),
+        tagger=OfflineTagger(embedder, settings.pipeline.thresholds),
+    )
+    return make_pipeline(
+        LocalFolderStore(tmp_path / "store"), agents=agents, embedder=embedder, settings=settings
+    )
+
+
+def stories_of(svc, run_id: str) -> list[GeneratedItem]:
+    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
+    return [i for i in items if i.type == "User Story"]
+
+
+SAME_NEED = """Ana: Patients must be able to cancel their appointment online without phoning us.
+Ben: Okay, so online cancellation.
+Ana: And the receptionists need to see every doctor's day on one screen.
+
+Ben: Let's talk about the weekend rota now, the Saturday clinic is busy.
+Ana: Right, and again, patients must be able to cancel their appointment online, without phoning.
+Ben: Yes, up to two hours before the appointment.
+"""
+
+
+def test_a_need_two_segments_state_is_one_story_with_quotes_from_both(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "clinic", "meeting.txt", SAME_NEED.encode())
+    assert run.status == "completed", run.failure_reason
+    stories = stories_of(svc, run.run_id)
+    cancel = [s for s in stories if any("cancel" in q.text for q in s.source_quotes)]
+    assert len(cancel) == 1, [s.title for s in stories]
+    story = cancel[0]
+    segments_quoted = {q.start < SAME_NEED.index("Ben: Let's talk") for q in story.source_quotes}
+    assert segments_quoted == {True, False}  # quotes from both segments
+    assert story.merged_story_ids and story.merged_story_ids[0].startswith("seg-0002")
+    assert story.merged_feature_ids and story.merged_feature_ids[0].startswith("seg-0002")
+    # one tagging record per story of the backlog; every feature left has a story
+    records = read_jsonl(
+        svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
+    )
+    assert sorted(r.story_id for r in records) == sorted(s.item_id for s in stories)
+    items = read_jsonl(
+        svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
+    )
+    features = {i.item_id for i in items if i.type == "Feature"}
+    assert features == {s.feature_id for s in stories if s.feature_id}
+
+
+REVISED = """Ana: For the survey tool, each survey must allow at most ten users.
+Ben: Ten users per survey, yes.
+Ana: The results should be exported to Excel.
+Ben: Actually ten is too few for the bigger teams.
+Ana: Okay, make it twenty then.
+"""
+
+
+def test_a_revised_decision_gives_one_story_with_the_later_value(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "survey", "meeting.txt", REVISED.encode())
+    stories = stories_of(svc, run.run_id)
+    users = [s for s in stories if "users" in s.title]
+    assert len(users) == 1, [s.title for s in stories]
+    story = users[0]
+    assert "twenty" in story.title and "ten" not in story.title.split()
+    assert [q.text for q in story.superseded_quotes] == [
+        "For the survey tool, each survey must allow at most ten users."
+    ]
+    assert "Okay, make it twenty then." in [q.text for q in story.source_quotes]
+    assert any(w.startswith("revised during the meeting") for w in story.warnings)
+    assert story.superseded_quotes[0].speaker == "Ana"
+
+
+REVISED_ACROSS = """Tom: So, reminders go out by text twenty-four hours before the appointment.
+Linda: Yes, that sounds right.
+
+Maria: Next, the booking window and the reminders.
+Dr Okafor: Twenty-four hours is not enough, nobody else can use the slot at that notice.
+Maria: Okay, changing that: reminder texts go out forty-eight hours before the appointment.
+"""
+
+
+def test_a_decision_revised_in_a_later_segment_supersedes_the_earlier_story(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "clinic", "meeting.txt", REVISED_ACROSS.encode())
+    stories = stories_of(svc, run.run_id)
+    reminders = [s for s in stories if "reminder" in s.title.lower()]
+    assert len(reminders) == 1, [s.title for s in stories]
+    story = reminders[0]
+    assert "forty-eight" in story.title
+    assert any("twenty-four hours before" in q.text for q in story.superseded_quotes)
+    assert any(w.startswith("revised during the meeting") for w in story.warnings)
+
+
+def test_quotes_carry_the_speaker_of_name_text_lines(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "clinic", "meeting.txt", SAME_NEED.encode())
+    quotes = [q for s in stories_of(svc, run.run_id) for q in s.source_quotes]
+    assert quotes and all(q.speaker in ("Ana", "Ben") for q in quotes)
+    assert all(q.timecode is None for q in quotes)
+
+
+VTT = """WEBVTT
+
+1
+00:00:01.000 --> 00:00:05.000
+<v Ana Lopez>Patients must be able to cancel their appointment online
+without phoning us.</v>
+
+2
+00:01:10.500 --> 00:01:14.000
+<v Ben>And the receptionists need to see every doctor's day on one screen.
+"""
+
+
+def test_vtt_quotes_carry_speaker_and_timecode(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "clinic", "meeting.vtt", VTT.encode())
+    assert run.status == "completed", run.failure_reason
+    quotes = {q.text: q for s in stories_of(svc, run.run_id) for q in s.source_quotes}
+    cancel = next(q for text, q in quotes.items() if "cancel" in text)
+    assert (cancel.speaker, cancel.timecode) == ("Ana Lopez", "00:00:01")
+    screen = next(q for text, q in quotes.items() if "one screen" in text)
+    assert (screen.speaker, screen.timecode) == ("Ben", "00:01:10")
+
+
+def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeypatch, capsys):
+    from shared.cli import main
+    from tests.integration.test_eval_tagging import clean_env
+
+    clean_env(monkeypatch, SYNTH_LOCAL_STORE_DIR=str(tmp_path / "store"))
+    split = tmp_path / "split"
+    split.mkdir()
+    lines = [line for line in SAME_NEED.splitlines() if line.strip()]
+    labels = ["F", "NULL", "F", "NULL", "F", "F"]
+    (split / "clinic.tsv").write_text(
+        "".join(
+            f"{k}\t{t}\t{lab}\n" for k, (t, lab) in enumerate(zip(lines, labels, strict=True), 1)
+        )
+    )
+    assert main(["eval", "capture", str(split), "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "requirement capture" in printed and "clinic" in printed
+    (doc_path,) = (tmp_path / "out").glob("capture-*/capture.json")
+    doc = json.loads(doc_path.read_text())
+    (row,) = doc["meetings"]
+    assert row["statements"] == 6 and row["requirement_statements"] == 4
+    assert 0.5 <= row["statement_recall"] <= 1.0 and row["stories"] >= 1
+    assert doc["overall"]["statement_recall"] == row["statement_recall"]
+    assert row["judge"]["stories"] == row["stories"] and doc["engine"] == "offline"
+    assert (doc_path.parent / "capture_stories.jsonl").read_text().count("\n") == row["stories"]

@@ -1,0 +1,133 @@
+"""Requirement capture: the classifier the offline engine uses, the capture dataset format and the
+figures ``eval capture`` reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.embeddings.minilm import MiniLMEmbedder
+from shared.engine.offline.capture import CaptureModel, classify, sentences_of
+from shared.eval.capture import DatasetError, read_meeting, score_meeting
+from shared.eval.train_capture import DEFAULT_DEV, dataset_hash
+from shared.eval.train_capture import main as train_main
+from shared.models import GeneratedItem, SourceQuote
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_the_shipped_model_was_trained_on_the_current_dev_split_only() -> None:
+    model = CaptureModel.load()
+    trained = model.doc["trained_on"]
+    assert trained["sha256"] == dataset_hash(
+        [read_meeting(p) for p in sorted(DEFAULT_DEV.glob("*.tsv"))]
+    ), "dev changed: retrain with python -m shared.eval.train_capture"
+    test_meetings = {p.stem for p in (REPO / "datasets/capture-v1/test").glob("*.tsv")}
+    assert test_meetings and not set(trained["meetings"]) & test_meetings
+    assert train_main(["--check"]) == 0
+    assert 0.0 < model.threshold < 1.0 and model.embedder.startswith("all-MiniLM-L6-v2")
+
+
+def test_training_refuses_the_test_split() -> None:
+    assert train_main([str(REPO / "datasets/capture-v1/test")]) == 2
+
+
+def test_needs_are_requirements_and_talk_is_not(embedder: MiniLMEmbedder) -> None:
+    text = (
+        "Ana: Hi everyone , how was your weekend ?\n"
+        "Ben: Yeah , fine , thanks .\n"
+        "Ana: Patients must be able to cancel their appointment online without phoning .\n"
+        "Ben: I'll send the minutes around after the meeting .\n"
+        "Ana: The production cost per unit must not exceed 12.50 EUR .\n"
+        "Ben: Okay , that should be fine .\n"
+        "Ana: Should the volume follow the distance to the TV ?\n"
+    )
+    sentences = sentences_of(text)
+    verdicts, vectors = classify(sentences, embedder)
+    labels = {s.text: v.label for s, v in zip(sentences, verdicts, strict=True)}
+    assert (
+        labels["Patients must be able to cancel their appointment online without phoning ."] == "F"
+    )
+    assert labels["The production cost per unit must not exceed 12.50 EUR ."] == "A"
+    for talk in (
+        "Hi everyone , how was your weekend ?",
+        "I'll send the minutes around after the meeting .",
+        "Should the volume follow the distance to the TV ?",  # a question, never a requirement
+    ):
+        assert labels[talk] == "NULL", talk
+    assert vectors.shape == (len(sentences), 384)
+    # sentences know their speaker and line kind
+    assert sentences[0].speaker == "Ana" and sentences[0].line_kind == "spoken"
+    notes = sentences_of("## Scope\n- TV only for v1.\n- [ ] Ana: send the survey.\n")
+    assert [s.line_kind for s in notes] == ["heading", "bullet", "checkbox"]
+
+
+def write(tmp_path: Path, rows: list[tuple[str, str]]) -> Path:
+    path = tmp_path / "meeting.tsv"
+    path.write_text("".join(f"{k}\t{t}\t{lab}\n" for k, (t, lab) in enumerate(rows, 1)))
+    return path
+
+
+def story(meeting, item_id: str, *texts: str) -> GeneratedItem:
+    quotes = []
+    for text in texts:
+        at = meeting.transcript.index(text)
+        quotes.append(SourceQuote(text=text, start=at, end=at + len(text)))
+    return GeneratedItem(
+        run_id="run-1",
+        segment_id="seg-0001",
+        segment_order=1,
+        type="User Story",
+        item_id=item_id,
+        story_id=item_id,
+        title="t",
+        source_doc="m",
+        source_doc_segment="0-1",
+        source_quotes=quotes,
+        generation_agent_version="v",
+        engine="offline",
+    )
+
+
+def test_scores_count_statements_quotes_and_main_quotes(tmp_path: Path) -> None:
+    meeting = read_meeting(
+        write(
+            tmp_path,
+            [
+                ("Ana: Hello .", "NULL"),
+                ("Ana: We need a power button .", "F"),
+                ("Ben: It should be red .", "F"),
+                ("Ben: It must cost under 12 EUR .", "A"),
+                ("Ana: Yeah .", "NULL"),
+            ],
+        )
+    )
+    assert meeting.transcript.startswith("Ana: Hello .\nAna: We need")
+    assert meeting.statements[1].span.start == meeting.transcript.index("We need")
+    stories = [
+        story(meeting, "s1", "We need a power button", "It should be red ."),
+        story(meeting, "s2", "Yeah ."),  # a story whose main quote is talk
+    ]
+    figures, rows = score_meeting(meeting, stories)
+    assert figures["requirement_statements"] == 3
+    assert figures["statement_recall"] == round(2 / 3, 4)
+    assert figures["quoted_statements"] == 3 and figures["quote_precision"] == round(2 / 3, 4)
+    assert figures["story_precision"] == 0.5
+    assert figures["missed"] == ["4: Ben: It must cost under 12 EUR ."]
+    assert rows[0]["quoted_statements"] == [["2:F"], ["3:F"]]
+
+
+def test_bad_files_say_what_is_wrong(tmp_path: Path) -> None:
+    path = tmp_path / "bad.tsv"
+    path.write_text("1\tWe need a button .\tMAYBE\n")
+    with pytest.raises(DatasetError, match="bad.tsv:1: label 'MAYBE'"):
+        read_meeting(path)
+    path.write_text("1\tonly two columns\n")
+    with pytest.raises(DatasetError, match="3 tab-separated columns"):
+        read_meeting(path)

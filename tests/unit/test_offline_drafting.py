@@ -1,0 +1,140 @@
+"""Offline drafting (issue 13): short literal titles, the named persona, a benefit only when
+stated, criteria that add to the title, revised decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.engine.offline.phrasing import adds_to_title, write_story
+from shared.engine.offline.revision import revise_text, revision
+from shared.eval.quality import _title_check
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        ("People want to have a power button .", "Provide a power button"),
+        ("I think we should aim at the young people .", "Aim at the young people"),
+        (
+            "- No teletext button and no teletext functions.",
+            "Leave out teletext button and teletext functions",
+        ),
+        (
+            "- Channel numbers are entered through the LCD menu (see Display).",
+            "Enter channel numbers through the LCD menu",
+        ),
+        (
+            "Every static text in the interface has to be translated.",
+            "Translate every static text in the interface",
+        ),
+        (
+            "Yeah, let's not do the waiting list after all, too complicated.",
+            "Leave out the waiting list",
+        ),
+        ("And it has to work offline, I'm on trains all the time.", "Make it work offline"),
+        (
+            "The managers should be able to see survey results per business unit.",
+            "See survey results per business unit",
+        ),
+        ("So be simple .", "Keep it simple"),
+        ("We should only make a remote control , nothing more .", "Make a remote control"),
+    ],
+)
+def test_titles_are_short_verb_phrases_in_the_meetings_words(statement: str, title: str) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    assert _title_check(draft.title).passed
+
+
+def test_markers_and_fillers_never_reach_the_title() -> None:
+    draft = write_story(["Um {disfmarker} so we need uh , you know , a a big power button ."])
+    assert draft.title == "Provide a big power button"
+    assert "{" not in draft.description and " uh " not in f" {draft.description} "
+
+
+@pytest.mark.parametrize(
+    ("statements", "persona"),
+    [
+        (["The managers should be able to see survey results per business unit."], "manager"),
+        (["Receptionists need to see every doctor's day on one screen."], "receptionist"),
+        (["So patients log in with their date of birth and a one-time code."], "patient"),
+        (["Yes, and as the manager I want to know how many no-shows we get."], "manager"),
+        (["We need a power button ."], "viewer"),  # none named: the default persona
+        (["When a patient cancels, I want to see it on my list as cancelled."], "viewer"),
+    ],
+)
+def test_the_role_is_the_persona_the_meeting_names(statements: list[str], persona: str) -> None:
+    draft = write_story(statements, default_persona="viewer")
+    assert draft.description.startswith(f"As a {persona}, I want ")
+
+
+def test_a_benefit_only_when_the_meeting_states_one() -> None:
+    stated = write_story(
+        ["Receptionists need to see every doctor's day on one screen, so they can book quickly."]
+    )
+    assert stated.description.endswith(", so that they can book quickly.")
+    silent = write_story(["We need a power button ."])
+    assert "so that" not in silent.description
+    assert silent.description == "As a user, I want a power button."
+
+
+def test_criteria_gwt_for_limits_and_conditions_and_never_a_restatement() -> None:
+    limit = write_story(["The remote must have no more than 8 buttons ."])
+    assert limit.acceptance_criteria == [
+        "Given the remote, when it is checked, then it has at most 8 buttons."
+    ]
+    condition = write_story(["- Locator: the remote beeps when someone claps twice."])
+    assert condition.acceptance_criteria == [
+        "Given a user, when someone claps twice, then the remote beeps."
+    ]
+    detail = write_story(["People want to have a power button .", "It should be red ."])
+    assert detail.acceptance_criteria == ["The power button is red."]
+    bare = write_story(["We need a rechargeable battery with a charging dock ."])
+    assert bare.acceptance_criteria == []  # nothing beyond the title was said: nothing invented
+    for draft in (limit, condition, detail):
+        assert all(adds_to_title(c, draft.title) for c in draft.acceptance_criteria)
+
+
+def test_criteria_from_weak_quotes_are_not_drafted() -> None:
+    quotes = ["People want to have a power button .", "It should be red ."]
+    draft = write_story(quotes, criteria_from=[True, False])
+    assert draft.acceptance_criteria == [] and draft.source_quotes == quotes
+
+
+def test_restating_criteria_do_not_add() -> None:
+    assert not adds_to_title("The keys are locked.", "Lock the keys")
+    assert not adds_to_title("Channel numbers are entered.", "Enter channel numbers")
+    assert adds_to_title("Holding OK for 3 seconds locks every key.", "Lock the keys")
+    assert not adds_to_title("Managers see results.", "See results", persona="manager")
+
+
+def test_a_number_changed_later_is_a_revision_written_in() -> None:
+    first = "For the survey tool, each survey must allow at most ten users."
+    found = revision(first, "Okay, make it twenty then.")
+    assert found is not None and found.kind == "number" and not found.restated
+    assert revise_text(first, found) == (
+        "For the survey tool, each survey must allow at most twenty users."
+    )
+    restated = revision(
+        "Reminders by text 24 hours before.", "Reminder texts go out 48 hours before."
+    )
+    assert restated is not None and restated.restated and restated.changes == (("24", "48"),)
+
+
+def test_a_drop_names_what_it_drops() -> None:
+    dropped = revision(
+        "We should also have a waiting list for events.",
+        "Yeah, let's not do the waiting list after all, too complicated.",
+    )
+    assert dropped is not None and dropped.kind == "negation"
+    assert revision("We need a power button .", "The power button should be red .") is None
+    assert revision("At least 3 colours for the backlight.", "We have 8 buttons.") is None
+
+
+def test_written_from_the_later_decision() -> None:
+    draft = write_story(
+        ["Okay, make it twenty then."],
+        main_text="For the survey tool, each survey must allow at most twenty users.",
+    )
+    assert "twenty" in draft.title and "ten" not in draft.title
+    assert draft.source_quotes == ["Okay, make it twenty then."]

@@ -265,14 +265,14 @@ def _line_of(quote: SourceQuote, transcript: str | None) -> str:
 
 
 def _title_check(title: str) -> Check:
-    from shared.engine.offline.lexicon import VERBS, base_form
+    from shared.engine.offline.lexicon import is_verb
 
     words = title.split()
     problems = []
     if not MIN_TITLE_WORDS <= len(words) <= MAX_TITLE_WORDS:
         problems.append(f"{len(words)} words (3-10 wanted)")
     first = words[0].strip(".,;:!?\"'").lower() if words else ""
-    if first in _TITLE_OPENERS_NOT_VERBS or base_form(first) not in VERBS:
+    if first in _TITLE_OPENERS_NOT_VERBS or not is_verb(first):
         problems.append(f"opens with '{first}', not a verb")
     if words and words[-1].strip(".,;:!?").lower() in _DANGLING_WORDS:
         problems.append(f"ends on '{words[-1]}'")

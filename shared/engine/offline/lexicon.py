@@ -178,6 +178,17 @@ def base_form(word: str) -> str:
     return w
 
 
+_PREFIXES = ("re", "un", "pre", "de", "dis", "over", "under", "auto", "co")
+
+
+def is_verb(word: str) -> bool:
+    """A verb we know, in any form, also with a common prefix ("revisit", "unlock", "preload")."""
+    base = base_form(word.lower().strip(".,;:!?\"'"))
+    if base in VERBS:
+        return True
+    return any(base.startswith(p) and base[len(p) :] in VERBS for p in _PREFIXES)
+
+
 def is_participle(word: str) -> bool:
     """'shown', 'stored', 'told', 'entered': a past participle of a verb we know."""
     w = word.lower()

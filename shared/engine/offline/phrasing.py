@@ -35,6 +35,7 @@ from shared.engine.offline.lexicon import (
     VERBS,
     base_form,
     is_participle,
+    is_verb,
     singular_persona,
     third_person,
 )
@@ -177,6 +178,10 @@ _IS_OUT = re.compile(
     re.IGNORECASE,
 )
 _POSSESSION = frozenset("have get include contain offer need".split())
+_NOT_DETAIL = re.compile(
+    r"^(?:so|so that|because|'cause|but|whereas|although|and then|then|otherwise|since|as)\b",
+    re.IGNORECASE,
+)
 _MORE_REQUIREMENTS = re.compile(
     r",?\s+and\s+(?=(?:the|it|they|each|every|all)\b[^,;]{0,40}?\b(?:must|should|shall|needs? to"
     r"|has to|have to)\b)",
@@ -243,8 +248,8 @@ def write_story(
     ``context`` are the sentences said just before it (the question a need answers);
     ``criteria_from`` says which quotes may give acceptance criteria (by default all: a quote
     kept only as evidence, a weak statement, gives none)."""
-    texts = [body(q) for q in quotes]
-    main = body(main_text) if main_text is not None else texts[0]
+    texts = [body(q, asides=True) for q in quotes]
+    main = body(main_text if main_text is not None else quotes[0])
     story = _USER_STORY.search(main)
     benefit = benefit_of(
         [q for k, q in enumerate(quotes) if criteria_from is None or k == 0 or criteria_from[k]]
@@ -271,7 +276,9 @@ def write_story(
         acceptance_criteria=criteria(
             [
                 t
-                for k, t in enumerate([main, *texts[1:]])
+                for k, t in enumerate(
+                    [body(main_text if main_text is not None else quotes[0], True), *texts[1:]]
+                )
                 if criteria_from is None or k == 0 or criteria_from[k]
             ]
             + extra,
@@ -287,12 +294,19 @@ def write_story(
 # reading a statement
 
 
-def body(sentence: str) -> str:
-    """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words."""
+def body(sentence: str, asides: bool = False) -> str:
+    """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
+    asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
+    profiles per remote)" is a detail)."""
     text = clean(sentence)
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
-    text = re.sub(r"\s*\([^()]*\)", "", re.sub(r",\s*like\s+", " ", text))  # asides out
+    text = re.sub(r",\s*like\s+", " ", text)
+    if asides:
+        text = re.sub(r"\s*\(([^()]*)\)", r", \1,", text)
+        text = re.sub(r",\s*([,.;:])", r"\1", text)
+    else:
+        text = re.sub(r"\s*\([^()]*\)", "", text)
     text = _LEAD.sub("", text)
     text = _HEDGES.sub("", text)
     text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
@@ -526,8 +540,8 @@ def _verb_phrase(text: str) -> str:
     """A title phrase that opens with a verb: 'train the recogniser' stays, 'only few buttons'
     becomes 'Provide only few buttons'."""
     text = re.sub(r"^(?:only|just|also|really|always|simply|still|even)\s+", "", _trim(text))
-    first = text.split()[0].lower().strip(",;:") if text.split() else ""
-    if base_form(first) in VERBS:
+    first = text.split()[0] if text.split() else ""
+    if is_verb(first):
         return text
     return f"Provide {text}"
 
@@ -569,6 +583,11 @@ def make_title(phrase: str) -> str:
         if not cuts and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
             cut -= 1  # never end on a bare figure
         words = words[:cut]
+    if _FIGURE.fullmatch(words[-1].strip(",.;:").lower()) and len(words) > MIN_TITLE_WORDS:
+        # "Set the TV to switch off after 15, 30, 60": cut before the figures' preposition
+        at = [k for k in range(MIN_TITLE_WORDS, len(words)) if words[k].lower() in _CUT_BEFORE]
+        if at:
+            words = words[: at[-1]]
     title = _trim(" ".join(words))
     bare = re.fullmatch(r"(Provide|Use|Add|Offer)\s+([a-z][\w-]*)", title)
     if bare and not bare.group(2).endswith("s"):
@@ -624,7 +643,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         clause = req.clause if req.kind else text
         cond = _CONDITION_FIRST.match(clause) or _CONDITION.match(clause)
         if cond and len(cond.group("cond").split()) >= 2 and len(cond.group("main").split()) >= 2:
-            result = _declarative(_parse(_trim(cond.group("main"))), cap, persona)
+            main_clause = _trim(cond.group("main"))
+            result = _declarative(_parse(main_clause), cap, persona, main_clause)
             if result:
                 out.append(
                     f"Given {_article(persona)} {persona}, when {_trim(cond.group('cond'))}, "
@@ -645,15 +665,14 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                     f"{lim.quantity.text}."
                 )
             continue
-        statement = _declarative(req, cap, persona)
+        statement = _declarative(req, cap, persona, text)
         if not statement:
             continue
         numbers = [q.text for q in quantities(text) if q.text.lower() not in figures]
-        if numbers and req.kind == "vp":
+        if numbers and req.kind == "vp" and not _is_user(_subject_words(req.subject)):
             figures.update(n.lower() for n in numbers)
             own = _subject_words(req.subject)
-            named = own and not _PRODUCT_PRONOUN.match(own) and not _is_user(own)
-            thing = _the(own) if named else _thing(cap)
+            thing = _thing(Capability("", "", subject=own)) if own else _thing(cap)
             out.append(f"Given {thing}, when it is checked, then {_lower_first(statement)}.")
         elif k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
@@ -661,11 +680,33 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     return kept[:MAX_CRITERIA]
 
 
-def _declarative(req: _Requirement, cap: Capability, persona: str = "user") -> str:
-    """The requirement as a present-tense statement: 'it should be red' -> 'The power button
-    is red'; 'users must be able to cancel' -> 'Users can cancel'."""
+def _declarative(
+    req: _Requirement, cap: Capability, persona: str = "user", text: str = ""
+) -> str:
+    """The requirement as a present-tense statement, with the details the rest of its sentence
+    adds: 'it should be red' -> 'The power button is red'; 'users must be able to cancel, up
+    to two hours before' -> 'Users can cancel, up to two hours before'."""
     if not req.kind:
-        return capital(_trim(req.clause)) if len(req.clause.split()) >= 3 else ""
+        whole = _trim(text) if text else _trim(req.clause)
+        return capital(whole) if len(whole.split()) >= 3 else ""
+    statement = _present(req, cap, persona)
+    tail = _details_after(req.clause, text)
+    return f"{statement}, {tail}" if statement and tail else statement
+
+
+def _details_after(clause: str, text: str) -> str:
+    """What the sentence says after the requirement's clause, when it adds a detail (not a
+    reason, a purpose or a new clause)."""
+    at = text.find(clause) if clause and text else -1
+    if at < 0:
+        return ""
+    tail = _trim(text[at + len(clause) :])
+    if len(content_words(tail)) < 2 or _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
+        return ""
+    return tail
+
+
+def _present(req: _Requirement, cap: Capability, persona: str) -> str:
     subject = _subject_words(req.subject)
     if subject.lower() in ("i", "me"):
         subject = f"the {persona}"
@@ -673,7 +714,9 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user") -> s
         subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else ""
     if req.kind == "np":
         rest = _trim(req.rest)
-        return f"{capital(rest)} is available" if rest else ""
+        if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):
+            return ""
+        return f"{capital(rest)} is available"
     words = _trim(req.rest).split()
     if not words:
         return ""
@@ -720,10 +763,13 @@ def _thing(cap: Capability) -> str:
     """What a measurable criterion is about: a subject the statement names ("the remote"), else
     the need's object when it is a plain noun phrase, else the product."""
     subject = _subject_words(cap.subject)
-    if subject and not _PRODUCT_PRONOUN.match(subject) and not _is_user(subject):
-        return _the(subject)
-    if cap.obj and not _MEASURE.search(cap.obj) and len(cap.obj.split()) <= 5:
-        return _the(cap.obj)
+    plain = re.compile(r"^(?!no\b|not\b|none\b)", re.IGNORECASE)
+    if subject and plain.match(subject) and not _PRODUCT_PRONOUN.match(subject):
+        if not _is_user(subject):
+            return _the(subject)
+    if cap.obj and plain.match(cap.obj) and not _MEASURE.search(cap.obj):
+        if len(cap.obj.split()) <= 5:
+            return _the(cap.obj)
     return "the product"
 
 

@@ -265,7 +265,7 @@ def _line_of(quote: SourceQuote, transcript: str | None) -> str:
 
 
 def _title_check(title: str) -> Check:
-    from shared.engine.offline.lexicon import is_verb
+    from shared.engine.offline.lexicon import is_verb, reads_as_capability
 
     words = title.split()
     problems = []
@@ -276,6 +276,8 @@ def _title_check(title: str) -> Check:
         problems.append(f"opens with '{first}', not a verb")
     if words and words[-1].strip(".,;:!?").lower() in _DANGLING_WORDS:
         problems.append(f"ends on '{words[-1]}'")
+    if not problems and not reads_as_capability(title):
+        problems.append("reads as a clause of talk, not a capability")
     marker = _DISFLUENCY.search(title)
     if marker:
         problems.append(f"disfluency '{marker.group(0)}'")

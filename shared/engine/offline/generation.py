@@ -59,6 +59,7 @@ from shared.engine.offline.language import (
     meaningful_word_count,
     sentence_cues,
 )
+from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import capital, write_story
 from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
 from shared.models import Segment, story_text
@@ -161,9 +162,18 @@ class OfflineGenerator:
         stories = stories[: self.cfg.generation.max_stories_per_segment]
         stories.sort(key=lambda st: min(st.members + st.superseded))
         persona = self.cfg.generation.default_persona
-        drafted = [(st, self._draft(st, sentences, verdicts, persona)) for st in stories]
-        # a statement the drafting finds no capability in ("it has to be {disfmarker}") is noise
-        drafted = [(st, d) for st, d in drafted if len(content_words(d.title)) >= 2]
+        drafted: list[tuple[_Story, StoryDraft]] = []
+        for st in stories:
+            draft = self._readable_draft(st, sentences, verdicts, persona)
+            if draft is not None:
+                drafted.append((st, draft))
+            elif drafted and not st.superseded:
+                # talk around a need ("for instance we see that they zap very often ..."): no
+                # story of its own; its statements stay evidence of the need before it
+                before, previous = drafted[-1]
+                for k in st.members:
+                    before.add(k, 0.0)
+                drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]
         story_vecs = [_unit(sum(vectors[k] for k in st.members)) for st in stories]
@@ -243,6 +253,26 @@ class OfflineGenerator:
         for story in stories:  # the main statement first, the others in text order
             story.members = story.members[:1] + sorted(story.members[1:])
         return stories
+
+    def _readable_draft(
+        self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
+    ) -> StoryDraft | None:
+        """The story's draft with a title that names a capability: written from its main
+        statement, else from the next strongest one that gives such a title; None when none
+        does."""
+        draft = self._draft(story, sentences, verdicts, persona)
+        if _readable(draft):
+            return draft
+        if story.revisions or story.superseded:
+            return draft  # a revision is written from the decision it revised
+        main = story.writing
+        for k in sorted(story.members[1:], key=lambda m: -verdicts[m].p_requirement):
+            story.writing = k  # written from k; the quotes keep their order (the main first)
+            draft = self._draft(story, sentences, verdicts, persona)
+            if _readable(draft):
+                return draft
+        story.writing = main
+        return None
 
     def _draft(
         self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
@@ -393,6 +423,10 @@ def _feature_title(quotes: str, segment: Segment, taken: set[str]) -> str:
         if title not in taken:
             return title
     return capital(segment.dominant_intent or "Requirements")
+
+
+def _readable(draft: StoryDraft) -> bool:
+    return len(content_words(draft.title)) >= 2 and reads_as_capability(draft.title)
 
 
 def _revised_story(

@@ -318,3 +318,30 @@ VAGUE = re.compile(
     r"|modern|sleek|stylish)\b",
     re.IGNORECASE,
 )
+
+
+# a title that reads as a clause of talk, not a capability: a pronoun with its verb inside it
+# ("Provide for instance we see ...") or a hedge, pronoun or preposition right after the verb
+_CLAUSE_IN_TITLE = re.compile(
+    r"(?<!\bmake )(?<!\blet )(?<!\bhelp )(?<!\bkeep )(?<!\bhave )\b(?:we|they|i|you|he|she|there)"
+    r"(?:'re|'ll|'ve|'d|'m)?\s+(?!all\b|both\b)[a-z]+",
+    re.IGNORECASE,
+)
+_BAD_SECOND = frozenset(
+    """for even also maybe if when because so as like just really be been being is are was were
+    there we they i you have has had""".split()
+)
+_BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split())
+
+
+def reads_as_capability(title: str) -> bool:
+    """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
+    inside ("Provide for instance we see", "Be, provide simple" do not)."""
+    words = [w.strip(",.;:!?\"'").lower() for w in title.split()]
+    if len(words) < 2 or not is_verb(words[0]) or words[0] in ("be", "is", "are"):
+        return False
+    if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
+        return False
+    if words[0] == "provide" and words[1] in _BAD_AFTER_PROVIDE:
+        return False
+    return not _CLAUSE_IN_TITLE.search(" ".join(words[1:]))

@@ -165,8 +165,9 @@ _KEEP_WORDS = re.compile(
 _LEAVE_OUT = re.compile(r"^(?:no|without)\s+(?P<what>.+)$", re.IGNORECASE)
 _NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
 _LETS_NOT = re.compile(
-    r"\b(?:let's not|let us not|we won't|we will not|don't)\s+(?:do|have|include|add|build|offer"
-    r"|make|use|go with|go for|bother with)?\s*(?P<what>.+?)(?:\s+after all|\s+anymore)?$",
+    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?:do|have|include|add|build"
+    r"|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
+    r"(?:\s+after all|\s+anymore)?$",
     re.IGNORECASE,
 )
 _NO_NEED = re.compile(
@@ -249,7 +250,8 @@ def write_story(
     ``criteria_from`` says which quotes may give acceptance criteria (by default all: a quote
     kept only as evidence, a weak statement, gives none)."""
     texts = [body(q, asides=True) for q in quotes]
-    main = body(main_text if main_text is not None else quotes[0])
+    written = main_text if main_text is not None else quotes[0]
+    main = body(written)
     story = _USER_STORY.search(main)
     benefit = benefit_of(
         [q for k, q in enumerate(quotes) if criteria_from is None or k == 0 or criteria_from[k]]
@@ -274,12 +276,13 @@ def write_story(
         title=title,
         description=description + ".",
         acceptance_criteria=criteria(
-            [
+            [body(written, True)]
+            + [
                 t
-                for k, t in enumerate(
-                    [body(main_text if main_text is not None else quotes[0], True), *texts[1:]]
-                )
-                if criteria_from is None or k == 0 or criteria_from[k]
+                for k, (q, t) in enumerate(zip(quotes, texts, strict=True))
+                if q != written
+                and (k > 0 or main_text is None or written == quotes[0])
+                and (criteria_from is None or criteria_from[k])
             ]
             + extra,
             cap,

@@ -683,9 +683,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     return kept[:MAX_CRITERIA]
 
 
-def _declarative(
-    req: _Requirement, cap: Capability, persona: str = "user", text: str = ""
-) -> str:
+def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text: str = "") -> str:
     """The requirement as a present-tense statement, with the details the rest of its sentence
     adds: 'it should be red' -> 'The power button is red'; 'users must be able to cancel, up
     to two hours before' -> 'Users can cancel, up to two hours before'."""

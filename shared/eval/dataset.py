@@ -32,6 +32,9 @@ class TaggingCase(Record):
     story_acceptance_criteria: list[str] = Field(default_factory=list)
     gold_tag: Tag
     gold_related_ids: list[int] = Field(default_factory=list)
+    # what makes the case hard ("quantity", "negation", "hard-negative", ...): for reading a
+    # confusion table, never used by the engines
+    kind: str = ""
 
     @model_validator(mode="after")
     def _related_ids_match_tag(self) -> TaggingCase:

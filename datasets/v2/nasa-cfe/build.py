@@ -1,0 +1,187 @@
+"""Build datasets/v2/nasa-cfe/ from raw/cFE_FunctionalRequirements.csv and source.yaml.
+
+``python datasets/v2/nasa-cfe/build.py`` rewrites ``existing_backlog.jsonl`` and
+``tagging_test.jsonl``; ``--check`` only compares and exits 1 when they differ. The output is a pure
+function of the two sources (stdlib + PyYAML), so the committed JSONL can be checked against it.
+
+- ``existing_backlog.jsonl``: one Epic per cFE service (ES 1000, EVS 2000, SB 3000, TBL 4000,
+  TIME 5000) and the requirements chosen in ``source.yaml`` as ``User Story`` items. The id is the
+  Epic id plus the item's position in its list (``1001`` is the first ES requirement). The
+  description is the requirement text of the CSV (line ends normalised to ``\\n``, outer blanks
+  stripped); the title is the phrase written in ``source.yaml``; the tags are the requirement tag
+  (``cES1014``) and the service. Acceptance criteria are empty except for the editorial open
+  points of ``source.yaml``.
+- ``tagging_test.jsonl``: one line per case, ``story_id`` = ``v2-nasa-cfe-NNN``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+RAW = HERE / "raw" / "cFE_FunctionalRequirements.csv"
+SOURCE = HERE / "source.yaml"
+SLUG = "nasa-cfe"
+TAGS = ("new", "extend", "gap", "conflict", "duplicate")
+KINDS = {
+    "duplicate": {"paraphrase-close", "paraphrase-far"},
+    "extend": {"extend"},
+    "gap": {"gap"},
+    "conflict": {"quantity", "unit", "negation", "modal", "antonym", "frequency", "exclusivity"},
+    "new": {"hard-negative", "unrelated"},
+}
+BASE_DATE = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+ID_COLUMN = "Custom field (Requirement ID)"
+
+
+def stamp(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def read_requirements() -> dict[str, str]:
+    """Requirement tag -> requirement text, line ends normalised."""
+    text = RAW.read_text(encoding="utf-8")
+    reqs: dict[str, str] = {}
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        tag = row[ID_COLUMN].strip()
+        if tag in reqs:
+            raise ValueError(f"requirement {tag} appears twice in {RAW.name}")
+        reqs[tag] = row["Description"].replace("\r\n", "\n").replace("\r", "\n").strip()
+    return reqs
+
+
+def build() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    spec = yaml.safe_load(SOURCE.read_text(encoding="utf-8"))
+    reqs = read_requirements()
+    open_points: dict[str, str] = spec.get("open_points") or {}
+
+    backlog: list[dict[str, Any]] = []
+    ids: dict[str, int] = {}
+    titles: set[str] = set()
+    for epic in spec["epics"]:
+        epic_id = int(epic["id"])
+        backlog.append(
+            {
+                "work_item_id": epic_id,
+                "work_item_type": "Epic",
+                "title": epic["title"],
+                "description": (
+                    f"The {epic['title']} functional requirements of the NASA core Flight "
+                    "Executive (cFE), docs/cFE_FunctionalRequirements.csv of nasa/cFE, "
+                    "Apache-2.0."
+                ),
+                "acceptance_criteria": [],
+                "state": "Active",
+                "tags": [epic["code"]],
+                "parent_id": None,
+                "updated_at": stamp(BASE_DATE),
+                "url": None,
+            }
+        )
+        for n, (tag, title) in enumerate(epic["items"], 1):
+            if tag not in reqs:
+                raise ValueError(f"{tag} is not a requirement of {RAW.name}")
+            if tag in ids:
+                raise ValueError(f"{tag} is selected twice")
+            if len(title) > 80 or title.lower() in titles:
+                raise ValueError(f"{tag}: title too long or repeated: {title!r}")
+            titles.add(title.lower())
+            wid = epic_id + n
+            ids[tag] = wid
+            backlog.append(
+                {
+                    "work_item_id": wid,
+                    "work_item_type": "User Story",
+                    "title": title,
+                    "description": reqs[tag],
+                    "acceptance_criteria": [open_points[tag]] if tag in open_points else [],
+                    "state": "New" if n % 3 == 0 else "Active",
+                    "tags": [tag, epic["code"]],
+                    "parent_id": epic_id,
+                    "updated_at": stamp(BASE_DATE + timedelta(days=n % 90)),
+                    "url": None,
+                }
+            )
+    missing = sorted(set(open_points) - set(ids))
+    if missing:
+        raise ValueError(f"open points on items not in the backlog: {missing}")
+
+    cases: list[dict[str, Any]] = []
+    seen_titles: set[str] = set()
+    seen_descriptions: set[str] = set()
+    for n, case in enumerate(spec["cases"], 1):
+        where = f"case {n} ({case.get('title')!r})"
+        tag, kind = case["tag"], case.get("kind", "")
+        if tag not in TAGS or kind not in KINDS[tag]:
+            raise ValueError(f"{where}: tag {tag!r} with kind {kind!r}")
+        related = list(case.get("related") or [])
+        if (tag == "new") != (not related):
+            raise ValueError(f"{where}: 'new' has no related items, every other tag has")
+        unknown = [r for r in related if r not in ids]
+        if unknown:
+            raise ValueError(f"{where}: related {unknown} are not in the backlog")
+        if tag == "gap" and not all(r in open_points for r in related):
+            raise ValueError(f"{where}: a gap must relate to an item with an open point")
+        description = " ".join(case["description"].split())
+        if case["title"].lower() in seen_titles or description.lower() in seen_descriptions:
+            raise ValueError(f"{where}: title or description repeats an earlier case")
+        seen_titles.add(case["title"].lower())
+        seen_descriptions.add(description.lower())
+        ac = list(case.get("ac") or [])
+        if len(ac) > 3:
+            raise ValueError(f"{where}: at most 3 acceptance criteria")
+        cases.append(
+            {
+                "story_id": f"v2-{SLUG}-{n:03d}",
+                "story_title": case["title"],
+                "story_description": description,
+                "story_acceptance_criteria": ac,
+                "gold_tag": tag,
+                "gold_related_ids": [ids[r] for r in related],
+                "kind": kind,
+            }
+        )
+    return backlog, cases
+
+
+def jsonl(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+def outputs() -> dict[Path, str]:
+    backlog, cases = build()
+    return {
+        HERE / "existing_backlog.jsonl": jsonl(backlog),
+        HERE / "tagging_test.jsonl": jsonl(cases),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a difference")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in outputs().items():
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.name)
+            continue
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path.name} ({text.count(chr(10))} lines)")
+    if stale:
+        print("out of date: " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

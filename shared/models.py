@@ -246,6 +246,15 @@ class TaggingRecord(Record):
     max_similarity: float = 0.0
     related_story_ids: list[int] = Field(default_factory=list)
     reasoning_excerpt: str = ""
+    # calibrated probability of decision_tag (pair model); None when nothing scored it
+    confidence: float | None = None
+    # true: the write plan holds the story as needs_decision until a reviewer picks an action
+    needs_review: bool = False
+    review_reasons: list[str] = Field(default_factory=list)
+    runner_up_tag: Tag | None = None
+    runner_up_score: float | None = None
+    # LLM engine: the model's own tag when the scores overrode it
+    model_tag: Tag | None = None
     thresholds_applied: dict[str, float] = Field(default_factory=dict)
     tagging_agent_version: str
     tagging_failed: bool = False

@@ -67,6 +67,12 @@ class GenerationConfig(_Section):
 class TaggingConfig(_Section):
     model: str = "gpt-4o"
     temperature: float = 0.1
+    # how the offline tagger decides (and how the LLM tagger's answers are checked): the learned
+    # pair model (shared/engine/offline/pairs.py) or the seed's bare thresholds
+    scorer: Literal["pairs", "thresholds"] = "pairs"
+    # a tag whose calibrated confidence is below this needs a reviewer's decision; None: the
+    # value chosen from the calibration on held-out sources (stored in the model file)
+    review_below: float | None = Field(None, ge=0.0, le=1.0)
 
 
 class JudgeConfig(_Section):
@@ -230,6 +236,14 @@ class Settings(BaseSettings):
 
     pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
 
+    # --- tagging (environment shortcuts for pipeline.tagging) ---------------------------------
+    tagging_model: Literal["pairs", "thresholds"] | None = Field(
+        None, description="SYNTH_TAGGING_MODEL: pairs (learned) or thresholds (the seed's rules)"
+    )
+    tag_review_below: float | None = Field(
+        None, ge=0.0, le=1.0, description="SYNTH_TAG_REVIEW_BELOW: confidence needing review"
+    )
+
     # --- storage -------------------------------------------------------------------------------
     storage_backend: Literal["auto", "azure", "local"] = Field(
         "auto", description="auto: Azure when AzureWebJobsStorage is set, else the local folder"
@@ -335,6 +349,10 @@ class Settings(BaseSettings):
         if name == "auto":
             name = "minilm" if self.resolved_embedder() == "minilm" else "seed"
         self.pipeline.thresholds = thresholds.with_profile(name)
+        if self.tagging_model is not None:
+            self.pipeline.tagging.scorer = self.tagging_model
+        if self.tag_review_below is not None:
+            self.pipeline.tagging.review_below = self.tag_review_below
         return self
 
     # ------------------------------------------------------------------------------------------

@@ -199,6 +199,14 @@ class TagDecision(Record):
     decision_tag: Tag
     related_story_ids: list[int] = Field(default_factory=list)
     reasoning_excerpt: str = ""
+    # the pair model's calibrated probability of decision_tag (None: no model scored it)
+    confidence: float | None = None
+    needs_review: bool = False
+    review_reasons: list[str] = Field(default_factory=list)
+    runner_up_tag: Tag | None = None
+    runner_up_score: float | None = None
+    # the LLM tagger: the model's own answer when the scores overrode it
+    model_tag: Tag | None = None
 
 
 class TaggingResult(Record):

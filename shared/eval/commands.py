@@ -1,6 +1,7 @@
 """``python -m shared.cli eval ...``: the evaluation commands (registered by shared/cli.py).
 
-eval tagging DIR          tagging F1 of the configured engine on a dataset folder or split
+eval tagging DIR          tagging F1 of the configured engine on a dataset folder or split;
+                          --leave-one-source-out: per source, a pair model trained on the others
 eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with baselines
 eval capture [DIR]        requirement capture of the configured engine on a capture dataset
                           (default datasets/capture-v1/test): statement recall, quote and story
@@ -59,6 +60,9 @@ def cmd_tagging(args: argparse.Namespace, settings: Settings) -> int:
     from shared.eval.dataset import load_dataset
     from shared.eval.tagging import evaluate_split, picture, render
 
+    if args.leave_one_source_out:
+        return _tagging_loso(args, settings)
+
     for split in load_dataset(args.dir):
         doc, rows = evaluate_split(
             settings, split, workers=args.workers, progress=_progress(f"tagging {split.name}")
@@ -72,6 +76,37 @@ def cmd_tagging(args: argparse.Namespace, settings: Settings) -> int:
         where = _write(settings, args.out, doc["eval_id"], files)
         print(render(doc))
         print(f"written to {where}\n")
+    return 0
+
+
+def _tagging_loso(args: argparse.Namespace, settings: Settings) -> int:
+    import hashlib
+
+    try:
+        import sklearn  # noqa: F401  (training each fold needs it)
+
+        from shared.eval.train_tagging import evaluate_loso, render_loso
+    except ImportError:
+        print(
+            "error: --leave-one-source-out trains a model per fold and needs scikit-learn "
+            "(pip install -r requirements-dev.txt)",
+            file=sys.stderr,
+        )
+        return 2
+    if settings.resolved_engine() != "offline":
+        print("error: --leave-one-source-out evaluates the offline pair model", file=sys.stderr)
+        return 2
+    also = [Path(p) for p in args.train_also]
+    summary, docs = evaluate_loso(
+        settings, Path(args.dir), also, Path(args.cache) if args.cache else None, args.workers
+    )
+    key = hashlib.sha256(json.dumps([d["dataset"]["sha256"] for d in docs]).encode()).hexdigest()[
+        :10
+    ]
+    files = {"tagging_loso.json": json.dumps({**summary, "folds": docs}, indent=2).encode()}
+    where = _write(settings, args.out, f"tagging-loso-{key}", files)
+    print(render_loso(summary))
+    print(f"written to {where}")
     return 0
 
 
@@ -296,6 +331,18 @@ def add_parser(sub: Any) -> None:
     tg.add_argument("--out", help="also write the results to OUT/<eval_id>/")
     tg.add_argument("--workers", type=int, default=None, help="parallel taggings (default 4)")
     tg.add_argument("--no-png", action="store_true", help="skip the confusion-matrix picture")
+    tg.add_argument(
+        "--leave-one-source-out",
+        action="store_true",
+        help="each split is a source: train the pair model on the others, tag it (offline)",
+    )
+    tg.add_argument(
+        "--train-also",
+        action="append",
+        default=["datasets/v1/dev"],
+        help="more training folders for --leave-one-source-out (default datasets/v1/dev)",
+    )
+    tg.add_argument("--cache", help="keep feature rows here between --leave-one-source-out runs")
     tg.set_defaults(func=cmd_tagging)
 
     sg = group.add_parser("segmentation", help="Pk / WindowDiff of the configured segmenter")

@@ -194,6 +194,7 @@ def evaluate_split(
             "gold": tag_counts(split.cases),
             "predicted": {t: predicted.count(t) for t in TAGS},
             "tagging_failed": sum(1 for r in records if r.tagging_failed),
+            "needs_review": sum(1 for r in records if r.needs_review),
         },
         "tokens": usage,
     }
@@ -208,6 +209,8 @@ def evaluate_split(
             "related_story_ids": r.related_story_ids,
             "retrieved": [[s.work_item_id, s.score] for s in r.similarity_scores],
             "max_similarity": r.max_similarity,
+            "confidence": r.confidence,
+            "needs_review": r.needs_review,
             "tagging_failed": r.tagging_failed,
             "reasoning_excerpt": r.reasoning_excerpt,
         }

@@ -370,7 +370,8 @@
     state.decisions = {};
     for (const node of allStories()) {
       const tag = storyTag(node);
-      if (tag === "conflict") continue; // unresolved until the reviewer decides
+      // unresolved until the reviewer decides: conflicts and tags the tagging is unsure of
+      if (tag === "conflict" || (node.tag && node.tag.needs_review)) continue;
       state.decisions[node.item.item_id] = tag === "duplicate" ? "skip" : "accept";
     }
   }
@@ -490,11 +491,19 @@
           "p",
           { class: "reason" },
           "Tagged " + tag + (related ? " against " + related : "") + " (max similarity " +
-            Number(record.max_similarity || 0).toFixed(2) + "): ",
+            Number(record.max_similarity || 0).toFixed(2) +
+            (record.confidence != null ? ", confidence " + Math.round(record.confidence * 100) + "%" : "") +
+            "): ",
           record.reasoning_excerpt || "",
           record.tagging_failed ? " Tagging failed; tagged new by default." : ""
         )
       );
+      if (record.needs_review) {
+        const alt = record.model_tag ? " The model said " + record.model_tag + "." : "";
+        children.push(
+          h("p", { class: "warning needs-review" }, "⚠ Needs your decision: ", (record.review_reasons || []).join("; "), alt)
+        );
+      }
     }
     if (item.description) children.push(h("p", { class: "description" }, item.description));
     if (item.acceptance_criteria && item.acceptance_criteria.length) {
@@ -633,7 +642,8 @@
     const name = "decision-" + item.item_id;
     const current = state.decisions[item.item_id];
     const legendId = "legend-" + item.item_id;
-    const status = h("span", { class: "decision-state", id: "state-" + item.item_id }, current ? "" : "Unresolved conflict: choose how to resolve it.");
+    const unsure = tag === "conflict" ? "Unresolved conflict: choose how to resolve it." : "The tagging is unsure: choose an action.";
+    const status = h("span", { class: "decision-state", id: "state-" + item.item_id }, current ? "" : unsure);
     const fieldset = h(
       "fieldset",
       { class: "decision", "aria-describedby": "state-" + item.item_id },
@@ -668,18 +678,24 @@
   }
 
   function unresolved() {
-    return allStories().filter((n) => storyTag(n) === "conflict" && !state.decisions[n.item.item_id]);
+    return allStories().filter(
+      (n) => (storyTag(n) === "conflict" || (n.tag && n.tag.needs_review)) && !state.decisions[n.item.item_id]
+    );
   }
 
   function updateDecisionSummary() {
     const stories = allStories();
     const counts = {};
     for (const value of Object.values(state.decisions)) counts[value] = (counts[value] || 0) + 1;
-    const open = unresolved().length;
+    const pending = unresolved();
+    const open = pending.filter((n) => storyTag(n) === "conflict").length;
+    const unsure = pending.length - open;
     const parts = Object.entries(counts).map(([k, n]) => k.replace("_", " ") + " " + n);
     $("decision-summary").textContent =
       stories.length + " stories: " + (parts.join(", ") || "no decisions") +
-      (open ? ". " + open + " unresolved conflict" + (open === 1 ? "" : "s") + " (not written until resolved)." : ".");
+      (open ? ". " + open + " unresolved conflict" + (open === 1 ? "" : "s") + " (not written until resolved)" : "") +
+      (unsure ? ". " + unsure + " unsure tag" + (unsure === 1 ? "" : "s") + " to decide (not written until decided)" : "") +
+      ".";
     const fresh = state.previewed !== null && state.previewed === JSON.stringify(state.decisions);
     $("write-button").disabled = !fresh;
     if (state.previewed !== null && !fresh) {

@@ -7,6 +7,9 @@ reviewer's decisions, with no I/O. Rules:
   → patch the existing story the tagging names (append the new ACs, add the delta to the
   description, add tags); ``duplicate`` → skip; ``conflict`` → blocked until decided; a story
   without a tagging record → blocked (retag the run).
+- a story whose tagging ``needs_review`` (low confidence, a contradiction cue, an LLM answer the
+  scores contradict) is ``blocked`` and shown as ``needs_decision`` until the reviewer names a
+  decision for it (``accept`` included); a conflict needs one of the decisions below.
 - decisions per story id: ``skip``; ``keep_existing`` (write nothing); ``replace`` (patch the
   existing story with the generated title, description and ACs); ``both`` (create the story and
   link it to the existing one, ``System.LinkTypes.Related``). The last three need an existing
@@ -53,6 +56,7 @@ class PlannedItem:
     decision: str | None = None  # stories only
     existing_id: int | None = None  # the existing story patched, linked, kept or duplicated
     reason: str = ""
+    needs_decision: bool = False  # blocked until the reviewer picks an action
     criteria: list[str] = field(default_factory=list)  # what a patch appends
     # filled by a preview or a write
     status: str | None = None
@@ -104,6 +108,7 @@ class PlannedItem:
             "ado_id": self.ado_id,
             "criteria": self.criteria,
             "reason": self.reason,
+            "needs_decision": self.needs_decision,
             "error": self.error,
             "signature": self.signature,
         }
@@ -192,10 +197,15 @@ def _parent(
 
 
 def _story_action(
-    story: GeneratedItem, record: TaggingRecord | None, decision: str
+    story: GeneratedItem, record: TaggingRecord | None, decision: str, decided: bool = True
 ) -> tuple[Action, int | None, str]:
+    """``decided``: the reviewer named ``decision`` (not the default ``accept``)."""
     tag = record.decision_tag if record is not None else story.assigned_tag
     existing = related_id(story, record)
+    if record is not None and record.needs_review and not decided:
+        why = "; ".join(record.review_reasons) or "the tagging asks for a review"
+        options = "accept, skip" + (", keep_existing, replace or both" if existing else "")
+        return "blocked", existing, f"needs a decision ({tag}: {why}): pick {options}"
     if decision == "skip":
         return "skip", existing, "skipped by the reviewer"
     if decision == "keep_existing":
@@ -256,8 +266,9 @@ def build_plan(
             entry.tag = record.decision_tag if record is not None else item.assigned_tag
             entry.decision = chosen.get(item.item_id, "accept")
             entry.action, entry.existing_id, entry.reason = _story_action(
-                item, record, entry.decision
+                item, record, entry.decision, item.item_id in chosen
             )
+            entry.needs_decision = entry.action == "blocked" and record is not None
             if entry.action == "patch" and entry.existing_id is not None:
                 entry.criteria = (
                     [render.clean(c) for c in item.acceptance_criteria]

@@ -88,6 +88,9 @@ def host(azurite, ado, tmp_path_factory) -> Iterator[LocalHost]:
     mp = pytest.MonkeyPatch()
     mp.setenv("AzureWebJobsStorage", azurite.connection_string)
     mp.setenv("SYNTH_STORAGE_BACKEND", "azure")
+    # the page's flows need one story of each tag from tests/data/review_meeting.txt, written
+    # for the seed's rules; the pair model's tags are tested in tests/unit/test_tagging_pairs.py
+    mp.setenv("SYNTH_TAGGING_MODEL", "thresholds")
     for name, value in ado.env().items():
         mp.setenv(name, value)
     mp.chdir(tmp_path_factory.mktemp("cwd"))  # no local.settings.json leaks in

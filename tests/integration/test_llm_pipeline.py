@@ -247,3 +247,39 @@ def test_a_run_with_30_percent_failed_answers_still_ends(tmp_path):
                 svc.store, layout.generated_part(done.run_id, s.segment_id), GeneratedPart
             )
             assert (part.status == "skipped") == (s.segment_id in skipped)
+
+
+def test_a_tag_the_scores_contradict_is_overridden_and_needs_a_decision(llm, tmp_path):
+    """The model calls the battery story a duplicate of an unrelated story: the code holds the
+    answer against the similarities, tags it new, keeps the model's answer and blocks the write."""
+    from shared.writer.plan import build_plan
+
+    def unrelated_duplicate(answer: dict, request: Recorded) -> dict:
+        answer.update(decision_tag="duplicate", related_story_ids=[102], confidence=0.9)
+        return answer
+
+    svc, bus = pipeline(llm, tmp_path)
+    llm.script(
+        Reply.auto(mutate=unrelated_duplicate),
+        match=about("battery must last", "story", "TaggingAnswer"),
+    )
+    done = run(svc, bus)
+    tags = records(svc, done.run_id, "tagging_analysis.jsonl", TaggingRecord)
+    [battery] = [t for t in tags if t.model_tag is not None]
+    similarity = {s.work_item_id: s.score for s in battery.similarity_scores}
+    assert similarity[102] < battery.thresholds_applied["newBelow"]  # the premise of the check
+    assert (battery.decision_tag, battery.model_tag, battery.related_story_ids) == (
+        "new",
+        "duplicate",
+        [],
+    )
+    assert battery.needs_review and "overridden to new" in battery.review_reasons[0]
+    assert battery.confidence is not None and 0.0 <= battery.confidence <= 1.0
+    items = records(svc, done.run_id, "generated_backlog.jsonl", GeneratedItem)
+    plan = {p.item_id: p for p in build_plan(done.run_id, items, tags).items}
+    entry = plan[battery.story_id]
+    assert entry.action == "blocked" and entry.view()["needs_decision"]
+    decided = build_plan(done.run_id, items, tags, {battery.story_id: "accept"})
+    assert {p.item_id: p for p in decided.items}[battery.story_id].action == "create"
+    others = [t for t in tags if t.model_tag is None]
+    assert others and all(t.confidence is not None for t in others)

@@ -22,7 +22,11 @@ PROJECT = "rc"
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
-    settings = Settings(storage_backend="local", engine="offline", embedder="minilm")
+    # tests/data/review_meeting.txt holds one need per tag for the seed's rules (the profile the
+    # page tests use); the pair model's tags are tested in tests/unit/test_tagging_pairs.py
+    settings = Settings(
+        storage_backend="local", engine="offline", embedder="minilm", tagging_model="thresholds"
+    )
     embedder = MiniLMEmbedder()
     svc, bus = make_pipeline(
         LocalFolderStore(tmp_path_factory.mktemp("store")),

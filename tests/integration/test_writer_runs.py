@@ -94,21 +94,31 @@ def records(svc, run_id) -> list[TaggingRecord]:
 
 
 def conflict_decisions(svc, run_id) -> dict[str, str]:
-    conflicts = [r.story_id for r in records(svc, run_id) if r.decision_tag == "conflict"]
+    rows = records(svc, run_id)
+    conflicts = [r.story_id for r in rows if r.decision_tag == "conflict"]
     assert len(conflicts) >= 2, "the review meeting yields conflicts with the offline engine"
-    return {conflicts[0]: "both", conflicts[1]: "keep_existing"}
+    # the tags the tagging is unsure of need a decision too: the reviewer accepts them
+    unsure = {r.story_id: "accept" for r in rows if r.needs_review and r.decision_tag != "conflict"}
+    rest = {c: "skip" for c in conflicts[2:]}
+    return {**unsure, **rest, conflicts[0]: "both", conflicts[1]: "keep_existing"}
 
 
 def test_a_dry_run_of_a_pipeline_run_plans_it_and_writes_nothing(runs, fake, client):
     svc, run_id = runs["svc"], runs["design"]
     body = write_run(svc, run_id, client, dry_run=True)
     plan = {p["item_id"]: p for p in body["plan"]}
-    tags = {r.story_id: r.decision_tag for r in records(svc, run_id)}
+    rows = records(svc, run_id)
+    tags = {r.story_id: r.decision_tag for r in rows}
+    unsure = {r.story_id for r in rows if r.needs_review}
     assert body["checked_against_ado"] is True
-    assert body["counts"]["blocked"] == sum(1 for t in tags.values() if t == "conflict")
+    assert body["counts"]["blocked"] == sum(
+        1 for s, t in tags.items() if t == "conflict" or s in unsure
+    )
     for story_id, tag in tags.items():
         expected = {"new": "create", "extend": "patch", "gap": "patch", "conflict": "blocked"}
-        assert plan[story_id]["action"] == expected.get(tag, "skip"), story_id
+        action = "blocked" if story_id in unsure else expected.get(tag, "skip")
+        assert plan[story_id]["action"] == action, story_id
+        assert plan[story_id]["needs_decision"] == (action == "blocked"), story_id
     # every generated story hangs under a generated feature or an existing ADO parent
     stories = [p for p in body["plan"] if p["type"] == "User Story"]
     assert stories and all(p["parent_ref"] for p in stories)
@@ -127,7 +137,7 @@ def test_writing_a_pipeline_run_builds_the_tree_and_writing_again_creates_nothin
     assert body["counts"]["failed"] == body["counts"]["blocked"] == 0
     plan = write_run(svc, run_id, client, dry_run=True, decisions=decisions)["plan"]
     assert body["counts"]["created"] == sum(1 for p in plan if p["action"] == "create") >= 3
-    assert body["counts"]["modified"] == sum(1 for p in plan if p["action"] == "patch") >= 3
+    assert body["counts"]["modified"] == sum(1 for p in plan if p["action"] == "patch") >= 2
     for r in body["results"]:
         if r["status"] != "created":
             continue

@@ -9,7 +9,15 @@ from shared.agents import Candidate
 from shared.engine.offline import OfflineTagger
 from shared.engine.offline.contradiction import contradiction_cues, frequencies
 from shared.models import GeneratedItem, SourceQuote
-from shared.settings import THRESHOLD_PROFILES, PipelineConfig, Settings, ThresholdsConfig
+from shared.settings import (
+    THRESHOLD_PROFILES,
+    PipelineConfig,
+    Settings,
+    TaggingConfig,
+    ThresholdsConfig,
+)
+
+THRESHOLD_RULES = TaggingConfig(scorer="thresholds")  # the seed's rules, not the pair model
 
 
 def settings(**kw: object) -> Settings:
@@ -139,7 +147,7 @@ def test_reasons_do_not_count_for_antonyms() -> None:
 
 
 def test_an_open_point_is_filled_not_contradicted() -> None:
-    tagger = OfflineTagger(None, ThresholdsConfig())  # type: ignore[arg-type]
+    tagger = OfflineTagger(None, ThresholdsConfig(), THRESHOLD_RULES)  # type: ignore[arg-type]
     open_point = Candidate(
         13021,
         "Create an account",
@@ -162,9 +170,9 @@ def test_duplicate_max_novelty_comes_from_the_thresholds() -> None:
         "Download the game as a spreadsheet",
         "As a moderator, I want to download the transcript as a spreadsheet file.",
     )
-    strict = OfflineTagger(None, ThresholdsConfig(duplicateAtLeast=0.86))  # type: ignore[arg-type]
+    strict = OfflineTagger(None, ThresholdsConfig(duplicateAtLeast=0.86), THRESHOLD_RULES)  # type: ignore[arg-type]
     loose = OfflineTagger(  # type: ignore[arg-type]
-        None, ThresholdsConfig(duplicateAtLeast=0.86, duplicateMaxNovelty=1.0)
+        None, ThresholdsConfig(duplicateAtLeast=0.86, duplicateMaxNovelty=1.0), THRESHOLD_RULES
     )
     assert strict.tag(item, [existing]).decision.decision_tag == "extend"
     assert loose.tag(item, [existing]).decision.decision_tag == "duplicate"

@@ -13,7 +13,9 @@ from shared.engine.offline.contradiction import (
     quantities,
 )
 from shared.models import GeneratedItem, SourceQuote, story_text
-from shared.settings import ThresholdsConfig
+from shared.settings import TaggingConfig, ThresholdsConfig
+
+THRESHOLD_RULES = TaggingConfig(scorer="thresholds")  # the seed's rules, not the pair model
 
 
 def story(title: str, description: str, acs: list[str] | None = None) -> GeneratedItem:
@@ -54,7 +56,7 @@ KEYPAD_15 = (
 
 @pytest.fixture(scope="module")
 def tagger() -> OfflineTagger:
-    return OfflineTagger(None, ThresholdsConfig())  # type: ignore[arg-type]
+    return OfflineTagger(None, ThresholdsConfig(), THRESHOLD_RULES)  # type: ignore[arg-type]
 
 
 def decide(tagger: OfflineTagger, item: GeneratedItem, candidates: list[Candidate]):
@@ -211,7 +213,7 @@ def test_gap_when_the_candidate_leaves_a_placeholder(tagger: OfflineTagger) -> N
 
 
 def test_thresholds_come_from_config() -> None:
-    strict = OfflineTagger(None, ThresholdsConfig(newBelow=0.7))  # type: ignore[arg-type]
+    strict = OfflineTagger(None, ThresholdsConfig(newBelow=0.7), THRESHOLD_RULES)  # type: ignore[arg-type]
     d = strict.tag(KEYPAD, [candidate(1001, 0.67, "Make the most-used buttons bigger")]).decision
     assert d.decision_tag == "new"
 

@@ -11,6 +11,14 @@ higher-confidence tag wins; when the two are within ``AMBIGUITY_MARGIN`` the dec
 warning is logged (seed §6 "Ambiguous decision"). Otherwise the shared retry rule applies: once at
 temperature − 0.05, then ``TaggingFailed`` (the pipeline tags the story ``new`` with
 ``tagging_failed=true``). No candidates: ``new`` without a model call.
+
+The answer is then checked in code against the scores (seed §6 thresholds are rules, not advice):
+a ``duplicate`` or ``extend`` whose related stories all lie below ``newBelow`` is overridden to
+``new``; a ``new`` with a candidate at or above ``duplicateAtLeast`` keeps its tag but needs a
+review. With the pair model (``pipeline.tagging.scorer = pairs``) the record also carries the
+model's calibrated probability of the answer as ``confidence``, the scores' own best tag as the
+runner-up when it differs, and ``needs_review`` when that probability is below ``review_below``.
+The model's own answer is kept in ``model_tag`` whenever it was overridden.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import logging
 
 from shared import prompts
 from shared.agents import Candidate, TagDecision, TaggingFailed, TaggingResult
+from shared.embeddings import Embedder
 from shared.engine.llm.base import ask
 from shared.engine.llm.prompting import candidates_text, data_block
 from shared.engine.llm.schemas import TaggingAnswer
@@ -47,12 +56,19 @@ def story_block(story: GeneratedItem) -> str:
 class LLMTagger:
     engine = "llm"
 
-    def __init__(self, chat: ChatModel, cfg: PipelineConfig) -> None:
+    def __init__(
+        self, chat: ChatModel, cfg: PipelineConfig, embedder: Embedder | None = None
+    ) -> None:
         self.chat = chat
         self.cfg = cfg
         self.template = prompts.load("tagging")
         self.version = self.template.version
         self.model: str | None = chat.model
+        self.scorer = None
+        if embedder is not None and cfg.tagging.scorer == "pairs":
+            from shared.engine.offline.tagging import OfflineTagger
+
+            self.scorer = OfflineTagger(embedder, cfg.thresholds, cfg.tagging)
 
     def messages(self, story: GeneratedItem, candidates: list[Candidate]) -> list[dict[str, str]]:
         t = self.cfg.thresholds
@@ -124,8 +140,54 @@ class LLMTagger:
             what=f"tagging of {story.item_id}",
         )
         return TaggingResult(
-            decision=outcome.value,
+            decision=self.checked(story, candidates, outcome.value),
             usage=outcome.usage,
             model=outcome.model,
             attempts=outcome.attempts,
+        )
+
+    def checked(
+        self, story: GeneratedItem, candidates: list[Candidate], decision: TagDecision
+    ) -> TagDecision:
+        """The model's decision held against the scores (module docstring)."""
+        t = self.cfg.thresholds
+        by_id = {c.work_item_id: c for c in candidates}
+        top = max(c.similarity for c in candidates)
+        tag, related = decision.decision_tag, list(decision.related_story_ids)
+        reasons: list[str] = []
+        model_tag = None
+        best_related = max((by_id[i].similarity for i in related if i in by_id), default=0.0)
+        if tag in ("duplicate", "extend") and best_related < t.new_below:
+            reasons.append(
+                f"the model said {tag}, but its stories' similarity {best_related:.2f} is below "
+                f"newBelow {t.new_below:.2f}: overridden to new"
+            )
+            model_tag, tag, related = tag, "new", []
+        elif tag == "new" and top >= t.duplicate_at_least:
+            reasons.append(
+                f"the model said new, but a story is {top:.2f} similar "
+                f"(duplicateAtLeast {t.duplicate_at_least:.2f})"
+            )
+        confidence = runner_up = runner_score = None
+        if self.scorer is not None:
+            sc = self.scorer.scores(story, candidates)
+            confidence = round(sc.scores[tag], 4)
+            alternative = sc.tag if sc.tag != tag else sc.runner_up
+            runner_up, runner_score = alternative, round(sc.scores[alternative], 4)
+            if confidence < self.scorer.review_below:
+                reasons.append(
+                    f"the scores give {tag} {confidence:.2f} (below {self.scorer.review_below:.2f})"
+                    f" and {alternative} {runner_score:.2f}"
+                )
+        return decision.model_copy(
+            update={
+                "decision_tag": tag,
+                "related_story_ids": related,
+                "confidence": confidence,
+                "needs_review": bool(reasons),
+                "review_reasons": reasons,
+                "runner_up_tag": runner_up,
+                "runner_up_score": runner_score,
+                "model_tag": model_tag,
+            }
         )

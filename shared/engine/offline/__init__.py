@@ -2,7 +2,8 @@
 
 - ``OfflineSegmenter``: TextTiling-style topic shifts on MiniLM sentence embeddings, seed limits;
 - ``OfflineGenerator``: requirement-bearing sentences become stories that quote their source;
-- ``OfflineTagger``: seed thresholds plus deterministic contradiction cues and a duplicate check.
+- ``OfflineTagger``: a learned pair model over similarity, overlap and contradiction features
+  (or the seed's thresholds), with a calibrated confidence.
 
 Each module's docstring states its rules. All three are deterministic and thread-safe (no state is
 changed by a call), report ``Usage()`` zero and ``model=None``.
@@ -29,5 +30,5 @@ def build_offline_agents(embedder: Embedder, cfg: PipelineConfig) -> Agents:
     return Agents(
         segmenter=OfflineSegmenter(embedder, cfg.segmentation),
         generator=OfflineGenerator(embedder, cfg),
-        tagger=OfflineTagger(embedder, cfg.thresholds),
+        tagger=OfflineTagger(embedder, cfg.thresholds, cfg.tagging),
     )

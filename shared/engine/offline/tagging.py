@@ -1,8 +1,17 @@
-"""Offline tagging (seed §6): similarity thresholds plus deterministic contradiction cues.
+"""Offline tagging (seed §6): one tag per generated user story against the existing stories the
+supervisor retrieved (``Candidate.similarity`` is the cosine of the two story texts).
 
-Owns: one tag per generated user story against the existing stories the supervisor retrieved
-(``Candidate.similarity`` is the cosine of the two story texts). With ``s`` the highest similarity
-and ``T`` the configured thresholds, the first rule that holds wins:
+Two scorers (``pipeline.tagging.scorer``, ``SYNTH_TAGGING_MODEL``):
+
+``pairs`` (default, ``tag-offline-v2``): the learned pair model of ``pairs`` scores every
+candidate; the tag is the best-scoring relation, the deciding candidate comes first in
+``related_story_ids`` followed by the other candidates the model relates to the story. The record
+carries the calibrated ``confidence``, the runner-up tag and ``needs_review`` when the confidence is
+below ``review_below`` or a contradiction cue fired on a related candidate (``review_reasons`` says
+which). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible conflict*.
+
+``thresholds`` (``tag-offline-v1``, the seed's rules). With ``s`` the highest similarity and ``T``
+the configured thresholds, the first rule that holds wins:
 
 1. no candidates, or ``s < T.new_below``                        -> ``new`` (no related ids)
 2. a candidate with similarity >= ``T.conflict_at_least`` and a contradiction cue against the story
@@ -31,8 +40,11 @@ from shared.agents import Candidate, TagDecision, TaggingResult
 from shared.embeddings import Embedder
 from shared.engine.offline.contradiction import contradiction_cues, quantities
 from shared.engine.offline.language import content_words
+from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
 from shared.models import GeneratedItem, Tag, story_text
-from shared.settings import ThresholdsConfig
+from shared.settings import TaggingConfig, ThresholdsConfig
+
+POSSIBLE_CONFLICT = "possible conflict"
 
 _PLACEHOLDER = re.compile(
     r"\b(?:tbd|tbc|to be (?:decided|defined|determined|confirmed|clarified|agreed)"
@@ -49,20 +61,50 @@ _STORY_FRAME = re.compile(r"^as an? [^,]{1,40},\s*i (?:want|need|would like)(?: 
 
 
 class OfflineTagger:
-    version = "tag-offline-v1"
     engine = "offline"
     model: str | None = None
 
-    def __init__(self, embedder: Embedder, thresholds: ThresholdsConfig) -> None:
-        self.embedder = embedder  # unused: candidates arrive with their similarity
+    def __init__(
+        self,
+        embedder: Embedder,
+        thresholds: ThresholdsConfig,
+        tagging: TaggingConfig | None = None,
+        pair_model: PairModel | None = None,
+    ) -> None:
+        self.embedder = embedder
         self.t = thresholds
+        cfg = tagging or TaggingConfig()
+        self.scorer = cfg.scorer
+        self.pair_model: PairModel | None = None
+        if self.scorer == "pairs":
+            self.pair_model = pair_model or PairModel.load()
+        model_default = self.pair_model.review_below if self.pair_model else 0.0
+        self.review_below = cfg.review_below if cfg.review_below is not None else model_default
+        self.version = (
+            f"tag-offline-v2+{self.pair_model.version}" if self.pair_model else "tag-offline-v1"
+        )
 
     def tag(self, story: GeneratedItem, candidates: list[Candidate]) -> TaggingResult:
+        if self.pair_model is not None:
+            return TaggingResult(decision=self.decide_by_pairs(story, candidates), model=None)
         tag, related, reasoning = self._decide(story, candidates)
         decision = TagDecision(
             decision_tag=tag, related_story_ids=related, reasoning_excerpt=reasoning
         )
         return TaggingResult(decision=decision, model=None)
+
+    def scores(self, story: GeneratedItem, candidates: list[Candidate]) -> TagScores:
+        """The pair model's view of ``story`` (the LLM tagger checks its answers against it)."""
+        model = self.pair_model or PairModel.load()
+        return model.score(pair_features(story, candidates, self.embedder))
+
+    def decide_by_pairs(self, story: GeneratedItem, candidates: list[Candidate]) -> TagDecision:
+        if not candidates:
+            return TagDecision(
+                decision_tag="new", reasoning_excerpt="No existing stories were retrieved."
+            )
+        sc = self.scores(story, candidates)
+        return pair_decision(story, candidates, sc, self.review_below)
 
     def _decide(
         self, story: GeneratedItem, candidates: list[Candidate]
@@ -174,3 +216,68 @@ def _novel_words(story: GeneratedItem, c: Candidate) -> tuple[list[str], int]:
     theirs = set(content_words(_text(c)))
     novel = sorted(mine - theirs)
     return novel, len(mine)
+
+
+def related_by_model(candidates: list[Candidate], sc: TagScores) -> list[int]:
+    """The deciding candidate first, then the others the model relates to the story (p(related)
+    at least one half), most similar first; none for ``new``."""
+    if sc.tag == "new" or sc.candidate is None:
+        return []
+    first = candidates[sc.candidate].work_item_id
+    others = [
+        c.work_item_id
+        for k, c in sorted(enumerate(candidates), key=lambda kc: -kc[1].similarity)
+        if k != sc.candidate and sc.p_related[k] >= 0.5
+    ]
+    return [first, *others]
+
+
+def fired_cues(story: GeneratedItem, c: Candidate) -> list[str]:
+    mine = story_text(story.title, story.description, story.acceptance_criteria)
+    theirs = _requirements(c)
+    out: list[str] = []
+    for detector in CUE_DETECTORS.values():
+        out += detector(mine, theirs)
+    return out
+
+
+def pair_decision(
+    story: GeneratedItem, candidates: list[Candidate], sc: TagScores, review_below: float
+) -> TagDecision:
+    """The tag, related ids, reasoning and review flags from the pair model's scores."""
+    related = related_by_model(candidates, sc)
+    by_id = {c.work_item_id: c for c in candidates}
+    reasons: list[str] = []
+    if sc.confidence < review_below:
+        reasons.append(f"confidence {sc.confidence:.2f} is below {review_below:.2f}")
+    cue_text = ""
+    for i in related:
+        cues = fired_cues(story, by_id[i])
+        if cues:
+            cue_text = f"#{i}: {cues[0]}"
+            if sc.tag in ("extend", "gap") and i == related[0]:
+                reasons.append(f"{POSSIBLE_CONFLICT} with {cue_text}")
+            else:
+                reasons.append(f"contradiction cue on {cue_text}")
+            break
+    top = max(candidates, key=lambda c: c.similarity)
+    if sc.tag == "new":
+        head = (
+            f"new ({sc.confidence:.0%}): max similarity {top.similarity:.2f} to #{top.work_item_id}"
+        )
+    else:
+        c = by_id[related[0]]
+        head = f"{sc.tag} of #{c.work_item_id} ({sc.confidence:.0%}): similarity {c.similarity:.2f}"
+    reasoning = f"{head}; runner-up {sc.runner_up} ({sc.runner_up_score:.0%})."
+    if cue_text and sc.tag != "new":
+        reasoning += f" Cue {cue_text}."
+    return TagDecision(
+        decision_tag=sc.tag,
+        related_story_ids=related,
+        reasoning_excerpt=reasoning,
+        confidence=round(sc.confidence, 4),
+        needs_review=bool(reasons),
+        review_reasons=reasons,
+        runner_up_tag=sc.runner_up,
+        runner_up_score=round(sc.runner_up_score, 4),
+    )

@@ -207,8 +207,26 @@ def wait_completed(page: Any) -> None:
     page.locator("#tree article.story").first.wait_for()
 
 
+@pytest.fixture(scope="module")
+def meeting_copy(tmp_path_factory) -> Path:
+    """The meeting under another file name: a run of its own (the run id hashes the blob path),
+    so the upload test still watches a fresh run after a test that ran alone made this one."""
+    path = tmp_path_factory.mktemp("meeting") / "review_meeting_again.txt"
+    path.write_bytes(MEETING.read_bytes())
+    return path
+
+
+def ensure_run(session: Session, state: dict[str, Any], meeting: Path) -> None:
+    """The main flow's run, made here when no earlier test made it (a test run alone)."""
+    if "run_id" not in state:
+        session.open()
+        state["run_id"] = upload(session.page, meeting)
+        wait_completed(session.page)
+
+
 # ------------------------------------------------------------------------------------------------
-# the main flow (ordered: each test continues where the previous one stopped)
+# the main flow (ordered: each test continues where the previous one stopped; run
+# alone, a test makes what the earlier ones would have left: ensure_run, previewed, written_once)
 
 
 def test_page_needs_the_key_and_sends_a_strict_policy(host):
@@ -269,8 +287,11 @@ def test_upload_follows_the_run_and_shows_the_tree(session, state):
     assert session.problems == []
 
 
-def test_story_quotes_and_diff_against_the_existing_story(session, state):
+def test_story_quotes_and_diff_against_the_existing_story(session, state, meeting_copy):
     page = session.page
+    ensure_run(session, state, meeting_copy)
+    session.open(f"#run={state['run_id']}")  # the run as loaded, whatever ran before
+    wait_completed(page)
     conflict = story(page, "conflict", COST)
     conflict.locator("details.source summary").click()
     marks = conflict.locator("details.source mark").all_inner_texts()
@@ -296,8 +317,9 @@ def test_story_quotes_and_diff_against_the_existing_story(session, state):
     assert session.problems == []
 
 
-def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado):
+def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado, meeting_copy):
     page = session.page
+    ensure_run(session, state, meeting_copy)
     # a fresh page, then nothing but the keyboard
     session.open()
     open_button = f"button.open-run[data-run-id='{state['run_id']}']"
@@ -358,8 +380,49 @@ def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado):
     assert session.problems == []
 
 
-def test_write_shows_the_results(session, state, ado):
+@pytest.fixture
+def previewed(session, state, meeting_copy) -> None:
+    """The page shows a preview with the cost conflict replaced and the other one unresolved:
+    what the keyboard test leaves behind, made here (with the mouse) when it is not there."""
     page = session.page
+    if "blocked_id" in state and page.locator("#write-button").is_enabled():
+        return
+    ensure_run(session, state, meeting_copy)
+    session.open(f"#run={state['run_id']}")
+    wait_completed(page)
+    conflict = story(page, "conflict", COST)
+    story_id = conflict.get_attribute("data-story-id")
+    page.check(f"#decision-{story_id}-replace")
+    page.click("#dry-run")
+    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    other = (
+        page.locator("article.story[data-tag='conflict']")
+        .filter(has_not=page.locator(".story-title", has_text=COST))
+        .first
+    )
+    state["conflict_id"] = story_id
+    state["blocked_id"] = other.get_attribute("data-story-id")
+
+
+@pytest.fixture
+def written_once(session, state, ado, previewed) -> None:
+    """The first write of the main flow, made here (on the sample project) when
+    test_write_shows_the_results did not just make it."""
+    if "creates_after_first" in state:
+        return
+    ado.reset()
+    ado.seed_sample()
+    page = session.page
+    page.click("#write-button")
+    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    state["creates_after_first"] = ado.count(route="create")
+    state["updates_after_first"] = ado.count(route="update")
+
+
+def test_write_shows_the_results(session, state, ado, previewed):
+    page = session.page
+    ado.reset()  # the sample project as loaded, whatever an earlier test wrote
+    ado.seed_sample()
     creates_before = ado.count(route="create", status=200)
     tab_to(page, "#write-button")
     page.keyboard.press("Enter")
@@ -386,7 +449,7 @@ def test_write_shows_the_results(session, state, ado):
     assert session.problems == []
 
 
-def test_a_second_write_creates_nothing(session, state, ado):
+def test_a_second_write_creates_nothing(session, state, ado, written_once):
     page = session.page
     # the same decisions again: preview, then write; every item is found by its signature
     page.click("#dry-run")

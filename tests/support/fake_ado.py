@@ -536,6 +536,15 @@ class FakeAdo:
                 ids.append(wid)
         return ids
 
+    def reset(self) -> None:
+        """Back to an empty project (items, request log and faults), so a test can start from a
+        known state whatever ran before it."""
+        with self._lock:
+            self.items.clear()
+            self.log.clear()
+            self._faults.clear()
+            self._rejections.clear()
+
     def seed_sample(self) -> list[int]:
         return self.add_items(sample_items())
 

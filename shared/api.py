@@ -251,7 +251,7 @@ def get_review(svc: Services, run_id: str) -> ApiResponse:
 # ------------------------------------------------------------------------------------------------
 # ADO write and retag (request and response shapes: shared/writer/__init__.py)
 
-WRITE_BODY_KEYS = ("dry_run", "decisions")
+WRITE_BODY_KEYS = ("dry_run", "decisions", "allow_empty_backlog")
 
 
 def _write_body(raw: bytes | None) -> dict[str, Any] | ApiResponse:
@@ -268,6 +268,8 @@ def _write_body(raw: bytes | None) -> dict[str, Any] | ApiResponse:
         return error_response(400, f"unknown keys {unknown}; expected {list(WRITE_BODY_KEYS)}")
     if not isinstance(body.get("dry_run", True), bool):
         return error_response(400, "dry_run must be true or false")
+    if not isinstance(body.get("allow_empty_backlog", False), bool):
+        return error_response(400, "allow_empty_backlog must be true or false")
     if body.get("decisions") is not None and not isinstance(body["decisions"], dict):
         return error_response(400, "decisions must be an object {story_id: decision}")
     return body
@@ -280,7 +282,7 @@ def write_run(
     from shared.ado.client import AdoClient
     from shared.ado.errors import AdoNotConfigured
     from shared.writer.plan import InvalidDecisions
-    from shared.writer.runs import RunNotWritable, WriteInProgress
+    from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
     from shared.writer.runs import write_run as write
 
     run = _load(svc, run_id)
@@ -299,8 +301,18 @@ def write_run(
                 return error_response(503, f"Azure DevOps is not configured: {err}")
     try:
         return json_response(
-            200, write(svc, run_id, client, decisions=body.get("decisions"), dry_run=dry_run)
+            200,
+            write(
+                svc,
+                run_id,
+                client,
+                decisions=body.get("decisions"),
+                dry_run=dry_run,
+                allow_empty_backlog=body.get("allow_empty_backlog", False),
+            ),
         )
+    except EmptyBacklogRefused as err:
+        return json_response(409, {"error": str(err), "code": "empty_index"})
     except InvalidDecisions as err:
         return error_response(400, str(err), problems=err.problems)
     except RunNotWritable as err:

@@ -174,7 +174,7 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     from shared.pipeline.runs import UnknownRun
     from shared.writer.plan import InvalidDecisions
     from shared.writer.report import render_write
-    from shared.writer.runs import RunNotWritable, WriteInProgress, write_run
+    from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress, write_run
 
     check_run_id(args.run_id)
     decisions = None
@@ -194,14 +194,21 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
         print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
     svc, _ = _services(settings)
     try:
-        body = write_run(svc, args.run_id, client, decisions=decisions, dry_run=args.dry_run)
+        body = write_run(
+            svc,
+            args.run_id,
+            client,
+            decisions=decisions,
+            dry_run=args.dry_run,
+            allow_empty_backlog=args.allow_empty_backlog,
+        )
     except UnknownRun:
         print(f"error: run {args.run_id} not found", file=sys.stderr)
         return 1
     except InvalidDecisions as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except (RunNotWritable, WriteInProgress) as err:
+    except (RunNotWritable, WriteInProgress, EmptyBacklogRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     finally:
@@ -291,6 +298,11 @@ def parser() -> argparse.ArgumentParser:
         help='JSON {story_id: "accept"|"skip"|"keep_existing"|"replace"|"both"}',
     )
     wr.add_argument("--json", action="store_true", help="print the JSON body instead of a table")
+    wr.add_argument(
+        "--allow-empty-backlog",
+        action="store_true",
+        help="write even though the run's project had no indexed backlog (all stories new)",
+    )
     wr.set_defaults(func=cmd_write)
 
     rt = sub.add_parser("retag", help="tag a completed run's stories again (current index)")

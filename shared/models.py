@@ -311,6 +311,13 @@ class TagPart(Record):
     usage: Usage = Field(default_factory=Usage)
 
 
+class RunWarning(Record):
+    """Something about a run the reviewer must know before trusting or writing it."""
+
+    code: Literal["empty_index", "no_architecture_docs"]
+    message: str
+
+
 class RunStatus(Record):
     """runs/{run_id}/run.json. Changed only at phase transitions, each guarded by an ETag."""
 
@@ -336,6 +343,8 @@ class RunStatus(Record):
     # the hygiene gate (details in hygiene.json): secrets redacted, instruction-like spans flagged
     redacted_secrets: int = 0
     instruction_annotations: int = 0
+    # set when the run starts segmenting: an empty project index (every story would be new)
+    warnings: list[RunWarning] = Field(default_factory=list)
 
 
 class Coverage(Record):
@@ -369,6 +378,7 @@ class Summary(Record):
     # tagged again against the index as it was then; parts/retag/ keeps what each retag replaced
     retagged_at: datetime | None = None
     retag_count: int = 0
+    warnings: list[RunWarning] = Field(default_factory=list)  # as in run.json
 
 
 # --------------------------------------------------------------------------------------------------

@@ -145,6 +145,7 @@ def build_summary(
         usage=usage,
         cost_estimate_usd=round(cost, 6),
         coverage=coverage(stories, requirement_statements(svc, segments, parts)),
+        warnings=list(run.warnings),
     )
 
 

@@ -17,11 +17,13 @@ from shared.models import (
     ErrorRecord,
     GenerateMessage,
     RunStatus,
+    RunWarning,
     Segment,
     SegmentMessage,
     inline_copy,
 )
 from shared.pipeline.runs import abort_run, load_run, send_once, update_run
+from shared.retrieval import ADO_FILTER, ARCHITECTURE_FILTER
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
 from shared.tokens import count_tokens
@@ -86,6 +88,7 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
     if segments is None:
         if not _index_fits_embedder(svc, run):
             return  # aborted: the index was loaded with another embedder
+        _record_index_warnings(svc, run)
         segments = _segment(svc, run)
         if segments is None:
             return  # aborted
@@ -112,6 +115,53 @@ def handle_segment(svc: Services, msg: SegmentMessage) -> None:
             for s in segments
         ],
     )
+
+
+def index_warnings(svc: Services, project: str) -> list[RunWarning]:
+    """What the project's index lacks: any backlog item (every story would be tagged new, and a
+    write would create them all), any architecture document (no constraint is checked)."""
+    dim = int(svc.embedder.dimension)
+    probe = [1.0 / dim**0.5] * dim  # any vector: the filter decides whether something is there
+    out = []
+    if not svc.index.query(project, probe, 1, ADO_FILTER):
+        out.append(
+            RunWarning(
+                code="empty_index",
+                message=(
+                    f"project '{project}' has no indexed backlog: every story is tagged new and "
+                    "a write would create them all. Load the backlog (python -m loaders.ado_loader "
+                    f"--project {project}) or check the project folder of the upload "
+                    "(transcripts/{project}/...), then retag the run."
+                ),
+            )
+        )
+    if not svc.index.query(project, probe, 1, ARCHITECTURE_FILTER):
+        out.append(
+            RunWarning(
+                code="no_architecture_docs",
+                message=(
+                    f"project '{project}' has no architecture documents in the index: no story "
+                    "was checked against architecture constraints."
+                ),
+            )
+        )
+    return out
+
+
+def _record_index_warnings(svc: Services, run: RunStatus) -> None:
+    found = index_warnings(svc, run.project)
+    if found == run.warnings:
+        return
+
+    def put(r: RunStatus) -> RunStatus | None:
+        if r.warnings == found:
+            return None
+        r.warnings = found
+        return r
+
+    update_run(svc, run.run_id, put)
+    for w in found:
+        log.warning("run %s: %s", run.run_id, w.message)
 
 
 def _index_fits_embedder(svc: Services, run: RunStatus) -> bool:

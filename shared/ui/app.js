@@ -291,6 +291,12 @@
     if (run.error_count) text += " Errors: " + run.error_count + ".";
     if (run.status === "failed" && run.failure_reason) text += " Reason: " + run.failure_reason;
     say("run-status", text, run.status === "failed" ? "error" : READY.has(run.status) ? "ok" : "info");
+    // what the reviewer must know before trusting or writing the run (text only)
+    const warnings = run.warnings || [];
+    const banner = $("run-warnings");
+    banner.replaceChildren(...warnings.map((w) => h("p", { class: "warning", "data-code": w.code }, "⚠ ", w.message)));
+    banner.hidden = warnings.length === 0;
+    $("allow-empty").hidden = !warnings.some((w) => w.code === "empty_index");
     const progress = $("run-progress");
     const total = (run.segment_count || 0) + (run.story_count || 0);
     const done = (run.completed_segments || 0) + (run.tagged_stories || 0);
@@ -717,7 +723,11 @@
     const res = await api("runs/" + encodeURIComponent(runId) + "/write", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ dry_run: dryRun, decisions: decisions }),
+      body: JSON.stringify({
+        dry_run: dryRun,
+        decisions: decisions,
+        allow_empty_backlog: $("allow-empty-backlog").checked,
+      }),
     });
     $("dry-run").disabled = false;
     if (runId !== state.runId) return;

@@ -17,8 +17,12 @@ HTTP (function auth level; a malformed run id → 400, an unknown run → 404, e
 ``{"error": "..."}``):
 
 ``POST /api/runs/{run_id}/write`` with the body ``{"dry_run": true|false, "decisions": {story_id:
-"accept"|"skip"|"keep_existing"|"replace"|"both"}}`` (both keys optional; ``dry_run`` defaults to
-**true**, so writing needs ``"dry_run": false``; other keys → 400).
+"accept"|"skip"|"keep_existing"|"replace"|"both"}, "allow_empty_backlog": false}`` (all keys
+optional; ``dry_run`` defaults to **true**, so writing needs ``"dry_run": false``; other keys →
+400). A run whose project had no indexed backlog (``warnings`` of run.json holds
+``empty_index``) is refused with 409 ``{"error", "code": "empty_index"}`` when its write would
+create anything, unless ``"allow_empty_backlog": true``; the dry run lists the run's
+``warnings``.
 
 - dry run → 200::
 

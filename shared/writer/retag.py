@@ -20,6 +20,7 @@ from typing import Any
 
 from shared import layout
 from shared.models import TAGS, Summary, TaggingRecord, Usage
+from shared.pipeline.segment import index_warnings
 from shared.pipeline.tag import tag_story
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model, read_model
@@ -96,6 +97,13 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
             svc.store.put(layout.run_file(run_id, "generated_backlog.jsonl"), dump_jsonl(new_items))
         now = svc.clock()
         distribution = _distribution(new_records)
+        # the index as it is now: a backlog loaded since the run lifts its empty_index warning
+        warnings = index_warnings(svc, run.project)
+        if warnings != run.warnings:
+            svc.store.put(
+                layout.run_json(run_id),
+                dump_model(run.model_copy(update={"warnings": warnings, "updated_at": now})),
+            )
         if summary is not None:
             summary = summary.model_copy(
                 update={
@@ -103,6 +111,7 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
                     "tagging_failed": sum(1 for r in new_records if r.tagging_failed),
                     "retagged_at": now,
                     "retag_count": summary.retag_count + 1,
+                    "warnings": warnings,
                 }
             )
             svc.store.put(summary_path, dump_model(summary))
@@ -118,5 +127,6 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
         "previous_tag_distribution": _distribution(records),
         "changes": changes,
         "snapshot": snapshot,
+        "warnings": [w.model_dump() for w in warnings],
         "usage": usage.model_dump(),
     }

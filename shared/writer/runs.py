@@ -40,6 +40,11 @@ class RunNotWritable(RuntimeError):
     """The run has not completed (or failed): there is nothing reviewed to write."""
 
 
+class EmptyBacklogRefused(RuntimeError):
+    """The run's project had no indexed backlog: every story was tagged new, and creating them
+    all is refused unless the request allows it."""
+
+
 class WriteInProgress(RuntimeError):
     """Another write or retag holds the lease."""
 
@@ -135,15 +140,19 @@ def write_run(
     *,
     decisions: Mapping[str, Any] | None = None,
     dry_run: bool = False,
+    allow_empty_backlog: bool = False,
     sleep: Callable[[float], None] = time.sleep,
 ) -> dict[str, Any]:
     """Plan (``dry_run``) or write a completed run; the response body of POST .../write.
 
     ``client`` (an AdoClient) may be None for a dry run: the plan is then not checked against ADO.
-    Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; ValueError when a write
-    has no client.
+    Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; EmptyBacklogRefused
+    when the run's project had no indexed backlog and the plan creates something (unless
+    ``allow_empty_backlog``); ValueError when a write has no client.
     """
     plan = plan_run(svc, run_id, decisions)
+    run = load_run(svc, run_id)
+    empty = next((w for w in run.warnings if w.code == "empty_index"), None)
     if dry_run:
         stopped = preview(plan, client) if client is not None else None
         body: dict[str, Any] = {
@@ -152,10 +161,17 @@ def write_run(
             "checked_against_ado": client is not None and stopped is None,
             "plan": plan.view(),
             "counts": plan.counts(),
+            "warnings": [w.model_dump() for w in run.warnings],
         }
         if stopped:
             body["ado_error"] = stopped
         return body
+    if empty is not None and not allow_empty_backlog and plan.counts()["create"]:
+        raise EmptyBacklogRefused(
+            f"{empty.message} Writing would create {plan.counts()['create']} items without "
+            'comparing them with any backlog: send "allow_empty_backlog": true (CLI: '
+            "--allow-empty-backlog) to write anyway."
+        )
     if client is None:
         raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
     write_id = ""  # set under the leases

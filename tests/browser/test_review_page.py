@@ -497,3 +497,37 @@ def test_hostile_model_text_renders_as_text(browser, host):
         assert s.problems == []
     finally:
         s.context.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# a project with nothing indexed (a misspelt project folder)
+
+
+def test_an_empty_project_index_is_a_banner_and_the_write_needs_consent(browser, host, ado):
+    s = Session(browser, host)
+    try:
+        page = s.page
+        s.open()
+        upload(page, MEETING, project="no-such-project")
+        wait_completed(page)
+        banner = page.locator("#run-warnings")
+        assert banner.is_visible() and banner.get_attribute("role") == "alert"
+        empty = banner.locator("[data-code='empty_index']")
+        assert "'no-such-project' has no indexed backlog" in empty.inner_text()
+        assert page.locator("#allow-empty").is_visible()
+        shot(page.locator("#run"), "review-empty-index.png")
+        # every story is new: the write is refused until the box is ticked
+        creates_before = ado.count(route="create", status=200)
+        page.click("#dry-run")
+        page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+        page.click("#write-button")
+        page.locator("#write-status").filter(has_text="no indexed backlog").wait_for()
+        assert ado.count(route="create", status=200) == creates_before
+        page.check("#allow-empty-backlog")
+        page.click("#dry-run")
+        page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+        page.click("#write-button")
+        page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+        assert [p for p in s.problems if "409" not in p] == []  # the refusal is the only error
+    finally:
+        s.context.close()

@@ -125,3 +125,25 @@ class Backlog:
                 )
             )
         return item_id
+
+
+def lone_story(
+    title: str, description: str, acs: list[str] | None = None, item_id: str = "st-1"
+) -> GeneratedItem:
+    """One generated user story outside any run tree (for the taggers' tests)."""
+    return GeneratedItem(
+        run_id="run-1",
+        segment_id="seg-0",
+        segment_order=0,
+        type="User Story",
+        item_id=item_id,
+        story_id=item_id,
+        title=title,
+        description=description,
+        acceptance_criteria=acs or [],
+        source_doc="notes.md",
+        source_doc_segment="0-10",
+        source_quotes=[SourceQuote(text="quote", start=0, end=5)],
+        generation_agent_version="gen-offline-v2",
+        engine="offline",
+    )

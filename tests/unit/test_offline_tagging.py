@@ -12,29 +12,14 @@ from shared.engine.offline.contradiction import (
     limit_violations,
     quantities,
 )
-from shared.models import GeneratedItem, SourceQuote, story_text
+from shared.models import GeneratedItem, story_text
 from shared.settings import TaggingConfig, ThresholdsConfig
+from tests.support.backlog_items import lone_story
 
 THRESHOLD_RULES = TaggingConfig(scorer="thresholds")  # the seed's rules, not the pair model
 
 
-def story(title: str, description: str, acs: list[str] | None = None) -> GeneratedItem:
-    return GeneratedItem(
-        run_id="run-1",
-        segment_id="seg-0",
-        segment_order=0,
-        type="User Story",
-        item_id="st-1",
-        story_id="st-1",
-        title=title,
-        description=description,
-        acceptance_criteria=acs or [],
-        source_doc="notes.md",
-        source_doc_segment="0-10",
-        source_quotes=[SourceQuote(text="quote", start=0, end=5)],
-        generation_agent_version="gen-offline-v1",
-        engine="offline",
-    )
+story = lone_story
 
 
 def candidate(wid: int, sim: float, title: str, description: str = "", acs=None) -> Candidate:

@@ -19,30 +19,15 @@ from shared.engine.offline.pairs import (
     scores_from,
 )
 from shared.engine.offline.tagging import OfflineTagger
-from shared.models import GeneratedItem, SourceQuote, TaggingRecord
+from shared.models import TaggingRecord
 from shared.settings import Settings, TaggingConfig
 from shared.writer.plan import build_plan
+from tests.support.backlog_items import lone_story
 
 THRESHOLD_RULES = TaggingConfig(scorer="thresholds")
 
 
-def story(title: str, description: str, acs: list[str] | None = None) -> GeneratedItem:
-    return GeneratedItem(
-        run_id="run-1",
-        segment_id="seg-0",
-        segment_order=0,
-        type="User Story",
-        item_id="st-1",
-        story_id="st-1",
-        title=title,
-        description=description,
-        acceptance_criteria=acs or [],
-        source_doc="notes.md",
-        source_doc_segment="0-10",
-        source_quotes=[SourceQuote(text="quote", start=0, end=5)],
-        generation_agent_version="gen-offline-v2",
-        engine="offline",
-    )
+story = lone_story
 
 
 @pytest.fixture(scope="module")

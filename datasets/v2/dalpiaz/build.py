@@ -18,9 +18,6 @@ checked against it offline.
 
 from __future__ import annotations
 
-import argparse
-import json
-import re
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,74 +25,22 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # datasets/: buildlib
+from buildlib import (  # noqa: E402
+    KINDS,
+    TAGS,
+    group_number,
+    jsonl,
+    read_dalpiaz,
+    ref_id,
+    title_of,
+    write_or_check,
+)
+
 HERE = Path(__file__).resolve().parent
 RAW_DIR = HERE / "raw"
 SOURCE = "dalpiaz"
-TAGS = ("new", "extend", "gap", "conflict", "duplicate")
-KINDS = {
-    "duplicate": {"paraphrase-close", "paraphrase-far"},
-    "extend": {"extend"},
-    "gap": {"gap"},
-    "conflict": {
-        "quantity",
-        "unit",
-        "negation",
-        "modal",
-        "antonym",
-        "frequency",
-        "exclusivity",
-    },
-    "new": {"hard-negative", "unrelated"},
-}
-_PREFIX = re.compile(r"^#(G\d+)#\s*")
-_MEANS = re.compile(
-    r"^as (?:an?|the)?\s*[^,]+?,?\s*i(?: want| need| would like| would|'m| am)?(?: to)?\s+"
-    r"(?:be able to\s+|must\s+)?(?P<means>.+?)(?:[,.]?\s*so that\b.*)?$",
-    re.IGNORECASE | re.DOTALL,
-)
 BASE_DATE = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-
-
-def clean(text: str) -> str:
-    text = text.replace("\\'", "'").replace('\\"', '"')
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def title_of(story: str) -> str:
-    """The story's "I want ..." clause, capitalized, at most 80 characters (as datasets/v1)."""
-    m = _MEANS.match(story)
-    means = (m.group("means") if m else story).strip().rstrip(".!,; ")
-    means = means[0].upper() + means[1:] if means else story
-    if len(means) > 80:
-        means = means[:77].rsplit(" ", 1)[0].rstrip(",;") + "..."
-    return means
-
-
-def group_number(group: str) -> int:
-    return int(group.lstrip("G"))
-
-
-def ref_id(ref: str) -> int:
-    group, line = ref.split(":")
-    return group_number(group) * 1000 + int(line)
-
-
-def read_backlog(group: str, file: str) -> dict[int, str]:
-    """Line number -> cleaned story text, empty lines and exact repeats left out."""
-    stories: dict[int, str] = {}
-    seen: set[str] = set()
-    for n, raw in enumerate((RAW_DIR / file).read_text(encoding="utf-8").splitlines(), 1):
-        m = _PREFIX.match(raw)
-        if not m:
-            continue
-        if m.group(1) != group:
-            raise ValueError(f"{file}:{n} belongs to {m.group(1)}, expected {group}")
-        text = clean(raw[m.end() :])
-        if not text or text.lower() in seen:
-            continue
-        seen.add(text.lower())
-        stories[n] = text
-    return stories
 
 
 def stamp(when: datetime) -> str:
@@ -126,7 +71,7 @@ def build() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 "url": None,
             }
         )
-        for line, text in read_backlog(group, b["file"]).items():
+        for line, text in read_dalpiaz(RAW_DIR / b["file"], group).items():
             wid = epic_id + line
             backlog.append(
                 {
@@ -188,10 +133,6 @@ def build() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return backlog, cases
 
 
-def jsonl(rows: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-
-
 def outputs() -> dict[Path, str]:
     backlog, cases = build()
     return {
@@ -201,21 +142,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a difference")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in outputs().items():
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-            continue
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.name} ({text.count(chr(10))} lines)")
-    if stale:
-        print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(outputs(), HERE, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,8 @@ function of the two sources (stdlib + PyYAML), so the committed JSONL can be che
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
-import json
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,18 +25,13 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # datasets/: buildlib
+from buildlib import KINDS, TAGS, jsonl, write_or_check  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 RAW = HERE / "raw" / "cFE_FunctionalRequirements.csv"
 SOURCE = HERE / "source.yaml"
 SLUG = "nasa-cfe"
-TAGS = ("new", "extend", "gap", "conflict", "duplicate")
-KINDS = {
-    "duplicate": {"paraphrase-close", "paraphrase-far"},
-    "extend": {"extend"},
-    "gap": {"gap"},
-    "conflict": {"quantity", "unit", "negation", "modal", "antonym", "frequency", "exclusivity"},
-    "new": {"hard-negative", "unrelated"},
-}
 BASE_DATE = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 ID_COLUMN = "Custom field (Requirement ID)"
 
@@ -153,10 +146,6 @@ def build() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return backlog, cases
 
 
-def jsonl(rows: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-
-
 def outputs() -> dict[Path, str]:
     backlog, cases = build()
     return {
@@ -166,21 +155,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a difference")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in outputs().items():
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-            continue
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.name} ({text.count(chr(10))} lines)")
-    if stale:
-        print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(outputs(), HERE, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

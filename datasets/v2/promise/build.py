@@ -16,8 +16,6 @@ difference. The output is a pure function of the two sources (stdlib + PyYAML on
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import sys
 from datetime import UTC, datetime, timedelta
@@ -26,19 +24,15 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # datasets/: buildlib
+from buildlib import KINDS, jsonl, write_or_check  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 RAW = HERE / "raw" / "PROMISE_exp.csv"
 SOURCE = HERE / "source.yaml"
 SLUG = "promise"
 BASE_DATE = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 CLASSES = {"F", "A", "FT", "L", "LF", "MN", "O", "PE", "PO", "SC", "SE", "US"}
-KINDS = {
-    "duplicate": {"paraphrase-close", "paraphrase-far"},
-    "extend": {"extend"},
-    "gap": {"gap"},
-    "conflict": {"quantity", "unit", "negation", "modal", "antonym", "frequency", "exclusivity"},
-    "new": {"hard-negative", "unrelated"},
-}
 _LINE = re.compile(r"^(?P<project>\d+),'(?P<text>.*)',(?P<cls>[A-Z]+)$")
 _CP1252 = re.compile(r"\\(9[0-9a-fA-F])")
 
@@ -167,10 +161,6 @@ def build() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return backlog, cases
 
 
-def jsonl(rows: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-
-
 def outputs() -> dict[Path, str]:
     backlog, cases = build()
     return {
@@ -180,21 +170,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a difference")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in outputs().items():
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-            continue
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path.name} ({text.count(chr(10))} lines)")
-    if stale:
-        print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(outputs(), HERE, __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,14 @@
           "open_questions": [{question, quote?: {..., segment_start, segment_end}}],
           "compare_with": work_item_id | null,   # the existing story the tag was decided against
           "generated_acs": [{text, added}],      # added: not among the existing story's ACs
-          "existing_acs": [{text, kept}]}},      # kept: also among the generated story's ACs
+          "existing_acs": [{text, kept}],        # kept: also among the generated story's ACs
+          "hygiene": [Flag]}},                   # flags inside this story's quotes
+      Flag: {"type": "secret"|"instruction", "kinds": [rule kinds], "line", "start", "end",
+             "text": the instruction-like span | null (a secret's value is never shown)}
       "existing": {"<work_item_id>": {work_item_id, work_item_type, title, description,
                     acceptance_criteria, state, tags, parent_id, url, found}},
+      "hygiene": {"flags": [Flag], "outside": [Flag]},   # hygiene.json's flags; outside: in no
+                                             # story's quotes (each story lists its own, below)
       "summary": summary.json | null, "coverage": summary.coverage | null,
       "write": the latest write, as GET /api/runs/{run_id}/write answers | null (not completed)
     }
@@ -178,6 +183,33 @@ def _compare(
     return generated, kept
 
 
+def _hygiene_flags(svc: Services, run_id: str) -> list[dict[str, Any]]:
+    """The run's redacted secrets and instruction-like spans (hygiene.json), in transcript order;
+    one flag per span (a span several rules matched lists their kinds)."""
+    from shared.hygiene import read_report  # imported on first use: cold start
+
+    report = read_report(svc.store, run_id)
+    if report is None:
+        return []
+    flags: dict[tuple[str, int, int], dict[str, Any]] = {}
+    spans = [("secret", r.kind, r.line, r.start, r.end, None) for r in report.redactions]
+    spans += [("instruction", a.kind, a.line, a.start, a.end, a.text) for a in report.annotations]
+    for kind_of, kind, line, start, end, text in spans:
+        flag = flags.setdefault(
+            (kind_of, start, end),
+            {"type": kind_of, "kinds": [], "line": line, "start": start, "end": end, "text": text},
+        )
+        if kind not in flag["kinds"]:
+            flag["kinds"].append(kind)
+    return sorted(flags.values(), key=lambda f: (f["start"], f["end"]))
+
+
+def _flags_in(flags: list[dict[str, Any]], item: GeneratedItem) -> list[dict[str, Any]]:
+    """The flags overlapping one of the story's quotes (those it was drafted from)."""
+    spans = [(q.start, q.end) for q in (*item.source_quotes, *item.superseded_quotes)]
+    return [f for f in flags if any(f["start"] < end and start < f["end"] for start, end in spans)]
+
+
 def build_bundle(
     svc: Services,
     run: RunStatus,
@@ -196,6 +228,7 @@ def build_bundle(
         "existing": {},
         "summary": None,
         "coverage": None,
+        "hygiene": {"flags": [], "outside": []},
         "write": None,
     }
     try:
@@ -231,6 +264,8 @@ def build_bundle(
         known.setdefault(wid, {**_existing_view(wid, {}), "found": False})
     bundle["existing"] = {str(k): known[k] for k in sorted(known)}
 
+    flags = _hygiene_flags(svc, run_id)
+    concerned: set[tuple[int, int]] = set()
     by_segment = {s.segment_id: s for s in segments}
     for item in items:
         if item.type != "User Story":
@@ -246,6 +281,8 @@ def build_bundle(
             else None
         )
         generated, kept = _compare(item, known.get(compare_with) if compare_with else None)
+        own_flags = _flags_in(flags, item)
+        concerned.update((f["start"], f["end"]) for f in own_flags)
         bundle["stories"][item.item_id] = {
             "segment_id": item.segment_id,
             "decision_tag": tag,
@@ -261,7 +298,12 @@ def build_bundle(
             "compare_with": compare_with,
             "generated_acs": generated,
             "existing_acs": kept,
+            "hygiene": own_flags,
         }
+    bundle["hygiene"] = {
+        "flags": flags,
+        "outside": [f for f in flags if (f["start"], f["end"]) not in concerned],
+    }
 
     try:
         summary = read_json(svc.store, layout.run_file(run_id, "summary.json"))

@@ -359,7 +359,16 @@
         cov.quoted_sentences + " of " + cov.requirement_sentences + " requirement sentences quoted by a story (" + pct(cov.share) + ")",
       ]);
     }
+    const flags = (state.review.hygiene && state.review.hygiene.flags) || [];
+    if (flags.length) {
+      const secrets = flags.filter((f) => f.type === "secret").length;
+      rows.push(["Hygiene", secrets + " secret(s) redacted, " + (flags.length - secrets) + " instruction-like span(s) treated as data; each is shown beside the story that quotes it"]);
+    }
     for (const [term, value] of rows) list.append(h("dt", {}, term), h("dd", {}, value));
+    const outside = (state.review.hygiene && state.review.hygiene.outside) || [];
+    if (outside.length) {
+      list.append(h("dt", {}, "Flags outside any story"), h("dd", { id: "hygiene-outside" }, outside.map((f) => hygieneFlag(f, "the transcript"))));
+    }
     const meter = h("meter", { min: "0", max: "1", value: String(cov ? cov.share : 0), "aria-label": "Coverage" });
     list.append(h("dt", { class: "visually-hidden" }, "Coverage meter"), h("dd", {}, meter));
     $("summary").hidden = false;
@@ -416,6 +425,7 @@
           "li",
           { class: "node epic" },
           h("h3", {}, h("span", { class: "kind" }, "Epic"), " ", h("span", { class: "item-title" }, epic.item.title)),
+          itemWarnings(epic.item),
           questions(epic.item),
           h("ul", { class: "children" }, epic.features.map(featureNode))
         )
@@ -457,8 +467,34 @@
       "li",
       { class: "node feature" },
       h("h4", {}, h("span", { class: "kind" }, "Feature"), " ", h("span", { class: "item-title" }, node.item.title)),
+      itemWarnings(node.item),
       questions(node.item),
       h("ul", { class: "children" }, node.stories.map(storyNode))
+    );
+  }
+
+  /** An item's own warnings (drafting, merging, revised decisions), text only. */
+  function itemWarnings(item) {
+    const warnings = item.warnings || [];
+    if (!warnings.length) return null;
+    return warnings.map((w) => h("p", { class: "warning item-warning" }, "⚠ ", w));
+  }
+
+  /** A hygiene flag: a redacted secret (its value is never shown) or an instruction-like span. */
+  function hygieneFlag(flag, where) {
+    const kinds = (flag.kinds || []).map((k) => String(k).replace(/_/g, " ")).join(", ");
+    if (flag.type === "secret") {
+      return h(
+        "p",
+        { class: "warning hygiene-flag", "data-flag": "secret" },
+        "🔒 A secret (" + kinds + ") was redacted from " + where + " (transcript line " + flag.line + "); only the placeholder was used."
+      );
+    }
+    return h(
+      "p",
+      { class: "warning hygiene-flag", "data-flag": "instruction" },
+      "⚠ Instruction-like text in " + where + " (" + kinds + ", line " + flag.line + "), treated as meeting content, never followed: ",
+      h("q", {}, flag.text || "")
     );
   }
 
@@ -518,9 +554,8 @@
         h("ol", { class: "acs" }, item.acceptance_criteria.map((ac) => h("li", {}, ac)))
       );
     }
-    for (const warning of item.warnings || []) {
-      children.push(h("p", { class: "warning item-warning" }, "⚠ ", warning));
-    }
+    children.push(itemWarnings(item));
+    for (const flag of info.hygiene || []) children.push(hygieneFlag(flag, "this story's quotes"));
     if (item.constraint_violation) {
       children.push(
         h("p", { class: "warning" }, "⚠ Architecture constraint: ", (item.constraint_notes || []).join("; ") || "violates an architecture constraint")

@@ -37,7 +37,11 @@
     run: null,
     review: null,
     decisions: {},
-    previewed: null, // JSON of the decisions the last successful dry run used
+    previewed: null, // JSON of the decisions and review version the last dry run used
+    reviewDoc: null, // the saved review (GET .../review-state): decisions and edits
+    reviewEtag: null,
+    saving: Promise.resolve(), // saves go one after another, each with the latest ETag
+    editing: null, // the item id whose edit form is open
     pollTimer: null,
     loadToken: 0,
   };
@@ -240,6 +244,9 @@
       state.review = null;
       state.decisions = {};
       state.previewed = null;
+      state.reviewDoc = null;
+      state.reviewEtag = null;
+      state.editing = null;
       for (const id of ["summary", "backlog", "write"]) $(id).hidden = true;
       clear($("tree"));
       clear($("plan"));
@@ -319,16 +326,26 @@
   }
 
   async function loadReview(runId, token) {
-    const res = await api("runs/" + encodeURIComponent(runId) + "/review");
+    const [res, saved] = await Promise.all([
+      api("runs/" + encodeURIComponent(runId) + "/review"),
+      api("runs/" + encodeURIComponent(runId) + "/review-state"),
+    ]);
     if (token !== state.loadToken) return;
     if (!res.ok) {
       say("run-status", "The backlog could not be loaded: " + res.error, "error");
       return;
     }
+    if (!saved.ok) {
+      say("review-status", "The saved review could not be loaded: " + saved.error, "error");
+      return;
+    }
     state.review = res.body;
+    state.reviewDoc = saved.body;
+    state.reviewEtag = saved.body.etag || null;
     defaultDecisions();
     renderSummary();
     renderTree();
+    showSaved();
     $("write").hidden = false;
     updateDecisionSummary();
     const last = state.review.write;
@@ -389,6 +406,9 @@
       if (tag === "conflict" || (node.tag && node.tag.needs_review)) continue;
       state.decisions[node.item.item_id] = tag === "duplicate" ? "skip" : "accept";
     }
+    const saved = (state.reviewDoc && state.reviewDoc.decisions) || {};
+    const present = new Set(allStories().map((n) => n.item.item_id));
+    for (const [id, value] of Object.entries(saved)) if (present.has(id)) state.decisions[id] = value;
   }
 
   function allStories() {
@@ -424,7 +444,7 @@
         h(
           "li",
           { class: "node epic" },
-          h("h3", {}, h("span", { class: "kind" }, "Epic"), " ", h("span", { class: "item-title" }, epic.item.title)),
+          headed("h3", "Epic", epic.item),
           itemWarnings(epic.item),
           questions(epic.item),
           h("ul", { class: "children" }, epic.features.map(featureNode))
@@ -459,6 +479,8 @@
       );
     }
     root.append(top);
+    const questionsList = openQuestionStories();
+    if (questionsList) root.append(questionsList);
     $("backlog").hidden = false;
   }
 
@@ -466,7 +488,7 @@
     return h(
       "li",
       { class: "node feature" },
-      h("h4", {}, h("span", { class: "kind" }, "Feature"), " ", h("span", { class: "item-title" }, node.item.title)),
+      headed("h4", "Feature", node.item),
       itemWarnings(node.item),
       questions(node.item),
       h("ul", { class: "children" }, node.stories.map(storyNode))
@@ -525,6 +547,8 @@
         " ",
         h("span", { class: "muted" }, "(" + item.item_id + ")")
       ),
+      storyEditor(item, info),
+      editedNote(item, info),
     ];
     if (record) {
       const related = (record.related_story_ids || []).map((id) => "#" + id).join(", ");
@@ -574,6 +598,352 @@
         { class: "story tag-border-" + tag, id: "story-" + item.item_id, "data-story-id": item.item_id, "data-tag": tag, "aria-labelledby": headingId },
         children
       )
+    );
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // editing: every change is saved at once in the run's review (PUT .../review-state with the
+  // ETag last read); a stale save (someone else saved in between) is explained and reloaded
+
+  function showSaved(message) {
+    const doc = state.reviewDoc;
+    let text = doc && doc.version
+      ? "Review saved: version " + doc.version + (doc.saved_by ? " by " + doc.saved_by : "") + (doc.saved_at ? ", " + fmtDate(doc.saved_at) : "") + "."
+      : "Nothing edited or decided yet: every change you make here is saved for this run.";
+    if (message) text = message + ". " + text;
+    say("review-status", text, message ? "ok" : "info");
+  }
+
+  function storyEdit(doc, id) {
+    doc.stories = doc.stories || {};
+    doc.stories[id] = doc.stories[id] || {};
+    return doc.stories[id];
+  }
+
+  /** Save the review with ``change`` applied to the latest saved copy (saves never overlap). */
+  function saveReview(change, opts) {
+    const runId = state.runId;
+    const options = opts || {};
+    state.saving = state.saving.then(async () => {
+      if (runId !== state.runId || !state.reviewDoc) return;
+      const doc = JSON.parse(JSON.stringify(state.reviewDoc));
+      doc.decisions = doc.decisions || {};
+      if (change) change(doc);
+      else Object.assign(doc.decisions, explicitDecisions());
+      const headers = { "Content-Type": "application/json" };
+      if (state.reviewEtag) headers["If-Match"] = state.reviewEtag;
+      say("review-status", "Saving …");
+      const res = await api("runs/" + encodeURIComponent(runId) + "/review-state", {
+        method: "PUT",
+        headers: headers,
+        body: JSON.stringify(doc),
+      });
+      if (runId !== state.runId) return;
+      if (res.status === 409 && res.body && res.body.code === "stale_review") {
+        const current = res.body.current || {};
+        await reloadReview();
+        say(
+          "review-status",
+          "Not saved: someone else saved this review since you loaded it (version " + (current.version || "?") +
+            (current.saved_by ? " by " + current.saved_by : "") + "). Their version is shown now; make your change again.",
+          "error"
+        );
+        $("review-status").focus();
+        return;
+      }
+      if (!res.ok) {
+        const problems = res.body && Array.isArray(res.body.problems) ? " (" + res.body.problems.join("; ") + ")" : "";
+        say("review-status", "Not saved: " + res.error + problems, "error");
+        return;
+      }
+      state.reviewDoc = res.body;
+      state.reviewEtag = res.body.etag || null;
+      if (options.rerender !== false) await reloadReview(options.focus);
+      showSaved(options.message || "Saved");
+      updateDecisionSummary();
+    });
+    return state.saving;
+  }
+
+  /** The decisions the reviewer made on this page (defaults are not saved as decisions). */
+  function explicitDecisions() {
+    return state.touched ? Object.fromEntries([...state.touched].map((id) => [id, state.decisions[id]])) : {};
+  }
+
+  /** The backlog again, with the saved review applied by the server; the focus goes to ``focus``. */
+  async function reloadReview(focus) {
+    const runId = state.runId;
+    const [res, saved] = await Promise.all([
+      api("runs/" + encodeURIComponent(runId) + "/review"),
+      api("runs/" + encodeURIComponent(runId) + "/review-state"),
+    ]);
+    if (runId !== state.runId || !res.ok || !saved.ok) return;
+    state.review = res.body;
+    state.reviewDoc = saved.body;
+    state.reviewEtag = saved.body.etag || null;
+    state.touched = new Set();
+    state.editing = null;
+    defaultDecisions();
+    renderSummary();
+    renderTree();
+    updateDecisionSummary();
+    showSaved();
+    const target = focus ? document.querySelector(focus) : null;
+    if (target) target.focus();
+  }
+
+  function allFeatures() {
+    const tree = state.review && state.review.tree;
+    if (!tree) return [];
+    const out = [];
+    for (const epic of tree.epics) out.push(...epic.features);
+    for (const parent of tree.existing_parents) out.push(...parent.features);
+    for (const node of tree.unparented) if (node.stories) out.push(node);
+    return out.map((f) => f.item);
+  }
+
+  function field(label, control) {
+    return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
+  }
+
+  /** The Edit button and its form for an epic's or a feature's title. */
+  function titleEditor(item, kind) {
+    const id = item.item_id;
+    const input = h("input", { type: "text", id: "edit-title-" + id, value: item.title, maxlength: "255", required: true });
+    const form = h(
+      "form",
+      {
+        class: "editor", id: "edit-" + id, hidden: true,
+        onsubmit: (event) => {
+          event.preventDefault();
+          const title = input.value.trim();
+          if (!title) return say("review-status", "A title cannot be empty.", "error");
+          saveReview((doc) => {
+            const key = kind === "Epic" ? "epics" : "features";
+            doc[key] = doc[key] || {};
+            doc[key][id] = { title: title };
+          }, { focus: "#edit-button-" + id, message: kind + " renamed" });
+        },
+      },
+      field(kind + " title", input),
+      h("div", { class: "actions" }, h("button", { type: "submit" }, "Save the title"), h("button", { type: "button", class: "secondary", onclick: () => toggleEditor(id, false) }, "Cancel"))
+    );
+    return [editButton(id, "Rename " + kind.toLowerCase() + " " + item.title, "Rename"), form];
+  }
+
+  /** An epic's or a feature's heading with its Rename button, and the rename form. */
+  function headed(tag, kind, item) {
+    const [button, form] = titleEditor(item, kind);
+    return [h(tag, {}, h("span", { class: "kind" }, kind), " ", h("span", { class: "item-title" }, item.title), " ", button), form];
+  }
+
+  function editButton(id, label, text) {
+    return h("button", { type: "button", class: "small edit-button", id: "edit-button-" + id, "aria-expanded": "false", "aria-controls": "edit-" + id, "aria-label": label, onclick: () => toggleEditor(id) }, text || "Edit");
+  }
+
+  function toggleEditor(id, open) {
+    const form = $("edit-" + id);
+    const button = $("edit-button-" + id);
+    if (!form || !button) return;
+    const show = open === undefined ? form.hidden : open;
+    form.hidden = !show;
+    button.setAttribute("aria-expanded", show ? "true" : "false");
+    if (show) {
+      const first = form.querySelector("input, textarea, select");
+      if (first) first.focus();
+    } else button.focus();
+  }
+
+  /** The story's Edit button and form: title, description, criteria, its feature; merge, split,
+   * open question. */
+  function storyEditor(item, info) {
+    const id = item.item_id;
+    const title = h("input", { type: "text", id: "edit-title-" + id, value: item.title, maxlength: "255", required: true });
+    const description = h("textarea", { id: "edit-description-" + id, rows: "3" }, item.description || "");
+    const list = h("ol", { class: "ac-editor", id: "edit-acs-" + id });
+    const relabel = () => {
+      [...list.children].forEach((li, i) => li.querySelector("input").setAttribute("aria-label", "Acceptance criterion " + (i + 1)));
+    };
+    const acRow = (text) => {
+      const input = h("input", { type: "text", class: "ac-input", value: text });
+      const li = h("li", {}, input);
+      li.append(
+        h("button", { type: "button", class: "small secondary", "aria-label": "Move this criterion up", onclick: () => {
+          if (li.previousElementSibling) list.insertBefore(li, li.previousElementSibling);
+          relabel();
+          li.querySelector("button").focus();
+        } }, "↑"),
+        h("button", { type: "button", class: "small secondary", "aria-label": "Move this criterion down", onclick: () => {
+          if (li.nextElementSibling) list.insertBefore(li.nextElementSibling, li);
+          relabel();
+          li.querySelectorAll("button")[1].focus();
+        } }, "↓"),
+        h("button", { type: "button", class: "small secondary", "aria-label": "Remove this criterion", onclick: () => {
+          const next = li.nextElementSibling || li.previousElementSibling;
+          li.remove();
+          relabel();
+          (next ? next.querySelector("input") : add).focus();
+        } }, "Remove")
+      );
+      return li;
+    };
+    for (const ac of item.acceptance_criteria || []) list.append(acRow(ac));
+    relabel();
+    const add = h("button", { type: "button", class: "small secondary", id: "edit-add-ac-" + id, onclick: () => {
+      const li = acRow("");
+      list.append(li);
+      relabel();
+      li.querySelector("input").focus();
+    } }, "Add a criterion");
+    const features = allFeatures();
+    const feature = h(
+      "select",
+      { id: "edit-feature-" + id },
+      features.map((f) => h("option", { value: f.item_id, selected: f.item_id === item.feature_id }, f.title + " (" + f.item_id + ")"))
+    );
+    const save = (event) => {
+      event.preventDefault();
+      const newTitle = title.value.trim();
+      if (!newTitle) {
+        say("review-status", "A story needs a title.", "error");
+        title.focus();
+        return;
+      }
+      const acs = [...list.querySelectorAll("input.ac-input")].map((i) => i.value.trim()).filter((t) => t);
+      saveReview((doc) => {
+        const edit = storyEdit(doc, id);
+        if (newTitle !== item.title) edit.title = newTitle;
+        if (description.value !== (item.description || "")) edit.description = description.value;
+        if (JSON.stringify(acs) !== JSON.stringify(item.acceptance_criteria || [])) edit.acceptance_criteria = acs;
+        if (features.length && feature.value && feature.value !== item.feature_id) edit.feature_id = feature.value;
+      }, { focus: "#edit-button-" + id, message: "Story saved" });
+    };
+    const form = h(
+      "form",
+      { class: "editor", id: "edit-" + id, hidden: true, onsubmit: save, "aria-label": "Edit " + item.title },
+      field("Title", title),
+      field("Description", description),
+      h("fieldset", { class: "ac-fieldset" }, h("legend", {}, "Acceptance criteria"), list, add),
+      features.length > 1 ? field("Feature", feature) : null,
+      h("div", { class: "actions" }, h("button", { type: "submit", id: "edit-save-" + id }, "Save the story"), h("button", { type: "button", class: "secondary", onclick: () => toggleEditor(id, false) }, "Cancel")),
+      moreActions(item, info)
+    );
+    return [editButton(id, "Edit story " + item.title), form];
+  }
+
+  function moreActions(item, info) {
+    const id = item.item_id;
+    const others = allStories().map((n) => n.item).filter((s) => s.item_id !== id);
+    const target = h("select", { id: "merge-target-" + id }, others.map((s) => h("option", { value: s.item_id }, s.title + " (" + s.item_id + ")")));
+    const merge = others.length
+      ? h(
+          "div",
+          { class: "field merge" },
+          h("label", { for: target.id }, "Merge this story into"),
+          target,
+          h("button", { type: "button", class: "small", id: "merge-" + id, onclick: () => {
+            const into = target.value;
+            saveReview((doc) => { storyEdit(doc, id).merged_into = into; }, { focus: "#edit-button-" + into, message: "Stories merged" });
+          } }, "Merge")
+        )
+      : null;
+    // split: the criteria and quotes that move to a new story
+    const splitTitle = h("input", { type: "text", id: "split-title-" + id, maxlength: "255" });
+    const acBoxes = (item.acceptance_criteria || []).map((ac, i) => {
+      const box = h("input", { type: "checkbox", id: "split-ac-" + id + "-" + i, value: String(i) });
+      return h("div", { class: "choice" }, box, h("label", { for: box.id }, ac));
+    });
+    const quoteBoxes = (info.quotes || []).map((q, i) => {
+      const box = h("input", { type: "checkbox", id: "split-quote-" + id + "-" + i, value: String(i) });
+      return h("div", { class: "choice" }, box, h("label", { for: box.id }, "“" + q.text + "”"));
+    });
+    const split = h(
+      "fieldset",
+      { class: "split" },
+      h("legend", {}, "Split off a new story"),
+      field("The new story's title", splitTitle),
+      acBoxes.length ? h("p", { class: "label" }, "Criteria that move to it") : null,
+      acBoxes,
+      quoteBoxes.length > 1 ? h("p", { class: "label" }, "Quotes that move to it") : null,
+      quoteBoxes.length > 1 ? quoteBoxes : null,
+      h("button", { type: "button", class: "small", id: "split-" + id, onclick: () => {
+        const newTitle = splitTitle.value.trim();
+        if (!newTitle) {
+          say("review-status", "The new story needs a title.", "error");
+          splitTitle.focus();
+          return;
+        }
+        const moved = new Set(acBoxes.map((d) => d.querySelector("input")).filter((b) => b.checked).map((b) => Number(b.value)));
+        const quotes = quoteBoxes.length > 1 ? quoteBoxes.map((d) => d.querySelector("input")).filter((b) => b.checked).map((b) => Number(b.value)) : [];
+        const acs = item.acceptance_criteria || [];
+        saveReview((doc) => {
+          doc.stories = doc.stories || {};
+          let n = 1;
+          while (doc.stories[id + "-x" + n]) n += 1;
+          doc.stories[id + "-x" + n] = { split_from: id, title: newTitle, acceptance_criteria: acs.filter((_, i) => moved.has(i)), quotes: quotes };
+          if (moved.size) storyEdit(doc, id).acceptance_criteria = acs.filter((_, i) => !moved.has(i));
+        }, { focus: "#edit-button-" + id, message: "Story split" });
+      } }, "Split")
+    );
+    const question = h("button", { type: "button", class: "small secondary", id: "open-question-" + id, onclick: () => {
+      saveReview((doc) => { storyEdit(doc, id).open_question = true; }, { focus: "#open-questions-heading", message: "Made an open question" });
+    } }, "Make it an open question (not written)");
+    return h("div", { class: "more-actions" }, merge, split, h("div", { class: "actions" }, question));
+  }
+
+  /** What the saved review changed on this story: the original text, merged stories; undo. */
+  function editedNote(item, info) {
+    const id = item.item_id;
+    const doc = state.reviewDoc || {};
+    const edit = (doc.stories || {})[id] || {};
+    const parts = [];
+    const merged = Object.entries(doc.stories || {}).filter(([, e]) => e.merged_into === id).map(([sid]) => sid);
+    if (info.original) {
+      const o = info.original;
+      parts.push(
+        h(
+          "details",
+          { class: "original" },
+          h("summary", {}, "Edited: the generated text"),
+          h("p", {}, h("span", { class: "label" }, "Title: "), o.title || ""),
+          o.description ? h("p", { class: "prewrap" }, o.description) : null,
+          (o.acceptance_criteria || []).length ? h("ol", { class: "acs" }, o.acceptance_criteria.map((ac) => h("li", {}, ac))) : null,
+          h("button", { type: "button", class: "small secondary", id: "undo-edit-" + id, onclick: () => {
+            saveReview((d) => {
+              const e = storyEdit(d, id);
+              for (const key of ["title", "description", "acceptance_criteria", "feature_id"]) delete e[key];
+            }, { focus: "#edit-button-" + id, message: "Edits undone" });
+          } }, "Undo my edits")
+        )
+      );
+    }
+    if (edit.split_from) {
+      parts.push(h("p", { class: "hint split-note" }, "Split from " + edit.split_from + ". ",
+        h("button", { type: "button", class: "small secondary", onclick: () => {
+          saveReview((d) => { delete d.stories[id]; }, { focus: "#edit-button-" + edit.split_from, message: "Split undone" });
+        } }, "Undo the split")));
+    }
+    for (const sid of merged) {
+      parts.push(h("p", { class: "hint merge-note" }, "Merged into this story: " + sid + " (its quotes and criteria are here). ",
+        h("button", { type: "button", class: "small secondary", onclick: () => {
+          saveReview((d) => { delete storyEdit(d, sid).merged_into; }, { focus: "#edit-button-" + id, message: "Merge undone" });
+        } }, "Undo the merge of " + sid)));
+    }
+    return parts;
+  }
+
+  /** Stories the reviewer made open questions: listed, with the way back. */
+  function openQuestionStories() {
+    const list = state.review.open_question_stories || [];
+    if (!list.length) return null;
+    return h(
+      "section",
+      { class: "open-question-stories", "aria-labelledby": "open-questions-heading" },
+      h("h3", { id: "open-questions-heading", tabindex: "-1" }, "Stories turned into open questions (not written)"),
+      h("ul", {}, list.map((q) => h("li", {}, "? ", q.title, " ",
+        h("button", { type: "button", class: "small secondary", onclick: () => {
+          saveReview((d) => { delete storyEdit(d, q.story_id).open_question; }, { focus: "#edit-button-" + q.story_id, message: "A story again" });
+        } }, "Make it a story again"))))
     );
   }
 
@@ -713,9 +1083,12 @@
 
   function setDecision(storyId, value) {
     state.decisions[storyId] = value;
+    state.touched = state.touched || new Set();
+    state.touched.add(storyId);
     const status = $("state-" + storyId);
     if (status) status.textContent = "";
     updateDecisionSummary();
+    saveReview(null, { rerender: false, message: "Decision saved" });
   }
 
   function unresolved() {
@@ -737,11 +1110,15 @@
       (open ? ". " + open + " unresolved conflict" + (open === 1 ? "" : "s") + " (not written until resolved)" : "") +
       (unsure ? ". " + unsure + " unsure tag" + (unsure === 1 ? "" : "s") + " to decide (not written until decided)" : "") +
       ".";
-    const fresh = state.previewed !== null && state.previewed === JSON.stringify(state.decisions);
+    const fresh = state.previewed !== null && state.previewed === previewKey(state.decisions);
     $("write-button").disabled = !fresh;
     if (state.previewed !== null && !fresh) {
-      say("write-status", "The decisions changed since the preview: preview again before writing.");
+      say("write-status", "The decisions or the stories changed since the preview: preview again before writing.");
     }
+  }
+
+  function previewKey(decisions) {
+    return JSON.stringify({ decisions: decisions, version: state.reviewDoc ? state.reviewDoc.version : 0 });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -776,7 +1153,7 @@
       return;
     }
     if (dryRun) {
-      state.previewed = JSON.stringify(decisions);
+      state.previewed = previewKey(decisions);
       renderPlan(res.body);
       updateDecisionSummary();
       let text = "Preview ready: " + countsText(res.body.counts) + ". Nothing was written yet.";
@@ -888,6 +1265,31 @@
     markStories(rows, true);
   }
 
+  /** The edited backlog as a file (GET .../export): fetched with the key, saved by the browser. */
+  async function exportRun(format) {
+    const runId = state.runId;
+    if (!runId) return;
+    const headers = KEY ? { "x-functions-key": KEY } : {};
+    let response;
+    try {
+      response = await fetch(API + "/runs/" + encodeURIComponent(runId) + "/export?format=" + format, { cache: "no-store", headers: headers });
+    } catch (err) {
+      say("write-status", "The export failed: the server cannot be reached.", "error");
+      return;
+    }
+    if (!response.ok) {
+      say("write-status", "The export failed: the server answered " + response.status + ".", "error");
+      return;
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = h("a", { href: url, download: runId + "." + format, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    say("write-status", "Exported " + runId + "." + format + " with your edits.", "ok");
+  }
+
   // ------------------------------------------------------------------------------------------
 
   function init() {
@@ -896,6 +1298,8 @@
     $("refresh-runs").addEventListener("click", refreshRuns);
     $("dry-run").addEventListener("click", () => submitWrite(true));
     $("write-button").addEventListener("click", () => submitWrite(false));
+    $("export-csv").addEventListener("click", () => exportRun("csv"));
+    $("export-md").addEventListener("click", () => exportRun("md"));
     window.addEventListener("hashchange", fromHash);
     refreshRuns();
     fromHash();

@@ -570,3 +570,148 @@ def test_hygiene_flags_are_shown_beside_the_story(browser, host, tmp_path):
         assert s.problems == []
     finally:
         s.context.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# editing: saved in the run's review, reloaded, carried into the preview and the write
+
+
+@pytest.fixture
+def own_run(browser, host, tmp_path, request) -> Iterator[tuple[Session, str]]:
+    """A run of its own (the review meeting under this test's name) and a tab on it."""
+    copy = tmp_path / f"edit_{request.node.name[5:40]}.txt"
+    copy.write_bytes(MEETING.read_bytes())
+    s = Session(browser, host)
+    try:
+        s.open()
+        run_id = upload(s.page, copy)
+        wait_completed(s.page)
+        yield s, run_id
+    finally:
+        s.context.close()
+
+
+def edit_story(page: Any, story_id: str) -> Any:
+    """Open a story's edit form with the keyboard; the focus lands in its title."""
+    page.focus(f"#edit-button-{story_id}")
+    page.keyboard.press("Enter")
+    form = page.locator(f"#edit-{story_id}")
+    assert form.is_visible()
+    assert page.evaluate("() => document.activeElement.id") == f"edit-title-{story_id}"
+    return form
+
+
+def saved(page: Any, text: str = "saved") -> None:
+    page.locator("#review-status").filter(has_text=re.compile(text, re.I)).wait_for()
+
+
+def test_edit_a_title_and_a_criterion_and_reload(own_run):
+    s, run_id = own_run
+    page = s.page
+    new = story(page, "new")
+    story_id = new.get_attribute("data-story-id")
+    form = edit_story(page, story_id)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Show the battery level on the remote's screen")
+    form.locator("input.ac-input").first.fill("The battery level is shown as a percentage")
+    form.locator(f"#edit-add-ac-{story_id}").click()
+    form.locator("input.ac-input").last.fill("The level refreshes every minute")
+    shot(page.locator(f"#story-{story_id}"), "review-editing.png")
+    page.click(f"#edit-save-{story_id}")
+    saved(page, "Story saved")
+    # a reload shows exactly what was saved
+    s.open(f"#run={run_id}")
+    wait_completed(page)
+    saved(page, "version 1")
+    edited = page.locator(f"#story-{story_id}")
+    assert edited.locator(".story-title").inner_text() == (
+        "Show the battery level on the remote's screen"
+    )
+    acs = edited.locator("ol.acs").first.locator("li").all_inner_texts()
+    assert acs[0] == "The battery level is shown as a percentage"
+    assert acs[-1] == "The level refreshes every minute"
+    assert edited.locator("details.original").count() == 1  # the generated text is kept
+    assert s.problems == []
+
+
+def test_merge_two_stories(own_run):
+    s, _ = own_run
+    page = s.page
+    gap = story(page, "gap")
+    gap_id = gap.get_attribute("data-story-id")
+    new_id = story(page, "new").get_attribute("data-story-id")
+    gap.locator("details.source summary").click()
+    gap_quotes = gap.locator("ul.quotes li q").all_inner_texts()
+    new_quotes_before = page.locator(f"#story-{new_id} ul.quotes li q").all_inner_texts()
+    edit_story(page, gap_id)
+    page.select_option(f"#merge-target-{gap_id}", new_id)
+    page.click(f"#merge-{gap_id}")
+    saved(page, "Stories merged")
+    assert page.locator(f"#story-{gap_id}").count() == 0
+    target = page.locator(f"#story-{new_id}")
+    target.locator("details.source summary").click()
+    quotes = target.locator("ul.quotes li q").all_inner_texts()
+    assert set(gap_quotes) | set(new_quotes_before) == set(quotes)
+    assert gap_id in target.locator(".merge-note").inner_text()
+    assert s.problems == []
+
+
+def test_preview_and_write_carry_the_edited_text(own_run, ado):
+    s, run_id = own_run
+    page = s.page
+    new_id = story(page, "new").get_attribute("data-story-id")
+    form = edit_story(page, new_id)
+    title = "Edited: pair the remote with a second TV"
+    page.keyboard.press("Control+A")
+    page.keyboard.type(title)
+    form.locator("input.ac-input").first.fill("Pairing a second TV keeps the first one paired")
+    page.click(f"#edit-save-{new_id}")
+    saved(page, "Story saved")
+    page.click("#dry-run")
+    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    row = page.locator(f"#plan-table tr[data-item-id='{new_id}']")
+    assert title in row.inner_text() and row.get_attribute("data-action") == "create"
+    ado.reset()
+    ado.seed_sample()
+    page.click("#write-button")
+    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    sent = [
+        {op["path"]: op.get("value") for op in r.body}
+        for r in ado.requests(route="create", status=200)
+    ]
+    mine = [f for f in sent if f.get("/fields/System.Title") == title]
+    assert len(mine) == 1, [f.get("/fields/System.Title") for f in sent]
+    criteria = mine[0].get("/fields/Microsoft.VSTS.Common.AcceptanceCriteria") or ""
+    assert "Pairing a second TV keeps the first one paired" in criteria
+    assert s.problems == []
+
+
+def test_two_pages_saving_the_same_run_conflict(own_run, browser, host):
+    s, run_id = own_run
+    other = Session(browser, host)
+    try:
+        other.open(f"#run={run_id}")
+        wait_completed(other.page)
+        story_id = story(s.page, "new").get_attribute("data-story-id")
+        # the first page saves a title
+        edit_story(s.page, story_id)
+        s.page.keyboard.press("Control+A")
+        s.page.keyboard.type("First reviewer's title")
+        s.page.click(f"#edit-save-{story_id}")
+        saved(s.page, "Story saved")
+        # the second page, loaded before that save, saves its own: refused and explained
+        edit_story(other.page, story_id)
+        other.page.keyboard.press("Control+A")
+        other.page.keyboard.type("Second reviewer's title")
+        other.page.click(f"#edit-save-{story_id}")
+        other.page.locator("#review-status").filter(
+            has_text="someone else saved this review"
+        ).wait_for()
+        # and it now shows the first reviewer's version, nothing overwritten
+        assert other.page.locator(f"#story-{story_id} .story-title").inner_text() == (
+            "First reviewer's title"
+        )
+        assert [p for p in other.problems if "409" not in p] == []
+        assert s.problems == []
+    finally:
+        other.context.close()

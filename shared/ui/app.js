@@ -853,7 +853,9 @@
       const box = h("input", { type: "checkbox", id: "split-ac-" + id + "-" + i, value: String(i) });
       return h("div", { class: "choice" }, box, h("label", { for: box.id }, ac));
     });
-    const quoteBoxes = (info.quotes || []).map((q, i) => {
+    // quote indexes count in the generated story's quotes: offered while no split took any yet
+    const splitBefore = Object.values((state.reviewDoc && state.reviewDoc.stories) || {}).some((e) => e.split_from === id);
+    const quoteBoxes = (splitBefore ? [] : info.quotes || []).map((q, i) => {
       const box = h("input", { type: "checkbox", id: "split-quote-" + id + "-" + i, value: String(i) });
       return h("div", { class: "choice" }, box, h("label", { for: box.id }, "“" + q.text + "”"));
     });

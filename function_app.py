@@ -201,6 +201,14 @@ def write_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_write(app_services(), req.route_params.get("run_id", "")))
 
 
+# undoing a write: synchronous too; running it again finishes it (shared/writer/rollback.py)
+@app.function_name("rollback_post")
+@app.route(route="runs/{run_id}/rollback", methods=["POST"])
+def rollback_post(req: func.HttpRequest) -> func.HttpResponse:
+    run_id = req.route_params.get("run_id", "")
+    return _http(api.rollback_run(app_services(), run_id, req.get_body()))
+
+
 @app.function_name("retag_post")
 @app.route(route="runs/{run_id}/retag", methods=["POST"])
 def retag_post(req: func.HttpRequest) -> func.HttpResponse:

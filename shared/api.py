@@ -334,6 +334,62 @@ def get_write(svc: Services, run_id: str) -> ApiResponse:
     return json_response(200, latest_write(svc, run_id))
 
 
+ROLLBACK_BODY_KEYS = ("write_id", "dry_run")
+
+
+def rollback_run(
+    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+) -> ApiResponse:
+    """POST /api/runs/{run_id}/rollback: what undoing a write would do (``dry_run``, the default,
+    as for a write) or the rollback; the latest write unless ``write_id`` names another."""
+    from shared.ado.client import AdoClient
+    from shared.ado.errors import AdoNotConfigured
+    from shared.writer.rollback import NothingToRollBack, UnknownWrite
+    from shared.writer.rollback import rollback_run as rollback
+    from shared.writer.runs import WriteInProgress
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    body: Any = {}
+    if raw_body and raw_body.strip():
+        try:
+            body = json.loads(raw_body)
+        except (ValueError, UnicodeDecodeError):
+            return error_response(
+                400, 'the body must be JSON: {"write_id": "w-…", "dry_run": bool}'
+            )
+    if not isinstance(body, dict):
+        return error_response(400, "the body must be a JSON object")
+    unknown = sorted(set(body) - set(ROLLBACK_BODY_KEYS))
+    if unknown:
+        return error_response(400, f"unknown keys {unknown}; expected {list(ROLLBACK_BODY_KEYS)}")
+    dry_run = body.get("dry_run", True)
+    if not isinstance(dry_run, bool):
+        return error_response(400, "dry_run must be true or false")
+    write_id = body.get("write_id")
+    if write_id is not None and not isinstance(write_id, str):
+        return error_response(400, "write_id must be a string such as w-0001-20260101T120000Z")
+    client = ado_client
+    if client is None:
+        try:
+            client = AdoClient.from_settings(svc.settings)
+        except AdoNotConfigured as err:
+            if not dry_run:
+                return error_response(503, f"Azure DevOps is not configured: {err}")
+    try:
+        return json_response(200, rollback(svc, run_id, client, write_id=write_id, dry_run=dry_run))
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    except UnknownWrite as err:
+        return error_response(404, str(err))
+    except (NothingToRollBack, WriteInProgress) as err:
+        return error_response(409, str(err))
+    finally:
+        if client is not None and ado_client is None:
+            client.close()
+
+
 def retag_run(svc: Services, run_id: str) -> ApiResponse:
     """POST /api/runs/{run_id}/retag: tag the run's stories again against the current index."""
     from shared.writer.retag import retag_run as retag

@@ -17,6 +17,7 @@ runs/{run_id}/
   ado_write_results.jsonl             the latest ADO write: one line per item (shared/writer)
   parts/writes/{write_id}.jsonl       every ADO write's results, kept (the latest is also above)
   parts/write.lock                    leased while a write or a retag of the run is in progress
+  parts/rollbacks/{rollback_id}.jsonl every rollback of a write: one line per item (shared/writer)
   parts/retag/{n}/                    the tagging a retag replaced (tagging_analysis.jsonl, ...)
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
@@ -99,6 +100,14 @@ def write_results_part(run_id: str, write_id: str) -> str:
 
 def write_results_prefix(run_id: str) -> str:
     return f"runs/{run_id}/parts/writes/"
+
+
+def rollback_part(run_id: str, rollback_id: str) -> str:
+    return f"runs/{run_id}/parts/rollbacks/{rollback_id}.jsonl"
+
+
+def rollback_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/rollbacks/"
 
 
 def write_lock(run_id: str) -> str:

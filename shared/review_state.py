@@ -585,8 +585,9 @@ def apply(
         applied.merged[story_id] = target_id
 
     # 4. open questions leave the backlog
-    for story_id, edit in state.stories.items():
-        if edit.open_question and story_id in current:
+    for story_id in order:
+        edit = state.stories.get(story_id)
+        if edit is not None and edit.open_question and story_id in current:
             item = current.pop(story_id)
             applied.open_questions.append(
                 OpenQuestionStory(story_id, item.title, item.feature_id, item)
@@ -625,6 +626,8 @@ def apply(
                 "acceptance_criteria": list(original.acceptance_criteria),
             }
     for question in applied.open_questions:
+        if question.story_id not in originals:  # a split story made an open question at once
+            continue
         original = originals[question.story_id]
         applied.originals[question.story_id] = {
             "title": original.title,

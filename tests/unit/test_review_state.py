@@ -1,6 +1,6 @@
 """The saved review (shared/review_state.py): its limits, its problems against the run, applying
 it (edits, moves, merges, splits, open questions, what a patch appends, signatures), saving it
-under an ETag with its versions kept."""
+under an ETag with its versions kept, who saved it, and the export's escaping."""
 
 from __future__ import annotations
 
@@ -336,6 +336,36 @@ def test_an_open_question_leaves_the_backlog_and_is_listed():
     }
     assert applied.originals[light]["title"] == "Keypad backlight"
     assert light not in {p.item_id for p in build_plan(RUN, items, records).items}
+
+
+def test_a_split_story_can_be_an_open_question_and_the_source_too():
+    b, ids = review_backlog()
+    show = ids["show"]
+    child = f"{show}-x1"
+    review = state(
+        stories={
+            child: {
+                "split_from": show,
+                "quotes": [2],
+                "title": "Which display?",
+                "open_question": True,
+            },
+            show: {"open_question": True},
+        }
+    )
+    assert check(review, b.items) == []
+    items, records, applied = apply(review, b.items, b.records)
+    assert {show, child}.isdisjoint(by_id(items)) and {show, child}.isdisjoint(
+        r.story_id for r in records
+    )
+    assert [(q.story_id, q.title) for q in applied.open_questions] == [
+        (show, "Show the channel number"),
+        (child, "Which display?"),
+    ]
+    assert [q.text for q in applied.open_questions[1].item.source_quotes] == [
+        "The display shows the channel number."
+    ]
+    assert list(applied.originals) == [show]
 
 
 def test_an_extend_story_whose_criteria_changed_appends_what_is_new():

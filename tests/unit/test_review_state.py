@@ -10,6 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from shared import layout
+from shared.api import requester
+from shared.export import csv_cell, md
 from shared.review_state import (
     ReviewState,
     StaleReview,
@@ -442,3 +444,31 @@ def test_saves_are_versioned_under_an_etag_and_stale_ones_refused(tmp_path):
     assert kept == [layout.review_version(RUN, 1), layout.review_version(RUN, 2)]
     assert ReviewState.model_validate_json(svc.store.get(kept[0])) == first
     assert ReviewState.model_validate_json(svc.store.get(kept[1])) == second
+
+
+def test_who_saved_comes_from_the_principal_else_the_key():
+    assert requester({"X-MS-CLIENT-PRINCIPAL-NAME": "ana@example.org"}) == "ana@example.org"
+    assert requester({"x-ms-client-principal-name": " a\x00b\nc "}) == "a b c"
+    assert requester({"x-ms-client-principal-name": "n" * 500}) == "n" * 200
+    assert requester({"x-functions-key": "k"}) == "function key"
+    assert requester({}, {"code": "k"}) == "function key"
+    assert requester({}, {}) == "anonymous"
+
+
+# ------------------------------------------------------------------------------------------------
+# export escaping
+
+
+def test_markdown_escaping_and_csv_formulas():
+    assert md("# [click](https://evil.example) <img src=x onerror=alert(1)>") == (
+        "\\# \\[click\\](https://evil.example) \\<img src=x onerror=alert(1)\\>"
+    )
+    assert md("- not a list") == "\\- not a list"
+    assert md("1. not a list either") == "1\\. not a list either"
+    assert md("**bold** _it_ `code` ![img](x) a|b ~~s~~") == (
+        "\\*\\*bold\\*\\* \\_it\\_ \\`code\\` \\!\\[img\\](x) a\\|b \\~\\~s\\~\\~"
+    )
+    assert md("two\n# lines") == "two \\# lines"  # one line: nothing starts a block
+    for formula in ("=HYPERLINK(1)", "+1", "-1", "@SUM(A1)", "\tx"):
+        assert csv_cell(formula) == "'" + formula
+    assert csv_cell("Plain") == "Plain"

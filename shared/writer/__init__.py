@@ -19,6 +19,16 @@ nothing twice. Large runs are better written with the CLI.
 HTTP (function auth level; a malformed run id → 400, an unknown run → 404, every error body is
 ``{"error": "..."}``):
 
+The saved review (``runs/{run_id}/review.json``, shared/review_state.py) is applied first: a
+dry run, a write and an export see the edited titles, descriptions and criteria, moved, merged and
+split stories, and leave out the stories made open questions. Its saved ``decisions`` are the
+defaults; the request's ``decisions`` override them story by story. Signatures hash what is
+written (the edited title and criteria), so an edited story is a new item to ADO. Each plan entry
+and each result records who decided and when: ``decided_by`` / ``decided_at`` are the review's
+``saved_by`` / ``saved_at`` for a decision that came from the saved review, else the requester of
+the write (HTTP: shared.api.requester: the ``x-ms-client-principal-name`` header, else "function
+key", else "anonymous"; CLI: ``--by NAME``, default the OS user) and the time of the write.
+
 ``POST /api/runs/{run_id}/write`` with the body ``{"dry_run": true|false, "decisions": {story_id:
 "accept"|"skip"|"keep_existing"|"replace"|"both"}, "allow_empty_backlog": false}`` (all keys
 optional; ``dry_run`` defaults to **true**, so writing needs ``"dry_run": false``; other keys →
@@ -46,7 +56,8 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
      "existing_id": 1126 | null,   # the existing story patched / linked (both) / kept / duplicated
      "ado_id": 1203 | null,        # the work item already holding it (status existing)
      "criteria": ["…"],            # patch: the ACs it appends (replace: the new ACs)
-     "reason": "…", "error": "…"|null, "signature": "<sha256 hex>"}
+     "reason": "…", "error": "…"|null, "signature": "<sha256 hex>",
+     "decided_by": "ana@example.org"|"function key"|…|null, "decided_at": "…Z"|null}
 
 - write → 200 (also when some items failed: see ``counts.failed``)::
 
@@ -58,6 +69,7 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 
     {"run_id", "write_id", "item_id", "type", "title", "action", "status":
      "created"|"modified"|"existing"|"skipped"|"blocked"|"failed", "tag", "decision",
+     "decided_by", "decided_at",        # null in results written before they existed
      "parent_ref", "parent_ado_id", "existing_id", "ado_id", "created_ids": [..],
      "modified_ids": [..], "url": "https://dev.azure.com/…/_workitems/edit/N"|null, "reason",
      "error": "…"|null, "signature", "timestamp",
@@ -121,6 +133,11 @@ for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200:
      "usage": {"prompt_tokens", "completion_tokens", "calls"}}
 
   404 unknown run, 409 not completed or a write / retag of the run in progress.
+
+``GET`` / ``PUT /api/runs/{run_id}/review-state``: the saved review (shared/review_state.py).
+``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/export.py).
+A saved review that no longer fits the run (it cannot happen through the API) makes a write, a
+dry run or an export a 400 with its ``problems``.
 """
 
 from __future__ import annotations

@@ -63,6 +63,8 @@ class WriteResult(Record):
     status: WriteStatus
     tag: Tag | None = None
     decision: str | None = None
+    decided_by: str | None = None  # the saved review's saved_by, else the write's requester
+    decided_at: datetime | None = None  # the saved review's saved_at, else the write's time
     parent_ref: str | None = None
     parent_ado_id: int | None = None
     existing_id: int | None = None
@@ -176,6 +178,8 @@ class Writer:
             status=status,  # type: ignore[arg-type]
             tag=entry.tag,  # type: ignore[arg-type]
             decision=entry.decision,
+            decided_by=entry.decided_by,
+            decided_at=entry.decided_at,
             parent_ref=entry.parent_ref,
             existing_id=entry.existing_id,
             reason=entry.reason,

@@ -266,6 +266,8 @@ def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
     print(json.dumps(body, indent=2) if args.json else render_rollback(body))
     counts = body["counts"]
     return 1 if counts["failed"] or counts["changed_since_write"] or counts["kept"] else 0
+
+
 def _os_user() -> str:
     """Who runs the CLI, for ``decided_by`` (``--by`` overrides it)."""
     import getpass

@@ -192,13 +192,22 @@ def backlog_get(req: func.HttpRequest) -> func.HttpResponse:
 @app.route(route="runs/{run_id}/write", methods=["POST"])
 def write_post(req: func.HttpRequest) -> func.HttpResponse:
     run_id = req.route_params.get("run_id", "")
-    return _http(api.write_run(app_services(), run_id, req.get_body()))
+    who = api.requester(req.headers, req.params)
+    return _http(api.write_run(app_services(), run_id, req.get_body(), requester=who))
 
 
 @app.function_name("write_get")
 @app.route(route="runs/{run_id}/write", methods=["GET"])
 def write_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_write(app_services(), req.route_params.get("run_id", "")))
+
+
+# undoing a write: synchronous too; running it again finishes it (shared/writer/rollback.py)
+@app.function_name("rollback_post")
+@app.route(route="runs/{run_id}/rollback", methods=["POST"])
+def rollback_post(req: func.HttpRequest) -> func.HttpResponse:
+    run_id = req.route_params.get("run_id", "")
+    return _http(api.rollback_run(app_services(), run_id, req.get_body()))
 
 
 @app.function_name("retag_post")
@@ -211,6 +220,35 @@ def retag_post(req: func.HttpRequest) -> func.HttpResponse:
 @app.route(route="runs/{run_id}/review", methods=["GET"])
 def review_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_review(app_services(), req.route_params.get("run_id", "")))
+
+
+# the saved review (shared/review_state.py): GET it with its ETag, PUT it with If-Match
+@app.function_name("review_state_get")
+@app.route(route="runs/{run_id}/review-state", methods=["GET"])
+def review_state_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_review_state(app_services(), req.route_params.get("run_id", "")))
+
+
+@app.function_name("review_state_put")
+@app.route(route="runs/{run_id}/review-state", methods=["PUT"])
+def review_state_put(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(
+        api.put_review_state(
+            app_services(),
+            req.route_params.get("run_id", ""),
+            req.get_body(),
+            req.headers.get("if-match"),
+            api.requester(req.headers, req.params),
+        )
+    )
+
+
+# the reviewed backlog as a file: ?format=csv (ADO's CSV import) or ?format=md (shared/export.py)
+@app.function_name("export_get")
+@app.route(route="runs/{run_id}/export", methods=["GET"])
+def export_get(req: func.HttpRequest) -> func.HttpResponse:
+    run_id = req.route_params.get("run_id", "")
+    return _http(api.get_export(app_services(), run_id, req.params.get("format")))
 
 
 # the review page (shared/ui): open it as /api/ui?code=<key>

@@ -7,8 +7,10 @@ is a 400, an unknown run a 404, always with a JSON body that says what was wrong
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared import __version__, layout
 from shared.backlog_tree import build_tree
@@ -29,6 +31,9 @@ from shared.models import (
 from shared.pipeline.runs import TRANSCRIPTS_CONTAINER, UnknownRun, load_run, start_run
 from shared.services import Services
 from shared.storage import NotFound, content_type_for, read_jsonl, read_model
+
+if TYPE_CHECKING:
+    from shared.review_state import ReviewState
 
 
 @dataclass
@@ -276,9 +281,15 @@ def _write_body(raw: bytes | None) -> dict[str, Any] | ApiResponse:
 
 
 def write_run(
-    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+    svc: Services,
+    run_id: str,
+    raw_body: bytes | None,
+    *,
+    ado_client: Any = None,
+    requester: str | None = None,
 ) -> ApiResponse:
-    """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write."""
+    """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write, of the
+    run with its saved review applied. ``requester`` (shared.api.requester): who asks."""
     from shared.ado.client import AdoClient
     from shared.ado.errors import AdoNotConfigured
     from shared.writer.plan import InvalidDecisions
@@ -309,6 +320,7 @@ def write_run(
                 decisions=body.get("decisions"),
                 dry_run=dry_run,
                 allow_empty_backlog=body.get("allow_empty_backlog", False),
+                requester=requester,
             ),
         )
     except EmptyBacklogRefused as err:
@@ -334,6 +346,62 @@ def get_write(svc: Services, run_id: str) -> ApiResponse:
     return json_response(200, latest_write(svc, run_id))
 
 
+ROLLBACK_BODY_KEYS = ("write_id", "dry_run")
+
+
+def rollback_run(
+    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+) -> ApiResponse:
+    """POST /api/runs/{run_id}/rollback: what undoing a write would do (``dry_run``, the default,
+    as for a write) or the rollback; the latest write unless ``write_id`` names another."""
+    from shared.ado.client import AdoClient
+    from shared.ado.errors import AdoNotConfigured
+    from shared.writer.rollback import NothingToRollBack, UnknownWrite
+    from shared.writer.rollback import rollback_run as rollback
+    from shared.writer.runs import WriteInProgress
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    body: Any = {}
+    if raw_body and raw_body.strip():
+        try:
+            body = json.loads(raw_body)
+        except (ValueError, UnicodeDecodeError):
+            return error_response(
+                400, 'the body must be JSON: {"write_id": "w-…", "dry_run": bool}'
+            )
+    if not isinstance(body, dict):
+        return error_response(400, "the body must be a JSON object")
+    unknown = sorted(set(body) - set(ROLLBACK_BODY_KEYS))
+    if unknown:
+        return error_response(400, f"unknown keys {unknown}; expected {list(ROLLBACK_BODY_KEYS)}")
+    dry_run = body.get("dry_run", True)
+    if not isinstance(dry_run, bool):
+        return error_response(400, "dry_run must be true or false")
+    write_id = body.get("write_id")
+    if write_id is not None and not isinstance(write_id, str):
+        return error_response(400, "write_id must be a string such as w-0001-20260101T120000Z")
+    client = ado_client
+    if client is None:
+        try:
+            client = AdoClient.from_settings(svc.settings)
+        except AdoNotConfigured as err:
+            if not dry_run:
+                return error_response(503, f"Azure DevOps is not configured: {err}")
+    try:
+        return json_response(200, rollback(svc, run_id, client, write_id=write_id, dry_run=dry_run))
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    except UnknownWrite as err:
+        return error_response(404, str(err))
+    except (NothingToRollBack, WriteInProgress) as err:
+        return error_response(409, str(err))
+    finally:
+        if client is not None and ado_client is None:
+            client.close()
+
+
 def retag_run(svc: Services, run_id: str) -> ApiResponse:
     """POST /api/runs/{run_id}/retag: tag the run's stories again against the current index."""
     from shared.writer.retag import retag_run as retag
@@ -348,3 +416,189 @@ def retag_run(svc: Services, run_id: str) -> ApiResponse:
         return error_response(409, str(err), status=run.status)
     except WriteInProgress as err:
         return error_response(409, str(err))
+
+
+# ------------------------------------------------------------------------------------------------
+# the saved review and the export (contracts: shared/review_state.py, shared/export.py)
+
+PRINCIPAL_HEADER = "x-ms-client-principal-name"
+NAME_LIMIT = 200
+REVIEW_BODY_LIMIT = 2 * 1024 * 1024
+_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def requester(headers: Mapping[str, str], params: Mapping[str, str] | None = None) -> str:
+    """Who a request says it comes from, for ``saved_by`` and ``decided_by``.
+
+    - ``x-ms-client-principal-name``: set by App Service Authentication (Easy Auth) when it is
+      on, which also drops the header from outside requests. Without it, any caller holding the
+      function key can send any name: then it is a label, not proof.
+    - else ``"function key"`` when the request carried one (``?code=`` or ``x-functions-key``):
+      neither Azure's host nor devhost tells the app which named key it was;
+    - else ``"anonymous"`` (a local host without a key).
+    """
+    lower = {str(k).lower(): str(v) for k, v in headers.items()}
+    name = " ".join(_NAME_CONTROL.sub(" ", lower.get(PRINCIPAL_HEADER, "")).split())
+    if name:
+        return name[:NAME_LIMIT]
+    if lower.get("x-functions-key") or (params or {}).get("code"):
+        return "function key"
+    return "anonymous"
+
+
+def _completed(svc: Services, run_id: str) -> RunStatus | ApiResponse:
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    if run.status not in ("completed", "completed_with_errors"):
+        return json_response(
+            409,
+            {
+                "error": f"run {run_id} is {run.status}; it can be reviewed once it completes",
+                "code": "not_completed",
+                "status": run.status,
+            },
+        )
+    return run
+
+
+def _with_etag(response: ApiResponse, etag: str | None) -> ApiResponse:
+    if etag:
+        response.headers["ETag"] = etag
+    return response
+
+
+def get_review_state(svc: Services, run_id: str) -> ApiResponse:
+    """GET /api/runs/{run_id}/review-state: the saved review (version 0 when none) and its ETag."""
+    from shared.review_state import load_state
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    state, etag = load_state(svc, run_id)
+    return _with_etag(json_response(200, state.view(etag)), etag)
+
+
+def put_review_state(
+    svc: Services, run_id: str, raw_body: bytes | None, if_match: str | None, by: str
+) -> ApiResponse:
+    """PUT /api/runs/{run_id}/review-state: save the review if ``if_match`` (the If-Match
+    header; else the body's ``etag``) is the saved one's ETag (none for the first save)."""
+    from pydantic import ValidationError
+
+    from shared.review_state import (
+        SERVER_FIELDS,
+        ReviewState,
+        StaleReview,
+        apply,
+        check,
+        save_state,
+    )
+    from shared.writer.plan import InvalidDecisions, build_plan
+    from shared.writer.runs import completed_run
+
+    run = _completed(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    raw = raw_body or b""
+    if len(raw) > REVIEW_BODY_LIMIT:
+        return error_response(413, f"the review is {len(raw):,} bytes, over {REVIEW_BODY_LIMIT:,}")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return error_response(400, "the body must be the review as JSON", problems=["not JSON"])
+    if not isinstance(body, dict):
+        return error_response(400, "the body must be a JSON object", problems=["not an object"])
+    if body.get("run_id", run_id) != run_id:
+        return error_response(
+            400,
+            f"this review is of run {body.get('run_id')!r}, not {run_id}",
+            problems=[f"run_id: {body.get('run_id')!r} is not {run_id}"],
+        )
+    sent_etag = body.get("etag")
+    if if_match is None and sent_etag is not None and not isinstance(sent_etag, str):
+        return error_response(400, "etag must be a string", problems=["etag: not a string"])
+    fields = {k: v for k, v in body.items() if k not in SERVER_FIELDS}
+    fields["run_id"] = run_id
+    try:
+        state = ReviewState.model_validate(fields)
+    except ValidationError as err:
+        problems = [
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in err.errors()
+        ]
+        return error_response(400, "the review is not valid", problems=problems)
+    _, items, records = completed_run(svc, run_id)
+    problems = check(state, items)
+    if not problems:
+        edited, tagging, _ = apply(state, items, records)
+        try:
+            build_plan(run_id, edited, tagging, state.decisions)
+        except InvalidDecisions as err:
+            problems = [f"decisions: {p}" for p in err.problems]
+    if problems:
+        return error_response(400, "the review does not fit the run", problems=problems)
+    try:
+        saved, etag = save_state(
+            svc, run_id, state, if_match if if_match is not None else sent_etag, by
+        )
+    except StaleReview as stale:
+        current = stale.current
+        return _with_etag(
+            json_response(
+                409,
+                {
+                    "error": _stale_message(current, sent=stale.sent),
+                    "code": "stale_review",
+                    "current": current.view(stale.etag),
+                    "etag": stale.etag,
+                },
+            ),
+            stale.etag,
+        )
+    return _with_etag(json_response(200, saved.view(etag)), etag)
+
+
+def _stale_message(current: ReviewState, *, sent: bool) -> str:
+    head = "someone else saved this review since you loaded it"
+    if current.version == 0:
+        return head + " or removed it: there is no saved review now; save without an ETag"
+    who = f"version {current.version}, saved by {current.saved_by}"
+    if current.saved_at is not None:
+        who += f" at {current.saved_at:%Y-%m-%d %H:%M:%S} UTC"
+    if not sent:
+        return f"{head} ({who}): load it and save your changes on it, with its ETag"
+    return f"{head} ({who}): load it again, redo your changes on it and save"
+
+
+EXPORT_FORMATS = {
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "md": ("text/markdown; charset=utf-8", "md"),
+}
+
+
+def get_export(svc: Services, run_id: str, fmt: str | None) -> ApiResponse:
+    """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/export)."""
+    from shared.export import export_run
+    from shared.writer.plan import InvalidDecisions
+
+    run = _load(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    if fmt not in EXPORT_FORMATS:
+        return error_response(
+            400, f"format must be one of {', '.join(EXPORT_FORMATS)} (got {fmt!r})"
+        )
+    run = _completed(svc, run_id)
+    if isinstance(run, ApiResponse):
+        return run
+    try:
+        data = export_run(svc, run_id, fmt)
+    except InvalidDecisions as err:
+        return error_response(400, str(err), problems=err.problems)
+    content_type, ext = EXPORT_FORMATS[fmt]
+    return ApiResponse(
+        200,
+        data,
+        content_type,
+        {"Content-Disposition": f'attachment; filename="{run_id}.{ext}"'},
+    )

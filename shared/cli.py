@@ -9,8 +9,13 @@ load-docs    architecture documents (.md .txt .pdf .docx) into the index
 status       a run's status
 pull         a run's artifacts into a folder
 tree         a completed run's backlog as a tree
-write        a completed run into Azure DevOps: ``write RUN_ID [--dry-run] [--decisions FILE]``
+write        a completed run (its saved review applied) into Azure DevOps:
+             ``write RUN_ID [--dry-run] [--decisions FILE] [--by NAME]``
              (AZURE_DEVOPS_ORG_URL, AZURE_DEVOPS_PROJECT, AZURE_DEVOPS_PAT; shared/writer)
+rollback     undo a write: ``rollback RUN_ID [--write-id W] [--dry-run]`` (the latest write by
+             default; created items deleted, patches reverted, items changed since left alone)
+export       a completed run (its saved review applied) as a file:
+             ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/export.py)
 retag        tag a completed run's stories again against the current index
 eval         evaluation: ``eval tagging DIR``, ``eval segmentation [GOLD]``, ``eval judge RUN_ID``
              (shared/eval/commands.py)
@@ -201,6 +206,7 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
             decisions=decisions,
             dry_run=args.dry_run,
             allow_empty_backlog=args.allow_empty_backlog,
+            requester=args.by or _os_user(),
         )
     except UnknownRun:
         print(f"error: run {args.run_id} not found", file=sys.stderr)
@@ -216,6 +222,89 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
             client.close()
     print(json.dumps(body, indent=2) if args.json else render_write(body))
     return 1 if body.get("counts", {}).get("failed") else 0
+
+
+def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit 0 when everything is (or would be) rolled back, 1 when something stays (changed
+    since the write, kept, failed) or the rollback is refused, 2 on bad input or no ADO."""
+    from shared.ado.client import AdoClient
+    from shared.ado.errors import AdoNotConfigured
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import UnknownRun
+    from shared.writer.rollback import (
+        NothingToRollBack,
+        UnknownWrite,
+        check_write_id,
+        render_rollback,
+        rollback_run,
+    )
+    from shared.writer.runs import WriteInProgress
+
+    check_run_id(args.run_id)
+    if args.write_id is not None:
+        check_write_id(args.write_id)
+    client = None
+    try:
+        client = AdoClient.from_settings(settings)
+    except AdoNotConfigured as err:
+        if not args.dry_run:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
+    svc, _ = _services(settings)
+    try:
+        body = rollback_run(svc, args.run_id, client, write_id=args.write_id, dry_run=args.dry_run)
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    except (NothingToRollBack, UnknownWrite, WriteInProgress) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        if client is not None:
+            client.close()
+    print(json.dumps(body, indent=2) if args.json else render_rollback(body))
+    counts = body["counts"]
+    return 1 if counts["failed"] or counts["changed_since_write"] or counts["kept"] else 0
+
+
+def _os_user() -> str:
+    """Who runs the CLI, for ``decided_by`` (``--by`` overrides it)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name and no passwd entry (some containers)
+        return "unknown"
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.export import export_run
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import UnknownRun
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.runs import RunNotWritable
+
+    check_run_id(args.run_id)
+    svc, _ = _services(settings)
+    try:
+        data = export_run(svc, args.run_id, args.format)
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    except (RunNotWritable, InvalidDecisions) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    target = Path(args.output) if args.output else None
+    if target is None and args.out:
+        target = Path(args.out) / f"{args.run_id}.{args.format}"
+    if target is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    print(target)
+    return 0
 
 
 def cmd_retag(args: argparse.Namespace, settings: Settings) -> int:
@@ -303,7 +392,31 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write even though the run's project had no indexed backlog (all stories new)",
     )
+    wr.add_argument(
+        "--by",
+        metavar="NAME",
+        help="who decides, recorded as decided_by of the results (default: your OS user)",
+    )
     wr.set_defaults(func=cmd_write)
+
+    rb = sub.add_parser(
+        "rollback", help="undo a write to Azure DevOps (delete what it created, revert patches)"
+    )
+    rb.add_argument("run_id")
+    rb.add_argument("--write-id", help="the write to undo (default: the latest)")
+    rb.add_argument(
+        "--dry-run", action="store_true", help="list what would be done, change nothing"
+    )
+    rb.add_argument("--json", action="store_true", help="print the JSON body instead of a table")
+    rb.set_defaults(func=cmd_rollback)
+    ex = sub.add_parser("export", help="a completed run's reviewed backlog as CSV or Markdown")
+    ex.add_argument("run_id")
+    ex.add_argument(
+        "--format", required=True, choices=("csv", "md"), help="csv: ADO's CSV import; md: to read"
+    )
+    ex.add_argument("--out", metavar="DIR", help="write DIR/<run_id>.<format>")
+    ex.add_argument("-o", "--output", metavar="FILE", help="write FILE (default: stdout)")
+    ex.set_defaults(func=cmd_export)
 
     rt = sub.add_parser("retag", help="tag a completed run's stories again (current index)")
     rt.add_argument("run_id")

@@ -17,7 +17,10 @@ runs/{run_id}/
   ado_write_results.jsonl             the latest ADO write: one line per item (shared/writer)
   parts/writes/{write_id}.jsonl       every ADO write's results, kept (the latest is also above)
   parts/write.lock                    leased while a write or a retag of the run is in progress
+  parts/rollbacks/{rollback_id}.jsonl every rollback of a write: one line per item (shared/writer)
   parts/retag/{n}/                    the tagging a retag replaced (tagging_analysis.jsonl, ...)
+  review.json                         the saved review: edits and decisions (shared/review_state)
+  parts/review/{version:04d}.json     every saved review a later save replaced, kept
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
 ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
@@ -101,6 +104,14 @@ def write_results_prefix(run_id: str) -> str:
     return f"runs/{run_id}/parts/writes/"
 
 
+def rollback_part(run_id: str, rollback_id: str) -> str:
+    return f"runs/{run_id}/parts/rollbacks/{rollback_id}.jsonl"
+
+
+def rollback_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/rollbacks/"
+
+
 def write_lock(run_id: str) -> str:
     """Leased by an ADO write or a retag of the run (one at a time per run)."""
     return f"runs/{run_id}/parts/write.lock"
@@ -124,6 +135,20 @@ def retag_prefix(run_id: str) -> str:
 def unit_of(path: str) -> str:
     """'runs/x/parts/tags/seg-0001-st01.json' -> 'seg-0001-st01'."""
     return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def review_state(run_id: str) -> str:
+    """The run's saved review (edits and decisions), replaced under an ETag condition."""
+    return f"runs/{run_id}/review.json"
+
+
+def review_version(run_id: str, version: int) -> str:
+    """A saved review that a later save replaced (kept, one file per version)."""
+    return f"runs/{run_id}/parts/review/{version:04d}.json"
+
+
+def review_versions_prefix(run_id: str) -> str:
+    return f"runs/{run_id}/parts/review/"
 
 
 def index_blob(namespace: str) -> str:

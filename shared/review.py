@@ -25,8 +25,19 @@
       "hygiene": {"flags": [Flag], "outside": [Flag]},   # hygiene.json's flags; outside: in no
                                              # story's quotes (each story lists its own, below)
       "summary": summary.json | null, "coverage": summary.coverage | null,
-      "write": the latest write, as GET /api/runs/{run_id}/write answers | null (not completed)
+      "write": the latest write, as GET /api/runs/{run_id}/write answers | null (not completed),
+      # the saved review (shared/review_state.py), already applied to tree and stories:
+      "review_state": {version, etag, saved_at, saved_by, decisions} | null (not completed),
+      "edited": [item_id, …],               # epics, features and stories whose content changed
+      "originals": {item_id: {title, description, acceptance_criteria}},   # as generated
+      "open_question_stories": [{story_id, title, feature_id, quotes: [quote views]}]
     }
+
+Each story of ``stories`` also has ``"original"``: its generated title, description and criteria
+when the review changed it (else null), ``"split_from"``: the story it was split off (else null)
+and ``"merged_from"``: the stories merged into it (their quotes and criteria are among its own).
+A saved review that no longer fits the run (it cannot happen through the API) is not applied:
+``review_state.problems`` then lists why.
 
 Existing work items come from the project's ``ingestion/ado/{project}/ado_vectors.jsonl`` (written by
 the ADO loader, one line per indexed item with seed §11.3 metadata plus title, description and ACs);
@@ -42,13 +53,16 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared import layout
 from shared.backlog_tree import build_tree
 from shared.models import GeneratedItem, RunStatus, Segment, SourceQuote, TaggingRecord
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
+
+if TYPE_CHECKING:
+    from shared.review_state import Applied
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +224,40 @@ def _flags_in(flags: list[dict[str, Any]], item: GeneratedItem) -> list[dict[str
     return [f for f in flags if any(f["start"] < end and start < f["end"] for start, end in spans)]
 
 
+def _own_first(
+    item: GeneratedItem, segments: list[Segment], by_segment: dict[str, Segment]
+) -> list[Segment]:
+    """Its own segment first, then the others (a merged story quotes several)."""
+    own = by_segment.get(item.segment_id)
+    return ([own] if own else []) + [s for s in segments if s is not own]
+
+
+def _reviewed(
+    svc: Services,
+    run_id: str,
+    items: list[GeneratedItem],
+    records: list[TaggingRecord],
+    bundle: dict[str, Any],
+) -> tuple[list[GeneratedItem], list[TaggingRecord], Applied]:
+    """The backlog with the saved review applied, and the bundle's review fields filled."""
+    from shared.review_state import Applied, apply, check, load_state  # it imports this module
+
+    state, etag = load_state(svc, run_id)
+    view = state.view(etag)
+    bundle["review_state"] = {
+        k: view[k] for k in ("version", "etag", "saved_at", "saved_by", "decisions")
+    }
+    problems = check(state, items)
+    if problems:
+        log.warning("review: the saved review of %s is not applied: %s", run_id, problems)
+        bundle["review_state"]["problems"] = problems
+        return items, records, Applied()
+    items, records, applied = apply(state, items, records)
+    bundle["edited"] = applied.edited_ids
+    bundle["originals"] = applied.originals
+    return items, records, applied
+
+
 def build_bundle(
     svc: Services,
     run: RunStatus,
@@ -230,6 +278,10 @@ def build_bundle(
         "coverage": None,
         "hygiene": {"flags": [], "outside": []},
         "write": None,
+        "review_state": None,
+        "edited": [],
+        "originals": {},
+        "open_question_stories": [],
     }
     try:
         segments = read_jsonl(svc.store, layout.run_file(run_id, "segments.jsonl"), Segment)
@@ -246,6 +298,7 @@ def build_bundle(
         )
     except NotFound:
         records = []
+    items, records, applied = _reviewed(svc, run_id, items, records, bundle)
     tags = {r.story_id: r for r in records}
     bundle["tree"] = build_tree(items, tags)
 
@@ -271,9 +324,7 @@ def build_bundle(
         if item.type != "User Story":
             continue
         record = tags.get(item.item_id)
-        # its own segment first, then the others (a merged story quotes several)
-        own = by_segment.get(item.segment_id)
-        ordered = ([own] if own else []) + [s for s in segments if s is not own]
+        ordered = _own_first(item, segments, by_segment)
         tag = record.decision_tag if record else item.assigned_tag
         compare_with = (
             record.related_story_ids[0]
@@ -299,11 +350,24 @@ def build_bundle(
             "generated_acs": generated,
             "existing_acs": kept,
             "hygiene": own_flags,
+            "original": applied.originals.get(item.item_id),
+            "split_from": applied.split.get(item.item_id),
+            "merged_from": applied.merged_from(item.item_id),
         }
     bundle["hygiene"] = {
         "flags": flags,
         "outside": [f for f in flags if (f["start"], f["end"]) not in concerned],
     }
+    bundle["open_question_stories"] = [
+        {
+            **question.view(),
+            "quotes": [
+                _quote_view(q, _own_first(question.item, segments, by_segment))
+                for q in question.item.source_quotes
+            ],
+        }
+        for question in applied.open_questions
+    ]
 
     try:
         summary = read_json(svc.store, layout.run_file(run_id, "summary.json"))

@@ -7,7 +7,8 @@
 - Reads: WIQL with id-window keyset paging past the 20,000-result cap (VS402337), then
   ``workitemsbatch`` in batches of 200 with ``$expand=relations`` (which returns all fields).
 - Writes: create (``POST .../workitems/${type}``) and update (``PATCH .../workitems/{id}``) with
-  ``application/json-patch+json``; parent links are ``Hierarchy-Reverse`` relations.
+  ``application/json-patch+json``; parent links are ``Hierarchy-Reverse`` relations. Delete
+  (``DELETE .../workitems/{id}``, never ``destroy=true``) moves an item to the recycle bin.
 - Backoff (shared.ado.retry): reads retry 429/500/502/503/504, writes only 429/503 (an answered
   500 may have been applied); 1, 2, 4, 8, 16 s, or exactly what ``Retry-After`` says. A 200 with
   ``Retry-After`` (ADO's soft throttling) delays the next request by that much.
@@ -371,6 +372,16 @@ class AdoClient:
             params=params,
             json_body=body,
             content_type=JSON_PATCH,
+            write=True,
+        )
+
+    def delete_item(self, work_item_id: int) -> dict[str, Any] | None:
+        """Delete a work item: ADO moves it to the project's recycle bin (restorable; ``destroy`` is
+        never sent). A later read of it is a 404 (AdoNotFound), and so is deleting it again.
+        Retried like every write: on 429/503 only."""
+        return self._request(  # type: ignore[no-any-return]
+            "DELETE",
+            self._project_url(f"workitems/{int(work_item_id)}"),
             write=True,
         )
 

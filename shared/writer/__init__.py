@@ -1,12 +1,15 @@
-"""The ADO writer (seed §8): a reviewed, completed run into Azure DevOps, idempotently; and retag.
+"""The ADO writer (seed §8): a reviewed, completed run into Azure DevOps, idempotently; its undo
+(rollback); and retag.
 
 - ``plan``: what a write would do, item by item (pure; rules in its docstring)
 - ``execute``: doing it against ADO (signature tags, retries, failures; rules in its docstring)
 - ``runs``: run checks, the leases, the result records (``ado_write_results.jsonl``)
+- ``rollback``: undo a write: delete what it created, revert what it patched, leave alone and
+  report what changed in ADO since (rules in its docstring)
 - ``retag``: tag a completed run's stories again against the current index (seed §13.13)
 - ``render``: escaping, HTML fields, tags and signatures
 
-No Langfuse spans here (seed §8.6). Entry points: ``python -m shared.cli write|retag`` and the
+No Langfuse spans here (seed §8.6). Entry points: ``python -m shared.cli write|rollback|retag`` and the
 HTTP API below (shared/api.py). The HTTP calls are synchronous: a Functions HTTP request is cut
 at 230 s by Azure's load balancer whatever the function timeout, so a write that takes longer
 answers 502/504 to its caller while it goes on to the end; its results then appear at
@@ -15,6 +18,16 @@ nothing twice. Large runs are better written with the CLI.
 
 HTTP (function auth level; a malformed run id → 400, an unknown run → 404, every error body is
 ``{"error": "..."}``):
+
+The saved review (``runs/{run_id}/review.json``, shared/review_state.py) is applied first: a
+dry run, a write and an export see the edited titles, descriptions and criteria, moved, merged and
+split stories, and leave out the stories made open questions. Its saved ``decisions`` are the
+defaults; the request's ``decisions`` override them story by story. Signatures hash what is
+written (the edited title and criteria), so an edited story is a new item to ADO. Each plan entry
+and each result records who decided and when: ``decided_by`` / ``decided_at`` are the review's
+``saved_by`` / ``saved_at`` for a decision that came from the saved review, else the requester of
+the write (HTTP: shared.api.requester: the ``x-ms-client-principal-name`` header, else "function
+key", else "anonymous"; CLI: ``--by NAME``, default the OS user) and the time of the write.
 
 ``POST /api/runs/{run_id}/write`` with the body ``{"dry_run": true|false, "decisions": {story_id:
 "accept"|"skip"|"keep_existing"|"replace"|"both"}, "allow_empty_backlog": false}`` (all keys
@@ -43,7 +56,8 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
      "existing_id": 1126 | null,   # the existing story patched / linked (both) / kept / duplicated
      "ado_id": 1203 | null,        # the work item already holding it (status existing)
      "criteria": ["…"],            # patch: the ACs it appends (replace: the new ACs)
-     "reason": "…", "error": "…"|null, "signature": "<sha256 hex>"}
+     "reason": "…", "error": "…"|null, "signature": "<sha256 hex>",
+     "decided_by": "ana@example.org"|"function key"|…|null, "decided_at": "…Z"|null}
 
 - write → 200 (also when some items failed: see ``counts.failed``)::
 
@@ -55,9 +69,15 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 
     {"run_id", "write_id", "item_id", "type", "title", "action", "status":
      "created"|"modified"|"existing"|"skipped"|"blocked"|"failed", "tag", "decision",
+     "decided_by", "decided_at",        # null in results written before they existed
      "parent_ref", "parent_ado_id", "existing_id", "ado_id", "created_ids": [..],
      "modified_ids": [..], "url": "https://dev.azure.com/…/_workitems/edit/N"|null, "reason",
-     "error": "…"|null, "signature", "timestamp"}
+     "error": "…"|null, "signature", "timestamp",
+     "before": {field: value|null}|null,   # patches: each field it changed, as it was
+     "after": {field: value|null}|null,    # patches: the same fields as the write left them
+     "rev_after": 7|null}                  # created / modified: the item's rev when it ended
+
+  (``before``, ``after`` and ``rev_after`` are absent, null, in writes made before rollbacks.)
 
 - 400 bad body or decisions (``{"error", "problems": ["…", …]}``); 404 unknown run; 409 the run has
   not completed (``{"error", "status"}``) or a write / retag of it (or another ADO write) is in
@@ -67,6 +87,40 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 "counts", "created_ids", "modified_ids", "writes": ["w-…", …]}``: the latest write (``results: []``
 and ``write_id: null`` if the run was never written); ``writes`` lists every write, oldest first,
 each kept at ``runs/{run_id}/parts/writes/{write_id}.jsonl``.
+
+``POST /api/runs/{run_id}/rollback`` with the body ``{"write_id": "w-…", "dry_run": true|false}``
+(both optional; ``write_id`` defaults to the latest write; ``dry_run`` defaults to **true**, as
+for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200::
+
+    {"run_id", "write_id": "w-0001-…", "rollback_id": "rb-0001-20260101T120000Z"|null (dry run),
+     "dry_run": false, "checked_against_ado": true,   # false: a dry run without ADO, or ADO
+     "ado_error": "…",                                 # refused the read (then: only when it did)
+     "results": [RollbackRecord, …],   # the write's patches first, then its creates, children first
+     "counts": {"pending", "deleted", "reverted", "changed_since_write", "already_gone",
+                "already_reverted", "kept", "failed"},
+     "deleted_ids": [..], "reverted_ids": [..]}
+
+  RollbackRecord (also each line of ``runs/{run_id}/parts/rollbacks/{rollback_id}.jsonl``; one
+  per item the write created or modified)::
+
+    {"run_id", "rollback_id", "write_id", "item_id", "type", "title", "ado_id",
+     "action": "delete"|"revert"|"none",
+     "status": "pending"            # dry run: what would be done (action delete / revert)
+             | "deleted"            # to ADO's recycle bin (DELETE without destroy)
+             | "reverted"           # fields_reverted got their values from before the write
+             | "changed_since_write"  # its rev is above the one the write left, or a field
+                                      # differs from what it set: left alone (reason says which)
+             | "already_gone"       # deleted already (a second rollback; or by a person)
+             | "already_reverted"   # the patched fields already hold their old values
+             | "kept"               # created, but children it still has stay (not orphaned)
+             | "failed",            # error / reason, e.g. "cannot revert: the write recorded
+                                    # no previous values" (a write older than rollbacks)
+     "fields_reverted": ["System.Description", …], "reason", "error", "rev_after", "timestamp"}
+
+  400 bad body or malformed ``write_id``; 404 unknown run or write; 409 the run has no write, or a
+  write / retag / rollback of it (or another ADO write) is in progress; 503 ADO not configured
+  (rollbacks only: a dry run then lists the write's items from its records, unchecked). A second
+  rollback of the same write changes nothing (``already_gone`` / ``already_reverted``).
 
 ``POST /api/runs/{run_id}/retag`` (no body) → 200::
 
@@ -79,6 +133,11 @@ each kept at ``runs/{run_id}/parts/writes/{write_id}.jsonl``.
      "usage": {"prompt_tokens", "completion_tokens", "calls"}}
 
   404 unknown run, 409 not completed or a write / retag of the run in progress.
+
+``GET`` / ``PUT /api/runs/{run_id}/review-state``: the saved review (shared/review_state.py).
+``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/export.py).
+A saved review that no longer fits the run (it cannot happen through the API) makes a write, a
+dry run or an export a 400 with its ``problems``.
 """
 
 from __future__ import annotations

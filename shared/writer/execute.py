@@ -6,6 +6,10 @@
 - patch: the existing story is read; if it carries this story's patch tag it was patched before
   (``existing``), else one PATCH guarded by ``test /rev`` appends the ACs not already there (or
   replaces the content), adds the delta to the description and the tags, the patch tag included.
+- for a rollback (``shared.writer.rollback``) each patch records the fields it changed as they
+  were (``before``) and as it left them (``after``), and every item created or modified (and every
+  parent a created item was linked under) its ``rev_after``: the rev when the write ended, read
+  again in one batch at its end (a child's parent link is a revision of the parent).
 - a failed item (e.g. a 400 rule violation) is recorded and the rest go on; its children fail
   with the reason. Auth failures, throttling that outlasts every retry and an unreachable server
   end the write: the items not attempted are recorded as failed. Running the write again finishes
@@ -59,12 +63,19 @@ class WriteResult(Record):
     status: WriteStatus
     tag: Tag | None = None
     decision: str | None = None
+    decided_by: str | None = None  # the saved review's saved_by, else the write's requester
+    decided_at: datetime | None = None  # the saved review's saved_at, else the write's time
     parent_ref: str | None = None
     parent_ado_id: int | None = None
     existing_id: int | None = None
     ado_id: int | None = None
     created_ids: list[int] = []
     modified_ids: list[int] = []
+    # for a rollback (absent from writes made before it existed): a patch's fields as they were
+    # (None: unset) and as it left them; the item's rev when the write ended
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    rev_after: int | None = None
     url: str | None = None
     reason: str = ""
     error: str | None = None
@@ -119,7 +130,33 @@ class Writer:
                     aborted = str(err)
                     result = self._result(entry, "failed", error=aborted)
             self._record(result)
+        if aborted is None:
+            self._settle_revs()
         return self.results
+
+    def _settle_revs(self) -> None:
+        """``rev_after`` = each changed item's rev now the write has ended: creating a child adds
+        a revision to its parent, so the rev a create answered is not the last one. One batch
+        read per 200 items; on an error the revs the writes answered stay."""
+        parents = {r.parent_ado_id for r in self.results if r.status == "created"}
+        wanted = {
+            r.ado_id: r
+            for r in self.results
+            if r.ado_id is not None
+            and (
+                r.status in ("created", "modified")
+                or (r.status == "existing" and r.ado_id in parents)
+            )
+        }
+        if not wanted:
+            return
+        try:
+            for item in self.client.get_work_items(sorted(wanted)):
+                result = wanted.get(int(item["id"]))
+                if result is not None and item.get("rev") is not None:
+                    result.rev_after = int(item["rev"])
+        except AdoError as err:
+            log.warning("reading the written items' revs again failed: %s", err)
 
     def _record(self, result: WriteResult) -> None:
         self.results.append(result)
@@ -141,6 +178,8 @@ class Writer:
             status=status,  # type: ignore[arg-type]
             tag=entry.tag,  # type: ignore[arg-type]
             decision=entry.decision,
+            decided_by=entry.decided_by,
+            decided_at=entry.decided_at,
             parent_ref=entry.parent_ref,
             existing_id=entry.existing_id,
             reason=entry.reason,
@@ -213,6 +252,7 @@ class Writer:
                     item.type, fields, parent_id=parent_id, operations=extra
                 )
                 new_id = int(created["id"])
+                rev_after = _rev(created)
                 break
             except AdoError as err:
                 if not _maybe_applied(err) or attempt == self.max_retries:
@@ -220,10 +260,15 @@ class Writer:
                 self._backoff(attempt, entry, err)
                 found = find_written(self.client, entry)
                 if found is not None:  # the answer was lost but the create happened
-                    new_id = found
+                    new_id, rev_after = found, None
                     break
         return self._result(
-            entry, "created", ado_id=new_id, parent_ado_id=parent_id, created_ids=[new_id]
+            entry,
+            "created",
+            ado_id=new_id,
+            parent_ado_id=parent_id,
+            created_ids=[new_id],
+            rev_after=rev_after,
         )
 
     # -- patch ---------------------------------------------------------------------------------
@@ -231,6 +276,7 @@ class Writer:
         target = entry.existing_id
         assert target is not None, "a patch always names the existing story"
         marker = entry.patch_tag
+        sent: dict[str, Any] | None = None  # ``before`` of a patch that may have been applied
         for attempt in range(self.max_retries + 1):
             try:
                 current = self.client.get_work_item(target)
@@ -239,10 +285,17 @@ class Writer:
                     entry, "failed", error=f"the existing work item #{target} was not found"
                 )
             if _has_tag(current, marker):
-                return self._result(entry, "existing", ado_id=target)
+                if sent is None:
+                    return self._result(entry, "existing", ado_id=target)
+                updated = current  # the answer was lost but this write's patch happened
+                break
             operations = self.patch_operations(entry, current, marker)
+            before = _field_values(current, _patched_fields(operations))
             try:
-                self.client.update_work_item(target, operations, expected_rev=int(current["rev"]))
+                updated = self.client.update_work_item(
+                    target, operations, expected_rev=int(current["rev"])
+                )
+                sent = before
                 break
             except AdoConflict as err:  # changed since it was read: read it again
                 if attempt == self.max_retries:
@@ -251,8 +304,18 @@ class Writer:
             except AdoError as err:
                 if not _maybe_applied(err) or attempt == self.max_retries:
                     raise
+                sent = before
                 self._backoff(attempt, entry, err)
-        return self._result(entry, "modified", ado_id=target, modified_ids=[target])
+        assert sent is not None
+        return self._result(
+            entry,
+            "modified",
+            ado_id=target,
+            modified_ids=[target],
+            before=sent,
+            after=_field_values(updated, list(sent)),
+            rev_after=_rev(updated),
+        )
 
     def patch_operations(
         self, entry: PlannedItem, current: dict[str, Any], marker: str
@@ -295,6 +358,26 @@ def find_written(client: Any, entry: PlannedItem) -> int | None:
     """The work item already holding this item's signature (the oldest, if several)."""
     ids = client.ids_with_tag(entry.signature_tag, [entry.item.type])
     return min(ids) if ids else None
+
+
+def _patched_fields(operations: list[dict[str, Any]]) -> list[str]:
+    """The fields a JSON Patch sets, in order (``/fields/{name}``)."""
+    names = [str(op["path"])[len("/fields/") :] for op in operations if _is_field_op(op)]
+    return list(dict.fromkeys(names))
+
+
+def _is_field_op(op: Mapping[str, Any]) -> bool:
+    return str(op.get("path", "")).startswith("/fields/") and op.get("op") != "test"
+
+
+def _field_values(item: Mapping[str, Any] | None, names: list[str]) -> dict[str, Any]:
+    fields = (item or {}).get("fields") or {}
+    return {name: fields.get(name) for name in names}
+
+
+def _rev(item: Mapping[str, Any] | None) -> int | None:
+    rev = (item or {}).get("rev")
+    return int(rev) if rev is not None else None
 
 
 def _has_tag(item: Mapping[str, Any], tag: str) -> bool:

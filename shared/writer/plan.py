@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from shared.models import GeneratedItem, TaggingRecord
@@ -58,6 +59,10 @@ class PlannedItem:
     reason: str = ""
     needs_decision: bool = False  # blocked until the reviewer picks an action
     criteria: list[str] = field(default_factory=list)  # what a patch appends
+    # who named the decision and when: the saved review's saved_by / saved_at, else the
+    # requester of the write and its time (set by shared/writer/runs.py)
+    decided_by: str | None = None
+    decided_at: datetime | None = None
     # filled by a preview or a write
     status: str | None = None
     ado_id: int | None = None
@@ -109,6 +114,10 @@ class PlannedItem:
             "criteria": self.criteria,
             "reason": self.reason,
             "needs_decision": self.needs_decision,
+            "decided_by": self.decided_by,
+            "decided_at": (
+                self.decided_at.isoformat().replace("+00:00", "Z") if self.decided_at else None
+            ),
             "error": self.error,
             "signature": self.signature,
         }

@@ -1,6 +1,7 @@
 """Writing a completed run to Azure DevOps: checks, locks, the plan, the write and its records.
 
-Only a ``completed`` or ``completed_with_errors`` run can be written (RunNotWritable otherwise).
+Only a ``completed`` or ``completed_with_errors`` run can be written (RunNotWritable otherwise),
+with its saved review applied (``reviewed_run``; shared/review_state.py).
 A write holds two blob leases, renewed while it lasts and released at its end (a process that dies
 loses them within ``LEASE_SECONDS``):
 - ``runs/{run_id}/parts/write.lock``: one write or retag of a run at a time;
@@ -20,15 +21,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from shared import layout
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
+from shared.review_state import Applied, ReviewState, apply, check, load_state
 from shared.services import Services
 from shared.storage import ArtifactStore, LeaseHeld, NotFound, dump_jsonl, read_jsonl
 from shared.writer.execute import Writer, WriteResult, counts, preview
-from shared.writer.plan import Plan, build_plan
+from shared.writer.plan import InvalidDecisions, Plan, build_plan
 
 log = logging.getLogger("shared.writer")
 
@@ -117,9 +121,57 @@ def completed_run(
     return run, items, records
 
 
-def plan_run(svc: Services, run_id: str, decisions: Mapping[str, Any] | None = None) -> Plan:
-    _, items, records = completed_run(svc, run_id)
-    return build_plan(run_id, items, records, decisions)
+@dataclass
+class ReviewedRun:
+    """A completed run with its saved review applied: what a write, a dry run and an export
+    work from (shared/review_state.py)."""
+
+    run: RunStatus
+    items: list[GeneratedItem]  # the edited backlog
+    records: list[TaggingRecord]  # its tagging (split stories copied, merged ones gone)
+    state: ReviewState
+    etag: str | None
+    applied: Applied
+
+
+def reviewed_run(svc: Services, run_id: str) -> ReviewedRun:
+    """The completed run (UnknownRun, RunNotWritable) with its saved review applied;
+    InvalidDecisions if the saved review no longer fits the run."""
+    run, items, records = completed_run(svc, run_id)
+    state, etag = load_state(svc, run_id)
+    problems = check(state, items)
+    if problems:
+        raise InvalidDecisions([f"the saved review: {p}" for p in problems])
+    items, records, applied = apply(state, items, records)
+    return ReviewedRun(run, items, records, state, etag, applied)
+
+
+def plan_run(
+    svc: Services,
+    run_id: str,
+    decisions: Mapping[str, Any] | None = None,
+    *,
+    requester: str | None = None,
+    now: datetime | None = None,
+) -> Plan:
+    """The plan of the edited backlog. The saved review's decisions are the defaults; those of
+    the request (``decisions``) override them story by story. Each entry records who decided:
+    the review's saved_by / saved_at for a decision that came from it, else ``requester`` at
+    ``now`` (the write's time)."""
+    reviewed = reviewed_run(svc, run_id)
+    state = reviewed.state
+    chosen: Any = decisions
+    if decisions is None or isinstance(decisions, Mapping):
+        chosen = {**state.decisions, **(decisions or {})}
+    plan = build_plan(run_id, reviewed.items, reviewed.records, chosen)
+    now = now or svc.clock()
+    requested = set(decisions or ()) if isinstance(decisions, Mapping) else set()
+    for entry in plan.items:
+        if entry.item_id in state.decisions and entry.item_id not in requested:
+            entry.decided_by, entry.decided_at = state.saved_by, state.saved_at
+        else:
+            entry.decided_by, entry.decided_at = requester, now
+    return plan
 
 
 # ------------------------------------------------------------------------------------------------
@@ -141,16 +193,20 @@ def write_run(
     decisions: Mapping[str, Any] | None = None,
     dry_run: bool = False,
     allow_empty_backlog: bool = False,
+    requester: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> dict[str, Any]:
-    """Plan (``dry_run``) or write a completed run; the response body of POST .../write.
+    """Plan (``dry_run``) or write a completed run, with its saved review applied; the response
+    body of POST .../write. ``requester``: who asks (each result's ``decided_by`` when the
+    decision did not come from the saved review).
 
     ``client`` (an AdoClient) may be None for a dry run: the plan is then not checked against ADO.
     Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; EmptyBacklogRefused
     when the run's project had no indexed backlog and the plan creates something (unless
     ``allow_empty_backlog``); ValueError when a write has no client.
     """
-    plan = plan_run(svc, run_id, decisions)
+    now = svc.clock()
+    plan = plan_run(svc, run_id, decisions, requester=requester, now=now)
     run = load_run(svc, run_id)
     empty = next((w for w in run.warnings if w.code == "empty_index"), None)
     if dry_run:
@@ -195,7 +251,7 @@ def write_run(
             )
         )
         # planned again under the lease: a retag of the run may just have ended
-        plan = plan_run(svc, run_id, decisions)
+        plan = plan_run(svc, run_id, decisions, requester=requester, now=now)
         write_id = new_write_id(svc, run_id)
         writer = Writer(
             client,

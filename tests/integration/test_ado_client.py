@@ -245,3 +245,32 @@ def test_set_parent_links_once_and_validate_only_saves_nothing(fake, client):
     count = len(fake.items)
     checked = client.create_work_item("Epic", {"System.Title": "Dry"}, validate_only=True)
     assert checked["fields"]["System.Title"] == "Dry" and len(fake.items) == count
+
+
+def test_delete_moves_an_item_to_the_recycle_bin_and_a_second_delete_is_not_found(fake, client):
+    parent_rev = fake.item(1011)["rev"]
+    child = next(c for c in ops.child_ids_of(fake.item(1011)))
+    answer = client.delete_item(child)
+    request = fake.requests("delete")[0]
+    assert request.method == "DELETE" and request.path.endswith(f"/_apis/wit/workitems/{child}")
+    assert request.query == {"api-version": "7.1"}  # never destroy=true
+    assert answer["id"] == child and answer["code"] == 200
+    assert child in fake.recycle_bin and child not in fake.items
+    # the link vanishes from the parent without a new revision there
+    assert child not in ops.child_ids_of(fake.item(1011))
+    assert fake.item(1011)["rev"] == parent_rev
+    with pytest.raises(AdoNotFound, match="TF401232"):
+        client.get_work_item(child)
+    with pytest.raises(AdoNotFound):
+        client.delete_item(child)
+    assert list(client.get_work_items([child, 1011])) == [client.get_work_item(1011)]
+
+
+def test_a_throttled_delete_is_retried_and_a_500_is_not(fake, client, slept):
+    fake.throttle_next(retry_after=2, route="delete")
+    client.delete_item(1113)
+    assert slept == [2.0] and fake.count("delete") == 2
+    fake.fail_next(500, route="delete")
+    with pytest.raises(AdoError) as err:
+        client.delete_item(1114)
+    assert err.value.status == 500 and fake.count("delete") == 3 and 1114 in fake.items

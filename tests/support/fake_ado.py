@@ -26,6 +26,10 @@ ADO where the client depends on it (see ../shared/docs/ADO_REST.md):
   (TF401320 RuleValidationException). New ids count up from the highest id, each write bumps
   ``rev``/``System.Rev`` and ``System.ChangedDate``; a patch that changes nothing makes no revision.
   ``validateOnly=true`` checks without saving. All-or-nothing: a failing op changes nothing.
+- **Delete** ``DELETE .../wit/workitems/{id}``: the item moves to the recycle bin (``recycle_bin``;
+  ``destroy=true`` deletes it for good) and answers ADO's WorkItemDelete (``id, code, deletedBy,
+  deletedDate, name, project, type, url, resource``); links to it vanish from the other items
+  (no new revision there), and a later GET, PATCH or DELETE of it is a 404 TF401232, as in ADO.
 
 Knobs: ``fail_next`` (any status, e.g. 5xx; ``applied=True``: done, then answered with the
 error, as when a 500 or a lost answer follows a write that happened), ``throttle_next`` (429 + Retry-After, TF400733),
@@ -117,7 +121,7 @@ def _rule_error(field_name: str, code: str) -> _Reply:
 class LoggedRequest:
     time: float  # time.monotonic() on arrival
     method: str
-    route: str  # wiql, workitemsbatch, get, list, create, update, unknown
+    route: str  # wiql, workitemsbatch, get, list, create, update, delete, unknown
     path: str
     query: dict[str, str]
     headers: dict[str, str]  # Authorization left out
@@ -425,6 +429,7 @@ class FakeAdo:
         self._clock = clock
         self._last_time: datetime | None = None
         self.items: dict[int, dict[str, Any]] = {}
+        self.recycle_bin: dict[int, dict[str, Any]] = {}  # deleted items (DELETE without destroy)
         self.log: list[LoggedRequest] = []
         self._faults: list[_Fault] = []
         self._rejections: list[_Rejection] = []
@@ -541,6 +546,7 @@ class FakeAdo:
         known state whatever ran before it."""
         with self._lock:
             self.items.clear()
+            self.recycle_bin.clear()
             self.log.clear()
             self._faults.clear()
             self._rejections.clear()
@@ -567,13 +573,17 @@ class FakeAdo:
         """The item is deleted in ADO (links to it go with it)."""
         with self._lock:
             self.items.pop(work_item_id)
-            for other in self.items.values():
-                rels = other.get("relations") or []
-                kept = [r for r in rels if _link_target(r) != work_item_id]
-                if len(kept) != len(rels):
-                    other["relations"] = kept
-                    if not kept:
-                        other.pop("relations")
+            self._unlink(work_item_id)
+
+    def _unlink(self, work_item_id: int) -> None:
+        """Links to a removed item vanish from the others (no new revision for them)."""
+        for other in self.items.values():
+            rels = other.get("relations") or []
+            kept = [r for r in rels if _link_target(r) != work_item_id]
+            if len(kept) != len(rels):
+                other["relations"] = kept
+                if not kept:
+                    other.pop("relations")
 
     def _bump(self, item: dict[str, Any]) -> None:
         item["rev"] = int(item.get("rev", 0)) + 1
@@ -708,6 +718,8 @@ class FakeAdo:
                 return "get", tail, project_ok
             if method == "PATCH" and tail[1].isdigit():
                 return "update", tail, project_ok
+            if method == "DELETE" and tail[1].isdigit():
+                return "delete", tail, project_ok
         return "unknown", tail, project_ok
 
     def _serve(self, h: BaseHTTPRequestHandler) -> None:
@@ -1033,6 +1045,39 @@ class FakeAdo:
         if rejected:
             raise rejected
         return self._transaction(req, self.items[wid], ops, new=False)
+
+    def _do_delete(self, h: Any, req: LoggedRequest, tail: list[str]) -> tuple[int, Any]:
+        wid = int(tail[1])
+        item = self.items.get(wid)
+        if item is None:
+            raise _Reply(
+                404,
+                f"TF401232: Work item {wid} does not exist, or you do not have "
+                "permissions to read it.",
+                "WorkItemUnauthorizedAccessException",
+            )
+        rejected = self._rejected(wid, None)
+        if rejected:
+            raise rejected
+        destroy = req.query.get("destroy", "").lower() == "true"
+        del self.items[wid]
+        self._unlink(wid)
+        when = self.now()
+        if not destroy:
+            self.recycle_bin[wid] = copy.deepcopy(item)
+        body: dict[str, Any] = {
+            "id": wid,
+            "code": 200,
+            "deletedBy": "Fake User <fake@example.com>",
+            "deletedDate": when,
+            "name": item["fields"].get("System.Title"),
+            "project": self.project,
+            "type": item["fields"].get("System.WorkItemType"),
+            "url": f"{self.org_url}/{quote(self.project, safe='')}/_apis/wit/recyclebin/{wid}",
+        }
+        if not destroy:
+            body["resource"] = self._view(item, False)
+        return 200, body
 
     def _transaction(
         self, req: LoggedRequest, item: dict[str, Any], ops: list[dict[str, Any]], new: bool

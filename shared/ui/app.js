@@ -548,7 +548,6 @@
         h("span", { class: "muted" }, "(" + item.item_id + ")")
       ),
       storyEditor(item, info),
-      editedNote(item, info),
     ];
     if (record) {
       const related = (record.related_story_ids || []).map((id) => "#" + id).join(", ");
@@ -575,9 +574,10 @@
     if (item.acceptance_criteria && item.acceptance_criteria.length) {
       children.push(
         h("p", { class: "label" }, "Acceptance criteria"),
-        h("ol", { class: "acs" }, item.acceptance_criteria.map((ac) => h("li", {}, ac)))
+        h("ol", { class: "acs story-acs" }, item.acceptance_criteria.map((ac) => h("li", {}, ac)))
       );
     }
+    children.push(editedNote(item, info));
     children.push(itemWarnings(item));
     for (const flag of info.hygiene || []) children.push(hygieneFlag(flag, "this story's quotes"));
     if (item.constraint_violation) {
@@ -868,7 +868,7 @@
       acBoxes,
       quoteBoxes.length > 1 ? h("p", { class: "label" }, "Quotes that move to it") : null,
       quoteBoxes.length > 1 ? quoteBoxes : null,
-      h("button", { type: "button", class: "small", id: "split-" + id, onclick: () => {
+      h("div", { class: "actions" }, h("button", { type: "button", class: "small", id: "split-" + id, onclick: () => {
         const newTitle = splitTitle.value.trim();
         if (!newTitle) {
           say("review-status", "The new story needs a title.", "error");
@@ -885,7 +885,7 @@
           doc.stories[id + "-x" + n] = { split_from: id, title: newTitle, acceptance_criteria: acs.filter((_, i) => moved.has(i)), quotes: quotes };
           if (moved.size) storyEdit(doc, id).acceptance_criteria = acs.filter((_, i) => !moved.has(i));
         }, { focus: "#edit-button-" + id, message: "Story split" });
-      } }, "Split")
+      } }, "Split"))
     );
     const question = h("button", { type: "button", class: "small secondary", id: "open-question-" + id, onclick: () => {
       saveReview((doc) => { storyEdit(doc, id).open_question = true; }, { focus: "#open-questions-heading", message: "Made an open question" });
@@ -1119,8 +1119,11 @@
     }
   }
 
+  /** What a preview depends on: the decisions sent and the saved edits (not their version: a
+   * saved decision alone does not make the preview stale). */
   function previewKey(decisions) {
-    return JSON.stringify({ decisions: decisions, version: state.reviewDoc ? state.reviewDoc.version : 0 });
+    const doc = state.reviewDoc || {};
+    return JSON.stringify({ decisions: decisions, epics: doc.epics || {}, features: doc.features || {}, stories: doc.stories || {} });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1129,6 +1132,7 @@
   async function submitWrite(dryRun) {
     const runId = state.runId;
     if (!runId) return;
+    await state.saving; // the edits being saved are part of what is previewed or written
     const decisions = Object.assign({}, state.decisions);
     const button = dryRun ? $("dry-run") : $("write-button");
     $("dry-run").disabled = true;

@@ -5,7 +5,9 @@ The flow a reviewer follows: upload tests/data/review_meeting.txt (it produces c
 duplicate and new with the offline engine) → live status until completed → the tree with its tag
 badges → a story's quotes and its diff against the existing story → resolve the conflict with the
 keyboard only → dry run → write → the results; a second write creates nothing (FakeAdo's counts).
-Also: model text such as ``<img onerror>`` / ``<script>`` renders as text, and the page needs the key.
+Also: model text such as ``<img onerror>`` / ``<script>`` renders as text, and the page needs the key;
+hygiene flags beside their story; editing (a title and a criterion survive a reload, a merge, the
+preview and the write carry the edited text, two pages saving the same run: the second is told).
 
 Screenshots go to docs/screenshots/ (README "Review page"). Chromium comes from apt (`make setup`);
 without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
@@ -627,7 +629,7 @@ def test_edit_a_title_and_a_criterion_and_reload(own_run):
     assert edited.locator(".story-title").inner_text() == (
         "Show the battery level on the remote's screen"
     )
-    acs = edited.locator("ol.acs").first.locator("li").all_inner_texts()
+    acs = edited.locator("ol.story-acs li").all_inner_texts()
     assert acs[0] == "The battery level is shown as a percentage"
     assert acs[-1] == "The level refreshes every minute"
     assert edited.locator("details.original").count() == 1  # the generated text is kept
@@ -642,7 +644,9 @@ def test_merge_two_stories(own_run):
     new_id = story(page, "new").get_attribute("data-story-id")
     gap.locator("details.source summary").click()
     gap_quotes = gap.locator("ul.quotes li q").all_inner_texts()
+    page.locator(f"#story-{new_id} details.source summary").click()
     new_quotes_before = page.locator(f"#story-{new_id} ul.quotes li q").all_inner_texts()
+    assert gap_quotes and new_quotes_before and "" not in gap_quotes + new_quotes_before
     edit_story(page, gap_id)
     page.select_option(f"#merge-target-{gap_id}", new_id)
     page.click(f"#merge-{gap_id}")

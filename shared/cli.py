@@ -101,13 +101,14 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
     """The same load as ``python -m loaders.ado_loader`` (one code path)."""
     from loaders.ado_loader import load_backlog
     from shared.ado.errors import AdoError
+    from shared.ado.process import ProcessError
 
     svc, _ = _services(settings)
     try:
         summary = load_backlog(
             svc, args.project, file=args.file, prune=not args.no_prune, rebuild=args.rebuild
         )
-    except (AdoError, OSError) as err:
+    except (AdoError, ProcessError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(summary.as_dict()))

@@ -170,7 +170,8 @@ def _read_decisions(path: str) -> Any:
 
 def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
+    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.process import ProcessError
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
     from shared.writer.plan import InvalidDecisions
@@ -209,7 +210,7 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     except InvalidDecisions as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except (RunNotWritable, WriteInProgress, EmptyBacklogRefused) as err:
+    except (RunNotWritable, WriteInProgress, EmptyBacklogRefused, AdoError, ProcessError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     finally:

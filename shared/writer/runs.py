@@ -23,6 +23,9 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from shared import layout
+from shared.ado import process as processes
+from shared.ado.errors import AdoError
+from shared.ado.process import AGILE, Process, ProcessError
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.services import Services
@@ -117,9 +120,24 @@ def completed_run(
     return run, items, records
 
 
-def plan_run(svc: Services, run_id: str, decisions: Mapping[str, Any] | None = None) -> Plan:
+def plan_run(
+    svc: Services,
+    run_id: str,
+    decisions: Mapping[str, Any] | None = None,
+    process: Process = AGILE,
+) -> Plan:
     _, items, records = completed_run(svc, run_id)
-    return build_plan(run_id, items, records, decisions)
+    return build_plan(run_id, items, records, decisions, process)
+
+
+def project_process(settings: Any, client: Any | None) -> Process | None:
+    """The process to write for: AZURE_DEVOPS_PROCESS, else the one ``client``'s project has
+    (detected once per client); None without either. Raises ProcessError (a project whose types
+    say nothing) and AdoError (detection could not ask ADO)."""
+    chosen = processes.configured(settings)
+    if chosen is not None or client is None:
+        return chosen
+    return processes.detect(client)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -148,17 +166,28 @@ def write_run(
     ``client`` (an AdoClient) may be None for a dry run: the plan is then not checked against ADO.
     Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; EmptyBacklogRefused
     when the run's project had no indexed backlog and the plan creates something (unless
-    ``allow_empty_backlog``); ValueError when a write has no client.
+    ``allow_empty_backlog``); ValueError when a write has no client; ProcessError or AdoError
+    when a write cannot tell the project's process (a dry run then plans as for the processes
+    with features, says ``"process": null`` and why in ``ado_error``).
     """
-    plan = plan_run(svc, run_id, decisions)
-    run = load_run(svc, run_id)
+    run, items, records = completed_run(svc, run_id)
+    stopped: str | None = None
+    try:
+        process = project_process(svc.settings, client)
+    except (AdoError, ProcessError) as err:
+        if not dry_run:
+            raise
+        process, stopped = None, str(err)
+    plan = build_plan(run_id, items, records, decisions, process or AGILE)
     empty = next((w for w in run.warnings if w.code == "empty_index"), None)
     if dry_run:
-        stopped = preview(plan, client) if client is not None else None
+        if client is not None and stopped is None:
+            stopped = preview(plan, client)
         body: dict[str, Any] = {
             "run_id": run_id,
             "dry_run": True,
             "checked_against_ado": client is not None and stopped is None,
+            "process": process.name if process else None,
             "plan": plan.view(),
             "counts": plan.counts(),
             "warnings": [w.model_dump() for w in run.warnings],
@@ -172,7 +201,7 @@ def write_run(
             'comparing them with any backlog: send "allow_empty_backlog": true (CLI: '
             "--allow-empty-backlog) to write anyway."
         )
-    if client is None:
+    if client is None or process is None:
         raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
     write_id = ""  # set under the leases
 
@@ -195,7 +224,7 @@ def write_run(
             )
         )
         # planned again under the lease: a retag of the run may just have ended
-        plan = plan_run(svc, run_id, decisions)
+        plan = plan_run(svc, run_id, decisions, process)
         write_id = new_write_id(svc, run_id)
         writer = Writer(
             client,
@@ -209,8 +238,8 @@ def write_run(
             results = writer.run(plan)
         finally:
             flush(writer.results)
-    log.info("write %s of run %s: %s", write_id, run_id, counts(results))
-    return results_body(run_id, write_id, results, dry_run=False)
+    log.info("write %s of run %s (%s): %s", write_id, run_id, process.name, counts(results))
+    return {**results_body(run_id, write_id, results, dry_run=False), "process": process.name}
 
 
 def results_body(

@@ -149,6 +149,17 @@ param langfuseHost string = ''
 param azureDevOpsOrgUrl string = ''
 param azureDevOpsProject string = ''
 
+@description('AZURE_DEVOPS_PROCESS: the project\'s process (its backlog type names); empty: detected.')
+@allowed([
+  ''
+  'auto'
+  'agile'
+  'scrum'
+  'cmmi'
+  'basic'
+])
+param azureDevOpsProcess string = ''
+
 // ---- secrets: stored in Key Vault, never in app settings ---------------------------------------
 
 @secure()
@@ -352,6 +363,8 @@ var optionalSettings = union(empty(openAiBaseUrl) ? {} : {
   AZURE_DEVOPS_ORG_URL: azureDevOpsOrgUrl
 }, empty(azureDevOpsProject) ? {} : {
   AZURE_DEVOPS_PROJECT: azureDevOpsProject
+}, empty(azureDevOpsProcess) ? {} : {
+  AZURE_DEVOPS_PROCESS: azureDevOpsProcess
 })
 
 var secretSettings = union(empty(openAiApiKey) ? {} : {

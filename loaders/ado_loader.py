@@ -2,10 +2,18 @@
 
 Sources:
 - the REST API (``AZURE_DEVOPS_ORG_URL`` as a full URL, ``AZURE_DEVOPS_PROJECT``,
-  ``AZURE_DEVOPS_PAT``): WIQL for the configured work item types (Epic, Feature, User Story; Bug
-  with ``--include-bugs``) paged past the 20,000 cap, then ``workitemsbatch`` 200 at a time;
+  ``AZURE_DEVOPS_PAT``): WIQL for the configured work item types (Epic, Feature and the story
+  type as the project's process names them; Bug with ``--include-bugs``) paged past the 20,000
+  cap, then ``workitemsbatch`` 200 at a time;
 - an export file (``--file``): ADO's CSV export, REST JSON (``{"value": [...]}``), or the normalized
   JSONL the evaluation datasets use.
+
+The process (shared.ado.process) is ``AZURE_DEVOPS_PROCESS``, or detected: from the project's work
+item types over REST, from the types in the file for an export. The configured types ``Epic``,
+``Feature`` and ``User Story`` stand for the process's levels (a Scrum project loads its Product
+Backlog Items, a CMMI project its Requirements, a Basic project its Epics and Issues), and the
+items are indexed under those three names (the ADO name kept as ``ado_work_item_type``), so
+retrieval and tagging work the same for every process.
 
 Each item is normalized (HTML to text, parent from relations), hashed (``work_item_hash``), skipped
 when unchanged, otherwise embedded (title + description + ACs) and upserted with seed §11.3
@@ -40,6 +48,8 @@ from loaders.console import (
 from loaders.indexer import LoadSummary, index_work_items, work_item_lines
 from loaders.workitems import parse_backlog_file, parse_records
 from shared import layout
+from shared.ado import process as processes
+from shared.ado.process import Process, normalize_types
 from shared.models import WorkItem
 from shared.storage import dump_jsonl
 
@@ -92,14 +102,25 @@ def fetch_rest(
     return FetchedBacklog(_select(items, work_item_types), errors)
 
 
-def read_file(path: str | Path, work_item_types: Sequence[str]) -> FetchedBacklog:
+def read_file(
+    path: str | Path, work_item_types: Sequence[str], process: Process | None = None
+) -> FetchedBacklog:
+    """An export's items of ``work_item_types`` (the kinds Epic / Feature / User Story stand for
+    the process's types), normalized for ``process``: by default the one whose story type the
+    file holds (Agile when it holds none)."""
     items, errors = parse_backlog_file(path)
-    return FetchedBacklog(_select(items, work_item_types), errors)
+    chosen = process or processes.from_type_names(i.work_item_type for i in items)
+    chosen = chosen or processes.AGILE
+    # the configured names as given too: a normalized JSONL already says "User Story"
+    wanted = chosen.ado_types(work_item_types) + list(work_item_types)
+    return FetchedBacklog(normalize_types(_select(items, wanted), chosen), errors)
 
 
 def work_item_types(
     settings: Any, include_bugs: bool = False, types: Sequence[str] = ()
 ) -> list[str]:
+    """The types to load as configured (``--types`` or the settings' ``work_item_types``), Bug
+    added with ``include_bugs``; Epic, Feature and User Story stand for the process's levels."""
     chosen = list(types) or list(settings.pipeline.external_loaders.ado.work_item_types)
     if include_bugs and BUG not in chosen:
         chosen.append(BUG)
@@ -151,11 +172,14 @@ def load_backlog(
     allow_empty: bool = False,
     show_progress: bool = True,
     rebuild: bool = False,
+    process: Process | None = None,
 ) -> LoadSummary:
     """The whole load from ``file`` or, without one, the REST API (``client`` or from settings).
     Used by ``python -m loaders.ado_loader``, ``python -m shared.cli load-backlog`` and the demo.
     ``rebuild``: empty the project's namespace first (after a change of embedder), once the items
-    are fetched; without it, a namespace of another embedder fails before anything is fetched."""
+    are fetched; without it, a namespace of another embedder fails before anything is fetched.
+    ``process``: the project's process; by default AZURE_DEVOPS_PROCESS, else detected (module
+    docstring)."""
     from shared.ids import check_project
 
     check_project(project)
@@ -167,16 +191,22 @@ def load_backlog(
     if not rebuild:
         prepare_namespace(svc, project, rebuild=False)
     chosen = work_item_types(settings, include_bugs, types)
+    process = process or processes.configured(settings)
     if file is not None:
-        fetched = read_file(file, chosen)
+        fetched = read_file(file, chosen, process)
     else:
         from shared.ado.client import AdoClient
 
         own = client is None
         client = client or AdoClient.from_settings(settings)
         try:
+            process = process or processes.detect(client)
+            log.info("%s process: loading %s", process.name, ", ".join(process.ado_types(chosen)))
             with progress_bar(None, "fetching", "item") as advance:
-                fetched = fetch_rest(client, chosen, advance if show_progress else None)
+                fetched = fetch_rest(
+                    client, process.ado_types(chosen), advance if show_progress else None
+                )
+            fetched.items = normalize_types(fetched.items, process)
         finally:
             if own:
                 client.close()

@@ -72,3 +72,27 @@ def criteria_list(value: str | None) -> list[str]:
     """Acceptance criteria (HTML list, lines or bullets) as one string per criterion."""
     text = html_to_text(value)
     return [_BULLET.sub("", ln).strip() for ln in text.splitlines() if _BULLET.sub("", ln).strip()]
+
+
+# "Acceptance criteria" (a heading, a bold line or a line of its own, an optional colon), then a
+# list: where a process without an acceptance-criteria field (Basic) keeps them in the description
+_CRITERIA_SECTION = re.compile(
+    r">\s*acceptance\s+criteria\s*:?\s*(?:</?[a-z][a-z0-9]*\b[^>]*>\s*)*?(<(ul|ol)\b.*?</\2\s*>)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def split_criteria_section(value: str | None) -> tuple[str, list[str]]:
+    """A description (HTML) holding acceptance criteria under "Acceptance criteria" headings, each
+    followed by a list: (the description as text without those headings and lists, the criteria
+    of every such list in order). Without one: (the description as text, [])."""
+    html_value = str(value or "")
+    criteria: list[str] = []
+    kept: list[str] = []
+    last = 0
+    for match in _CRITERIA_SECTION.finditer(html_value):
+        kept.append(html_value[last : match.start() + 1])
+        criteria.extend(criteria_list(match.group(1)))
+        last = match.end()
+    kept.append(html_value[last:])
+    return html_to_text("".join(kept)), criteria

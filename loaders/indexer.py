@@ -156,6 +156,8 @@ def ado_metadata(
         meta["parent_id"] = item.parent_id
     if item.priority is not None:
         meta["priority"] = item.priority
+    if item.ado_work_item_type:
+        meta["ado_work_item_type"] = item.ado_work_item_type
     return meta
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from loaders.html_text import criteria_list, html_to_text
+from loaders.html_text import criteria_list, html_to_text, split_criteria_section
 from shared.ado.ops import PARENT_REL, id_from_url
 from shared.models import WorkItem
 
@@ -82,6 +82,15 @@ def _int(value: Any) -> int | None:
         raise BacklogFormatError(f"expected an integer, got {value!r}") from None
 
 
+def _text_and_criteria(description: Any, criteria: Any) -> tuple[str, list[str]]:
+    """Description as text and the criteria: from the Acceptance Criteria field, or, when that
+    is empty (Basic has no such field), from an "Acceptance criteria" list in the description."""
+    found = criteria_list(criteria)
+    if found:
+        return html_to_text(description), found
+    return split_criteria_section(description)
+
+
 def from_rest(raw: dict[str, Any]) -> WorkItem:
     """One work item as ADO REST 7.1 returns it (fields + relations)."""
     fields = raw.get("fields") or {}
@@ -91,12 +100,15 @@ def from_rest(raw: dict[str, Any]) -> WorkItem:
             parent = found
     if not isinstance(fields, dict):
         raise BacklogFormatError("'fields' is not an object")
+    description, criteria = _text_and_criteria(
+        fields.get("System.Description"), fields.get("Microsoft.VSTS.Common.AcceptanceCriteria")
+    )
     return WorkItem(
         work_item_id=int(raw.get("id") or fields.get("System.Id")),
         work_item_type=str(fields.get("System.WorkItemType", "")),
         title=str(fields.get("System.Title", "")),
-        description=html_to_text(fields.get("System.Description")),
-        acceptance_criteria=criteria_list(fields.get("Microsoft.VSTS.Common.AcceptanceCriteria")),
+        description=description,
+        acceptance_criteria=criteria,
         state=str(fields.get("System.State", "")),
         tags=_tags(fields.get("System.Tags")),
         parent_id=parent if parent is not None else _int(fields.get("System.Parent")),
@@ -121,12 +133,15 @@ _CSV_COLUMNS = {
 
 
 def _csv_row(row: dict[str, str]) -> WorkItem:
+    description, criteria = _text_and_criteria(
+        row.get(_CSV_COLUMNS["description"]), row.get(_CSV_COLUMNS["ac"])
+    )
     return WorkItem(
         work_item_id=int(row[_CSV_COLUMNS["id"]]),
         work_item_type=row[_CSV_COLUMNS["type"]].strip(),
         title=row[_CSV_COLUMNS["title"]].strip(),
-        description=html_to_text(row.get(_CSV_COLUMNS["description"])),
-        acceptance_criteria=criteria_list(row.get(_CSV_COLUMNS["ac"])),
+        description=description,
+        acceptance_criteria=criteria,
         state=(row.get(_CSV_COLUMNS["state"]) or "").strip(),
         tags=_tags(row.get(_CSV_COLUMNS["tags"])),
         parent_id=_int(row.get(_CSV_COLUMNS["parent"])),

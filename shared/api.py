@@ -291,7 +291,8 @@ def write_run(
     """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write, of the
     run with its saved review applied. ``requester`` (shared.api.requester): who asks."""
     from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
+    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.process import ProcessError
     from shared.writer.plan import InvalidDecisions
     from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
     from shared.writer.runs import write_run as write
@@ -331,6 +332,10 @@ def write_run(
         return error_response(409, str(err), status=run.status)
     except WriteInProgress as err:
         return error_response(409, str(err))
+    except ProcessError as err:  # the project's process cannot be told: a setting is needed
+        return error_response(503, f"Azure DevOps: {err}")
+    except AdoError as err:  # asking for the project's work item types failed
+        return error_response(502, f"Azure DevOps: {err}")
     finally:
         if client is not None and ado_client is None:
             client.close()

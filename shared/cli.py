@@ -106,13 +106,14 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
     """The same load as ``python -m loaders.ado_loader`` (one code path)."""
     from loaders.ado_loader import load_backlog
     from shared.ado.errors import AdoError
+    from shared.ado.process import ProcessError
 
     svc, _ = _services(settings)
     try:
         summary = load_backlog(
             svc, args.project, file=args.file, prune=not args.no_prune, rebuild=args.rebuild
         )
-    except (AdoError, OSError) as err:
+    except (AdoError, ProcessError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(summary.as_dict()))
@@ -174,7 +175,8 @@ def _read_decisions(path: str) -> Any:
 
 def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
+    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.process import ProcessError
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
     from shared.writer.plan import InvalidDecisions
@@ -214,7 +216,7 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     except InvalidDecisions as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except (RunNotWritable, WriteInProgress, EmptyBacklogRefused) as err:
+    except (RunNotWritable, WriteInProgress, EmptyBacklogRefused, AdoError, ProcessError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     finally:

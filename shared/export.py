@@ -45,17 +45,22 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from shared.ado import ops
+from shared.ado import process as processes
+from shared.ado.process import AGILE, Process
 from shared.models import GeneratedItem, SourceQuote
 from shared.review import existing_items, referenced_ids
 from shared.services import Services
 from shared.writer import render
 from shared.writer.plan import Plan, PlannedItem, build_plan
 from shared.writer.runs import ReviewedRun, reviewed_run
+
+log = logging.getLogger(__name__)
 
 CSV_COLUMNS = (
     "ID",
@@ -106,7 +111,12 @@ def to_csv(plan: Plan) -> str:
         item = entry.item
         titles = ["", "", ""]
         titles[min(depth, 2)] = render.title_text(item.title)
-        description = render.description_html(item)
+        ac_field = plan.process.ac_field
+        description = render.description_html(
+            item,
+            criteria=() if ac_field else item.acceptance_criteria,
+            feature=entry.feature_title,
+        )
         if entry.parent_item_id is None and entry.parent_work_item_id is not None:
             description += (
                 f"<div><i>Parent: existing work item #{entry.parent_work_item_id}"
@@ -121,10 +131,10 @@ def to_csv(plan: Plan) -> str:
             labels.append(f"synth-{entry.tag}")
         row = [
             "",
-            item.type,
+            entry.ado_type or item.type,
             *titles,
             description,
-            render.criteria_html(item.acceptance_criteria),
+            render.criteria_html(item.acceptance_criteria) if ac_field else "",
             ops.tags_value(render.tags(labels)),
         ]
         writer.writerow([csv_cell(cell) for cell in row])
@@ -235,12 +245,30 @@ def to_markdown(reviewed: ReviewedRun, plan: Plan, existing: dict[int, dict[str,
 # entry point
 
 
+def export_process(settings: Any) -> Process:
+    """The process the CSV is written for: AZURE_DEVOPS_PROCESS; else the project's, when Azure
+    DevOps is configured and answers; else Agile (the work item types of a CSV are then those of
+    an Agile project: set AZURE_DEVOPS_PROCESS for another)."""
+    chosen = processes.configured(settings)
+    if chosen is not None:
+        return chosen
+    from shared.ado.client import AdoClient
+
+    try:
+        with AdoClient.from_settings(settings) as client:
+            return processes.detect(client)
+    except Exception as err:  # noqa: BLE001 - not configured, unreachable, or types unclear
+        log.info("export: the process is taken to be agile (%s)", err)
+        return AGILE
+
+
 def export_run(svc: Services, run_id: str, fmt: str) -> bytes:
     """The completed run ``run_id`` with its saved review, as ``fmt`` ("csv" or "md") bytes.
     Raises UnknownRun, RunNotWritable (not completed), InvalidDecisions (a saved review that no
     longer fits the run), ValueError (another format)."""
     reviewed = reviewed_run(svc, run_id)
-    plan = build_plan(run_id, reviewed.items, reviewed.records, reviewed.state.decisions)
+    process = export_process(svc.settings)
+    plan = build_plan(run_id, reviewed.items, reviewed.records, reviewed.state.decisions, process)
     if fmt == "csv":
         return to_csv(plan).encode("utf-8")
     if fmt == "md":

@@ -42,6 +42,8 @@ class WorkItem(Record):
     """A normalized Azure DevOps work item: the one format loaders, the index and datasets share."""
 
     work_item_id: int
+    # the backlog level as the generated backlog names it (Epic, Feature, User Story) once the
+    # loader has normalized it for the project's process; other types (Bug, Task) as ADO names them
     work_item_type: str
     title: str
     description: str = ""
@@ -52,6 +54,8 @@ class WorkItem(Record):
     updated_at: datetime | None = None
     url: str | None = None
     priority: int | None = None
+    # the type's name in Azure DevOps when it differs (Product Backlog Item, Requirement, Issue)
+    ado_work_item_type: str | None = None
 
     def embedding_text(self) -> str:
         """Title + description + ACs (seed §2.1 step 4 and §7.3 step 3.1 embed the same fields)."""

@@ -5,7 +5,9 @@ the ADO backlog and the architecture chunks in parallel, rank by the composite s
 ``0.7·similarity + 0.2·recency + 0.1·priority``, drop near-duplicate chunks (token Jaccard > 0.9) and
 trim to the context budget, lowest-ranked architecture chunks first.
 
-Tagging: embed the story (title + description + ACs) and retrieve the top existing user stories.
+Tagging: embed the story (title + description + ACs) and retrieve the top existing user stories:
+the index's ``User Story`` items, which is what the loader calls the story type of every process
+(a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process).
 """
 
 from __future__ import annotations

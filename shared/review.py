@@ -133,7 +133,8 @@ def _existing_view(work_item_id: int, meta: dict[str, Any]) -> dict[str, Any]:
         tags = [t.strip() for t in tags.split(";") if t.strip()]
     return {
         "work_item_id": work_item_id,
-        "work_item_type": str(meta.get("work_item_type") or ""),
+        # as the project's process names it (Product Backlog Item) when the loader recorded it
+        "work_item_type": str(meta.get("ado_work_item_type") or meta.get("work_item_type") or ""),
         "title": str(meta.get("title") or ""),
         "description": str(meta.get("description") or ""),
         "acceptance_criteria": [str(c) for c in criteria],

@@ -16,7 +16,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -27,6 +35,9 @@ class _Section(BaseModel):
 class AdoLoaderConfig(_Section):
     enabled: bool = True
     ingestion_mode: str = "manual"
+    # Epic, Feature and User Story stand for the project's process's levels (a Scrum project loads
+    # Product Backlog Items, a Basic one Epics and Issues: shared/ado/process.py); other names
+    # (Bug, Task) are loaded as they are
     work_item_types: list[str] = Field(default_factory=lambda: ["Epic", "Feature", "User Story"])
 
 
@@ -326,6 +337,12 @@ class Settings(BaseSettings):
     )
     azure_devops_project: str | None = Field(None, validation_alias=_alias("AZURE_DEVOPS_PROJECT"))
     azure_devops_pat: SecretStr | None = Field(None, validation_alias=_alias("AZURE_DEVOPS_PAT"))
+    azure_devops_process: Literal["auto", "agile", "scrum", "cmmi", "basic"] = Field(
+        "auto",
+        validation_alias=_alias("AZURE_DEVOPS_PROCESS"),
+        description="the project's process (its backlog type names, shared/ado/process.py); "
+        "auto: detected from the project's work item types",
+    )
 
     # --- local development ------------------------------------------------------------------
     local_function_key: SecretStr | None = Field(
@@ -339,6 +356,15 @@ class Settings(BaseSettings):
     retention_days: int = Field(
         0, ge=0, description="delete runs created more than this many days ago; 0 = off"
     )
+
+    @field_validator("azure_devops_process", mode="before")
+    @classmethod
+    def _process_name(cls, value: Any) -> str:
+        """Any case; empty is auto; anything else is a clear error naming the valid values."""
+        from shared.ado.process import AUTO, by_name
+
+        text = str(value or AUTO).strip().lower() or AUTO
+        return text if text == AUTO else by_name(text).name
 
     @model_validator(mode="after")
     def _resolve_threshold_profile(self) -> Settings:

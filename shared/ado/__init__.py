@@ -5,6 +5,8 @@ catch these errors or build patch operations stay cheap to import (cold start).
 
 - ``shared.ado.client``: ``AdoClient`` (WIQL paging, workitemsbatch, create / update / parent links)
 - ``shared.ado.ops``: WIQL text, JSON Patch operations, relations and tags of REST items
+- ``shared.ado.process``: the project's process (Agile, Scrum, CMMI, Basic): its type names and
+  acceptance-criteria field, from AZURE_DEVOPS_PROCESS or detected
 - ``shared.ado.errors``: ``AdoError`` and its subclasses
 - ``shared.ado.retry``: the backoff (1, 2, 4, 8, 16 s; Retry-After honoured)
 """

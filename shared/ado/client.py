@@ -5,7 +5,8 @@
 - ``api-version=7.1`` on every request; the organization URL is taken whole from settings
   (``https://dev.azure.com/{org}``, a Server collection URL, or a local stand-in).
 - Reads: WIQL with id-window keyset paging past the 20,000-result cap (VS402337), then
-  ``workitemsbatch`` in batches of 200 with ``$expand=relations`` (which returns all fields).
+  ``workitemsbatch`` in batches of 200 with ``$expand=relations`` (which returns all fields);
+  the project's work item types (``workitemtypes``), from which its process is told.
 - Writes: create (``POST .../workitems/${type}``) and update (``PATCH .../workitems/{id}``) with
   ``application/json-patch+json``; parent links are ``Hierarchy-Reverse`` relations. Delete
   (``DELETE .../workitems/{id}``, never ``destroy=true``) moves an item to the recycle bin.
@@ -228,6 +229,12 @@ class AdoClient:
                 self._not_before = max(self._not_before, time.monotonic() + seconds)
 
     # -- reads ---------------------------------------------------------------------------------
+    def work_item_types(self) -> list[dict[str, Any]]:
+        """The project's work item types (``GET .../wit/workitemtypes``: name, referenceName,
+        isDisabled, ...), from which shared.ado.process tells the project's process."""
+        result = self._request("GET", self._project_url("workitemtypes"))
+        return [t for t in (result or {}).get("value") or [] if isinstance(t, dict)]
+
     def query_ids(self, wiql: str, *, top: int | None = None) -> list[int]:
         """Run one WIQL query; the ids of the work items it returns."""
         params = {"$top": int(top)} if top else None

@@ -3,7 +3,9 @@
 A dataset folder is either one split (both files directly in it) or a version folder whose
 sub-folders are splits (``datasets/v1/dev``, ``datasets/v1/test``). The backlog holds normalized
 work items (``shared.models.WorkItem``, as the loaders produce them); each test case is a story
-with its gold tag and the ids of the existing stories it relates to.
+with its gold tag and the ids of the existing stories it relates to. A backlog taken from a Scrum,
+CMMI or Basic project (Product Backlog Items, Requirements, Issues) is read as the loaders index
+it: its story type as ``User Story`` (shared.ado.process).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, model_validator
 
+from shared.ado.process import from_type_names, normalize_types
 from shared.models import TAGS, Record, Tag, WorkItem
 
 BACKLOG_FILE = "existing_backlog.jsonl"
@@ -80,6 +83,9 @@ def _read_lines(path: Path, model: type[Record]) -> list:
 def load_split(path: Path, version: str | None = None, split: str | None = None) -> DatasetSplit:
     path = Path(path)
     backlog: list[WorkItem] = _read_lines(path / BACKLOG_FILE, WorkItem)
+    process = from_type_names(w.work_item_type for w in backlog)
+    if process is not None:
+        backlog = normalize_types(backlog, process)
     cases: list[TaggingCase] = _read_lines(path / CASES_FILE, TaggingCase)
     if not cases:
         raise DatasetError(f"{path / CASES_FILE} holds no cases")

@@ -41,6 +41,7 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 
     {"run_id": "run-…", "dry_run": true,
      "checked_against_ado": true,          # false when ADO is not configured (plan from files only)
+     "process": "agile"|"scrum"|"cmmi"|"basic"|null,   # null: unknown (planned as for agile)
      "ado_error": "…",                     # only when checking stopped early (auth, throttling)
      "plan": [PlanItem, …],                # epics, then features, then stories
      "counts": {"create": 0, "patch": 0, "skip": 0, "blocked": 0, "existing": 0}}
@@ -48,6 +49,8 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
   PlanItem::
 
     {"item_id": "seg-0001-st01", "type": "Epic"|"Feature"|"User Story", "title": "…",
+     "work_item_type": "Product Backlog Item"|…|null,   # as the process names it; null: not
+                                                        # written (a Basic feature)
      "action": "create"|"patch"|"skip"|"blocked",
      "status": "pending"|"existing"|"skipped"|"blocked",   # existing: already in ADO, nothing to do
      "tag": "new"|"extend"|"gap"|"conflict"|"duplicate"|null,   # stories
@@ -62,12 +65,13 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 - write → 200 (also when some items failed: see ``counts.failed``)::
 
     {"run_id": "run-…", "dry_run": false, "write_id": "w-0001-20260101T120000Z",
-     "results": [WriteResult, …], "counts": {"created": 0, "modified": 0, "existing": 0,
-     "skipped": 0, "blocked": 0, "failed": 0}, "created_ids": [..], "modified_ids": [..]}
+     "process": "agile"|…, "results": [WriteResult, …], "counts": {"created": 0,
+     "modified": 0, "existing": 0, "skipped": 0, "blocked": 0, "failed": 0},
+     "created_ids": [..], "modified_ids": [..]}
 
   WriteResult (also each line of ``runs/{run_id}/ado_write_results.jsonl``)::
 
-    {"run_id", "write_id", "item_id", "type", "title", "action", "status":
+    {"run_id", "write_id", "item_id", "type", "work_item_type", "title", "action", "status":
      "created"|"modified"|"existing"|"skipped"|"blocked"|"failed", "tag", "decision",
      "decided_by", "decided_at",        # null in results written before they existed
      "parent_ref", "parent_ado_id", "existing_id", "ado_id", "created_ids": [..],
@@ -81,7 +85,9 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
 
 - 400 bad body or decisions (``{"error", "problems": ["…", …]}``); 404 unknown run; 409 the run has
   not completed (``{"error", "status"}``) or a write / retag of it (or another ADO write) is in
-  progress; 503 ADO not configured (writes only: a dry run then plans from the files).
+  progress; 503 ADO not configured (writes only: a dry run then plans from the files) or its
+  process cannot be told (set ``AZURE_DEVOPS_PROCESS``); 502 ADO failed when asked for the
+  project's work item types.
 
 ``GET /api/runs/{run_id}/write`` → 200 ``{"run_id", "write_id": "…"|null, "results": [WriteResult],
 "counts", "created_ids", "modified_ids", "writes": ["w-…", …]}``: the latest write (``results: []``

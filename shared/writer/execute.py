@@ -10,6 +10,9 @@
   were (``before``) and as it left them (``after``), and every item created or modified (and every
   parent a created item was linked under) its ``rev_after``: the rev when the write ended, read
   again in one batch at its end (a child's parent link is a revision of the parent).
+- types and fields follow the plan's process (shared.ado.process): a story is created as the
+  process's story type; where the process has no acceptance-criteria field (Basic) the criteria
+  go into the description under an "Acceptance criteria" heading, and a patch appends them there.
 - a failed item (e.g. a 400 rule violation) is recorded and the rest go on; its children fail
   with the reason. Auth failures, throttling that outlasts every retry and an unreachable server
   end the write: the items not attempted are recorded as failed. Running the write again finishes
@@ -39,6 +42,7 @@ from shared.ado.errors import (
     AdoNotFound,
     AdoThrottled,
 )
+from shared.ado.process import AGILE, Process
 from shared.models import ItemType, Record, Tag, utcnow
 from shared.writer import render
 from shared.writer.plan import Plan, PlannedItem
@@ -61,6 +65,7 @@ class WriteResult(Record):
     title: str
     action: Literal["create", "patch", "skip", "blocked"]
     status: WriteStatus
+    work_item_type: str | None = None  # as the project's process names it (Product Backlog Item)
     tag: Tag | None = None
     decision: str | None = None
     decided_by: str | None = None  # the saved review's saved_by, else the write's requester
@@ -116,9 +121,11 @@ class Writer:
         self.ado_ids: dict[str, int] = {}  # item_id → work item id, for the children
         self.results: list[WriteResult] = []
         self._by_item: dict[str, WriteResult] = {}
+        self.process: Process = AGILE  # the plan's, once run() has it
 
     # -- the plan ------------------------------------------------------------------------------
     def run(self, plan: Plan) -> list[WriteResult]:
+        self.process = plan.process
         aborted: str | None = None
         for entry in plan.items:
             if aborted is not None and entry.action in ("create", "patch"):
@@ -173,6 +180,7 @@ class Writer:
             write_id=self.write_id,
             item_id=entry.item_id,
             type=entry.item.type,
+            work_item_type=entry.ado_type,
             title=entry.item.title,
             action=entry.action,
             status=status,  # type: ignore[arg-type]
@@ -202,7 +210,13 @@ class Writer:
             raise _Abort(str(err)) from None
         except AdoError as err:
             log.warning("ADO write of %s failed: %s", entry.item_id, err)
-            return self._result(entry, "failed", error=str(err))
+            error = str(err)
+            if "VS402323" in error:  # the work item type does not exist in the project
+                error += (
+                    f" (written as the {self.process.name} process's types: check "
+                    "AZURE_DEVOPS_PROCESS, or leave it auto to detect the process)"
+                )
+            return self._result(entry, "failed", error=error)
 
     # -- create --------------------------------------------------------------------------------
     def _parent_id(self, entry: PlannedItem) -> tuple[int | None, str | None]:
@@ -224,9 +238,14 @@ class Writer:
         if found is not None:
             return self._result(entry, "existing", ado_id=found, parent_ado_id=parent_id)
         item = entry.item
+        ac_field = self.process.ac_field
         fields = {
             ops.TITLE: render.title_text(item.title),
-            ops.DESCRIPTION: render.description_html(item),
+            ops.DESCRIPTION: render.description_html(
+                item,
+                criteria=() if ac_field else item.acceptance_criteria,
+                feature=entry.feature_title,
+            ),
             ops.TAGS: ops.tags_value(
                 render.tags(
                     [render.PRODUCT_TAG, entry.signature_tag, f"synth-run-{self.run_id}"]
@@ -235,8 +254,8 @@ class Writer:
             ),
         }
         criteria = render.criteria_html(item.acceptance_criteria)
-        if criteria:
-            fields[ops.ACCEPTANCE_CRITERIA] = criteria
+        if criteria and ac_field:
+            fields[ac_field] = criteria
         extra = []
         if entry.decision == "both" and entry.existing_id is not None:
             extra.append(
@@ -249,7 +268,7 @@ class Writer:
         for attempt in range(self.max_retries + 1):
             try:
                 created = self.client.create_work_item(
-                    item.type, fields, parent_id=parent_id, operations=extra
+                    _ado_type(entry), fields, parent_id=parent_id, operations=extra
                 )
                 new_id = int(created["id"])
                 rev_after = _rev(created)
@@ -320,29 +339,32 @@ class Writer:
     def patch_operations(
         self, entry: PlannedItem, current: dict[str, Any], marker: str
     ) -> list[dict[str, Any]]:
+        """Replace: title, description and criteria. Append: the criteria not there yet, and the
+        delta to the description. Where the process has no criteria field (Basic) the criteria
+        are part of the description."""
         item = entry.item
         fields = current.get("fields") or {}
+        ac_field = self.process.ac_field
         labels = [render.PRODUCT_TAG, marker] + ([f"synth-{entry.tag}"] if entry.tag else [])
         result = []
         if entry.patch_mode == "replace":
             result.append(ops.field_op(ops.TITLE, render.title_text(item.title)))
-            result.append(ops.field_op(ops.DESCRIPTION, render.description_html(item)))
-            result.append(
-                ops.field_op(ops.ACCEPTANCE_CRITERIA, render.criteria_html(entry.criteria))
+            description = render.description_html(
+                item, criteria=() if ac_field else entry.criteria, feature=entry.feature_title
             )
+            result.append(ops.field_op(ops.DESCRIPTION, description))
+            if ac_field:
+                result.append(ops.field_op(ac_field, render.criteria_html(entry.criteria)))
         else:
-            existing_ac = str(fields.get(ops.ACCEPTANCE_CRITERIA) or "")
-            added = render.new_criteria(existing_ac, entry.criteria)
-            if added:
-                result.append(
-                    ops.field_op(ops.ACCEPTANCE_CRITERIA, existing_ac + render.criteria_html(added))
-                )
             description = str(fields.get(ops.DESCRIPTION) or "")
-            result.append(
-                ops.field_op(
-                    ops.DESCRIPTION, description + render.delta_html(item, entry.tag or "extend")
-                )
-            )
+            existing_ac = str(fields.get(ac_field or ops.DESCRIPTION) or "")
+            added = render.new_criteria(existing_ac, entry.criteria)
+            delta = render.delta_html(item, entry.tag or "extend")
+            if ac_field and added:
+                result.append(ops.field_op(ac_field, existing_ac + render.criteria_html(added)))
+            elif added:
+                delta += render.criteria_section_html(added)
+            result.append(ops.field_op(ops.DESCRIPTION, description + delta))
         result.append(ops.add_tags_op(render.tags(labels)))
         return result
 
@@ -354,9 +376,14 @@ class Writer:
         self.sleep(delay)
 
 
+def _ado_type(entry: PlannedItem) -> str:
+    assert entry.ado_type is not None, "the plan writes only items its process has a type for"
+    return entry.ado_type
+
+
 def find_written(client: Any, entry: PlannedItem) -> int | None:
     """The work item already holding this item's signature (the oldest, if several)."""
-    ids = client.ids_with_tag(entry.signature_tag, [entry.item.type])
+    ids = client.ids_with_tag(entry.signature_tag, [_ado_type(entry)])
     return min(ids) if ids else None
 
 
@@ -411,7 +438,8 @@ def preview(plan: Plan, client: Any) -> str | None:
             if _has_tag(current, entry.patch_tag):
                 entry.status, entry.ado_id = "existing", entry.existing_id
             elif entry.patch_mode == "append":
-                existing_ac = (current.get("fields") or {}).get(ops.ACCEPTANCE_CRITERIA)
+                criteria_field = plan.process.ac_field or ops.DESCRIPTION
+                existing_ac = (current.get("fields") or {}).get(criteria_field)
                 entry.criteria = render.new_criteria(existing_ac, entry.criteria)
         except (AdoAuthError, AdoThrottled, AdoConnectionError) as err:
             return str(err)

@@ -17,6 +17,12 @@ reviewer's decisions, with no I/O. Rules:
 - epics and features are created only when some story of the run is created under them (no empty
   containers); an item under an existing work item (``parent_work_item_id``) is linked to it.
 - order: epics, then features, then stories, so every parent is written before its children.
+- the project's process (shared.ado.process) names the types written (``ado_type``: a story is a
+  User Story, a Product Backlog Item, a Requirement or an Issue). Basic has no Feature type:
+  there features are skipped and each story goes where its feature would have gone (under the
+  generated epic, or the existing work item the feature hangs under), carrying the feature's
+  title (``feature_title``). Signatures use the generated backlog's own type names, so they are
+  the same whatever the process.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from shared.ado.process import AGILE, Process
 from shared.models import GeneratedItem, TaggingRecord
 from shared.writer import render
 
@@ -63,6 +70,8 @@ class PlannedItem:
     # requester of the write and its time (set by shared/writer/runs.py)
     decided_by: str | None = None
     decided_at: datetime | None = None
+    ado_type: str | None = None  # the work item type written; None: nothing can be (Basic feature)
+    feature_title: str | None = None  # Basic: the feature a story was generated under
     # filled by a preview or a write
     status: str | None = None
     ado_id: int | None = None
@@ -103,6 +112,7 @@ class PlannedItem:
         return {
             "item_id": self.item_id,
             "type": self.item.type,
+            "work_item_type": self.ado_type,
             "title": self.item.title,
             "action": self.action,
             "status": status,
@@ -127,6 +137,7 @@ class PlannedItem:
 class Plan:
     run_id: str
     items: list[PlannedItem]
+    process: Process = AGILE
 
     def counts(self) -> dict[str, int]:
         counted = Counter(p.action for p in self.items)
@@ -186,21 +197,26 @@ def validate_decisions(
     return dict(decisions)
 
 
-def _parent(
-    item: GeneratedItem, by_id: Mapping[str, GeneratedItem]
-) -> tuple[str | None, int | None]:
-    def generated(ref: str | None, kind: str) -> str | None:
-        return ref if ref and ref in by_id and by_id[ref].type == kind else None
+def _generated(ref: str | None, kind: str, by_id: Mapping[str, GeneratedItem]) -> str | None:
+    return ref if ref and ref in by_id and by_id[ref].type == kind else None
 
+
+def _parent(
+    item: GeneratedItem, by_id: Mapping[str, GeneratedItem], features: bool = True
+) -> tuple[str | None, int | None]:
+    """(the generated parent's item id, or the existing parent's work item id); without
+    ``features`` (Basic) a story takes its feature's parent."""
     if item.type == "Feature":
-        epic = generated(item.epic_id, "Epic")
+        epic = _generated(item.epic_id, "Epic", by_id)
         if epic:
             return epic, None
     elif item.type == "User Story":
-        feature = generated(item.feature_id, "Feature")
-        if feature:
+        feature = _generated(item.feature_id, "Feature", by_id)
+        if feature and features:
             return feature, None
-        if item.parent_work_item_id is None and generated(item.epic_id, "Epic"):
+        if feature:
+            return _parent(by_id[feature], by_id)
+        if item.parent_work_item_id is None and _generated(item.epic_id, "Epic", by_id):
             return item.epic_id, None
     return None, item.parent_work_item_id
 
@@ -246,7 +262,10 @@ def build_plan(
     items: list[GeneratedItem],
     records: list[TaggingRecord],
     decisions: Mapping[str, Any] | None = None,
+    process: Process = AGILE,
 ) -> Plan:
+    """The plan for the project's ``process`` (module docstring)."""
+    features = process.feature_type is not None
     by_id = {i.item_id: i for i in items}
     stories = {i.item_id: i for i in items if i.type == "User Story"}
     tagging = {r.story_id: r for r in records}
@@ -255,7 +274,7 @@ def build_plan(
 
     planned: dict[str, PlannedItem] = {}
     for item in ordered:
-        parent_item, parent_work_item = _parent(item, by_id)
+        parent_item, parent_work_item = _parent(item, by_id, features)
         if parent_item:
             ref = planned[parent_item].signature
         elif parent_work_item is not None:
@@ -269,7 +288,11 @@ def build_plan(
             signature=sig,
             parent_item_id=parent_item,
             parent_work_item_id=parent_work_item,
+            ado_type=process.ado_type(item.type) if features or item.type != "Feature" else None,
         )
+        if not features and item.type == "User Story":
+            feature = _generated(item.feature_id, "Feature", by_id)
+            entry.feature_title = by_id[feature].title if feature else None
         if item.type == "User Story":
             record = tagging.get(item.item_id)
             entry.tag = record.decision_tag if record is not None else item.assigned_tag
@@ -295,10 +318,15 @@ def build_plan(
                 needed.add(parent)
                 parent = planned[parent].parent_item_id
     for entry in planned.values():
-        if entry.item.type != "User Story":
+        if entry.ado_type is None:
+            entry.reason = (
+                f"the {process.name} process has no {entry.item.type} type: its stories go "
+                "under its parent and name it in their description"
+            )
+        elif entry.item.type != "User Story":
             if entry.item_id in needed:
                 entry.action = "create"
                 entry.reason = "new " + entry.item.type.lower()
             else:
                 entry.reason = "no story of this run is created under it"
-    return Plan(run_id, [planned[i.item_id] for i in ordered])
+    return Plan(run_id, [planned[i.item_id] for i in ordered], process)

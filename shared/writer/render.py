@@ -102,11 +102,27 @@ def _provenance(item: GeneratedItem) -> str:
     return "".join(parts)
 
 
-def description_html(item: GeneratedItem) -> str:
-    """A created item's description: the generated text, its quotes, where it came from."""
+CRITERIA_HEADING = "Acceptance criteria"
+
+
+def criteria_section_html(criteria: Sequence[str]) -> str:
+    """Criteria kept in the description (a process without an acceptance-criteria field, Basic):
+    a heading and a list, which the loader reads back as the item's criteria."""
+    items = criteria_html(criteria)
+    return f"<h3>{CRITERIA_HEADING}</h3>{items}" if items else ""
+
+
+def description_html(
+    item: GeneratedItem, *, criteria: Sequence[str] = (), feature: str | None = None
+) -> str:
+    """A created item's description: the generated text, the feature it belongs to and its
+    criteria when the process has no place for them (Basic), its quotes, where it came from."""
     body = f"<div>{esc(clean(item.description))}</div>" if clean(item.description) else ""
+    if feature and clean(feature):
+        body += f"<div><i>Feature:</i> {esc(clean(feature))}</div>"
     return (
         body
+        + criteria_section_html(criteria)
         + _provenance(item)
         + f"<div><small>Backlog Synthesizer, run {esc(item.run_id)}, {esc(item.item_id)}"
         "</small></div>"

@@ -25,7 +25,7 @@ def render_write(body: dict[str, Any], title_width: int = 48) -> str:
         + ("" if body.get("checked_against_ado") else " (not checked against Azure DevOps)")
         if body.get("dry_run")
         else f"write {body.get('write_id') or '-'} of {body['run_id']}"
-    )
+    ) + (f", {body['process']} process" if body.get("process") else "")
     lines = [head, ""]
     header = "".join(name.upper().ljust(width) for name, width in _COLUMNS)
     lines.append(header + "TITLE".ljust(title_width + 2) + "NOTE")

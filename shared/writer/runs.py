@@ -26,6 +26,9 @@ from datetime import datetime
 from typing import Any
 
 from shared import layout
+from shared.ado import process as processes
+from shared.ado.errors import AdoError
+from shared.ado.process import AGILE, Process, ProcessError
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review_state import Applied, ReviewState, apply, check, load_state
@@ -150,20 +153,21 @@ def plan_run(
     svc: Services,
     run_id: str,
     decisions: Mapping[str, Any] | None = None,
+    process: Process = AGILE,
     *,
     requester: str | None = None,
     now: datetime | None = None,
 ) -> Plan:
-    """The plan of the edited backlog. The saved review's decisions are the defaults; those of
-    the request (``decisions``) override them story by story. Each entry records who decided:
-    the review's saved_by / saved_at for a decision that came from it, else ``requester`` at
-    ``now`` (the write's time)."""
+    """The plan of the edited backlog for ``process``. The saved review's decisions are the
+    defaults; those of the request (``decisions``) override them story by story. Each entry
+    records who decided: the review's saved_by / saved_at for a decision that came from it, else
+    ``requester`` at ``now`` (the write's time)."""
     reviewed = reviewed_run(svc, run_id)
     state = reviewed.state
     chosen: Any = decisions
     if decisions is None or isinstance(decisions, Mapping):
         chosen = {**state.decisions, **(decisions or {})}
-    plan = build_plan(run_id, reviewed.items, reviewed.records, chosen)
+    plan = build_plan(run_id, reviewed.items, reviewed.records, chosen, process)
     now = now or svc.clock()
     requested = set(decisions or ()) if isinstance(decisions, Mapping) else set()
     for entry in plan.items:
@@ -172,6 +176,16 @@ def plan_run(
         else:
             entry.decided_by, entry.decided_at = requester, now
     return plan
+
+
+def project_process(settings: Any, client: Any | None) -> Process | None:
+    """The process to write for: AZURE_DEVOPS_PROCESS, else the one ``client``'s project has
+    (detected once per client); None without either. Raises ProcessError (a project whose types
+    say nothing) and AdoError (detection could not ask ADO)."""
+    chosen = processes.configured(settings)
+    if chosen is not None or client is None:
+        return chosen
+    return processes.detect(client)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,18 +217,29 @@ def write_run(
     ``client`` (an AdoClient) may be None for a dry run: the plan is then not checked against ADO.
     Raises UnknownRun, RunNotWritable, InvalidDecisions, WriteInProgress; EmptyBacklogRefused
     when the run's project had no indexed backlog and the plan creates something (unless
-    ``allow_empty_backlog``); ValueError when a write has no client.
+    ``allow_empty_backlog``); ValueError when a write has no client; ProcessError or AdoError
+    when a write cannot tell the project's process (a dry run then plans as for the processes
+    with features, says ``"process": null`` and why in ``ado_error``).
     """
     now = svc.clock()
-    plan = plan_run(svc, run_id, decisions, requester=requester, now=now)
+    stopped: str | None = None
+    try:
+        process = project_process(svc.settings, client)
+    except (AdoError, ProcessError) as err:
+        if not dry_run:
+            raise
+        process, stopped = None, str(err)
+    plan = plan_run(svc, run_id, decisions, process or AGILE, requester=requester, now=now)
     run = load_run(svc, run_id)
     empty = next((w for w in run.warnings if w.code == "empty_index"), None)
     if dry_run:
-        stopped = preview(plan, client) if client is not None else None
+        if client is not None and stopped is None:
+            stopped = preview(plan, client)
         body: dict[str, Any] = {
             "run_id": run_id,
             "dry_run": True,
             "checked_against_ado": client is not None and stopped is None,
+            "process": process.name if process else None,
             "plan": plan.view(),
             "counts": plan.counts(),
             "warnings": [w.model_dump() for w in run.warnings],
@@ -228,7 +253,7 @@ def write_run(
             'comparing them with any backlog: send "allow_empty_backlog": true (CLI: '
             "--allow-empty-backlog) to write anyway."
         )
-    if client is None:
+    if client is None or process is None:
         raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
     write_id = ""  # set under the leases
 
@@ -251,7 +276,7 @@ def write_run(
             )
         )
         # planned again under the lease: a retag of the run may just have ended
-        plan = plan_run(svc, run_id, decisions, requester=requester, now=now)
+        plan = plan_run(svc, run_id, decisions, process or AGILE, requester=requester, now=now)
         write_id = new_write_id(svc, run_id)
         writer = Writer(
             client,
@@ -265,8 +290,8 @@ def write_run(
             results = writer.run(plan)
         finally:
             flush(writer.results)
-    log.info("write %s of run %s: %s", write_id, run_id, counts(results))
-    return results_body(run_id, write_id, results, dry_run=False)
+    log.info("write %s of run %s (%s): %s", write_id, run_id, process.name, counts(results))
+    return {**results_body(run_id, write_id, results, dry_run=False), "process": process.name}
 
 
 def results_body(

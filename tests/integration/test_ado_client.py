@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from shared.ado import ops
+from shared.ado import process as processes
 from shared.ado.client import AdoClient
 from shared.ado.errors import (
     AdoAuthError,
@@ -274,3 +275,54 @@ def test_a_throttled_delete_is_retried_and_a_500_is_not(fake, client, slept):
     with pytest.raises(AdoError) as err:
         client.delete_item(1114)
     assert err.value.status == 500 and fake.count("delete") == 3 and 1114 in fake.items
+
+
+# -- processes -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("process", ["agile", "scrum", "cmmi", "basic"])
+def test_the_projects_work_item_types_tell_its_process(process):
+    with FakeAdo(process=process) as fake, fake.client() as client:
+        types = client.work_item_types()
+        assert fake.requests("workitemtypes")[0].path.endswith(
+            "/RemoteControl/_apis/wit/workitemtypes"
+        )
+        names = [t["name"] for t in types]
+        assert "Epic" in names and "Task" in names
+        assert all(t["referenceName"].startswith("Microsoft.VSTS.WorkItemTypes.") for t in types)
+        found = processes.detect(client)
+        assert found.name == process and found.story_type in names
+        # asked once by work_item_types() above, once by the detection, then cached
+        assert processes.detect(client) is found and fake.count("workitemtypes") == 2
+        with fake.client() as another:  # the cache is per client
+            assert processes.detect(another) is found
+        assert fake.count("workitemtypes") == 3
+
+
+def test_a_type_or_field_the_process_lacks_is_refused_as_ado_does():
+    with FakeAdo(process="scrum") as scrum, scrum.client() as client:
+        with pytest.raises(AdoNotFound, match="VS402323: Work item type User Story does not"):
+            client.create_work_item("User Story", {"System.Title": "Agile words"})
+        assert scrum.count("create", status=404) == 1 and not scrum.items
+        created = client.create_work_item(
+            "Product Backlog Item",
+            {"System.Title": "Scrum words", ops.ACCEPTANCE_CRITERIA: "<ul><li>ok</li></ul>"},
+        )
+        assert created["fields"]["System.WorkItemType"] == "Product Backlog Item"
+        assert created["fields"]["System.State"] == "New"
+    with FakeAdo(process="basic") as basic, basic.client() as client:
+        with pytest.raises(AdoError, match="TF51535: Cannot find field") as info:
+            client.create_work_item(
+                "Issue", {"System.Title": "x", ops.ACCEPTANCE_CRITERIA: "<ul><li>no</li></ul>"}
+            )
+        assert info.value.status == 400 and not basic.items
+        with pytest.raises(AdoNotFound, match="VS402323"):
+            client.create_work_item("Feature", {"System.Title": "no features in Basic"})
+        issue = client.create_work_item("Issue", {"System.Title": "Basic words"})
+        assert issue["fields"]["System.State"] == "To Do"
+        with pytest.raises(AdoError, match="TF51535"):
+            client.update_work_item(issue["id"], [ops.field_op(ops.ACCEPTANCE_CRITERIA, "x")])
+        with pytest.raises(AdoError, match="LimitedToValues"):  # Agile's states are not Basic's
+            client.update_work_item(issue["id"], [ops.field_op("System.State", "Active")])
+        done = client.update_work_item(issue["id"], [ops.field_op("System.State", "Done")])
+        assert done["fields"]["System.State"] == "Done"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from loaders.ado_loader import load_backlog
 from loaders.indexer import LoaderError
 from loaders.workitems import from_rest, read_backlog_file, work_item_hash
 from shared import layout
+from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
@@ -26,6 +28,7 @@ pytestmark = pytest.mark.integration
 
 PROJECT = "rc"
 BACKLOG = SAMPLES / "backlog"
+PROCESSES = ("agile", "scrum", "cmmi", "basic")
 
 
 class CountingEmbedder(HashEmbedder):
@@ -40,8 +43,9 @@ class CountingEmbedder(HashEmbedder):
 
 
 @pytest.fixture
-def fake():
-    with FakeAdo(wiql_cap=20) as server:
+def fake(request):
+    """The sample project, Agile unless parametrized (indirectly) with another process."""
+    with FakeAdo(wiql_cap=20, process=getattr(request, "param", "agile")) as server:
         server.seed_sample()
         yield server
 
@@ -115,6 +119,64 @@ def test_rest_load_normalizes_and_indexes_the_sample(svc, fake, embedder):
     expected = work_item_hash(from_rest(fake.item(1111)))
     assert by_id[1111]["work_item_hash"] == expected == by_id[1111]["metadata"]["work_item_hash"]
     assert by_id[1111]["vector_id"] == "ado-1111"
+
+
+@pytest.mark.parametrize("fake", PROCESSES, indirect=True)
+def test_each_process_is_indexed_under_the_generated_backlogs_names(svc, fake):
+    process = processes.by_name(fake.process)
+    summary = _rest_load(svc, fake)
+    sample = sample_items(fake.process)
+    assert (summary.fetched, summary.embedded, summary.errors) == (len(sample), len(sample), [])
+    assert fake.count("workitemtypes") == 1  # detected once
+    for request in fake.requests("wiql"):
+        query = request.body["query"]
+        assert f"'{process.story_type}'" in query and ("'Feature'" in query) == (
+            process.feature_type is not None
+        )
+        assert "'User Story'" not in query or process.name == "agile"
+
+    lines = {line["work_item_id"]: line["metadata"] for line in _lines(svc)}
+    kinds = Counter(meta["work_item_type"] for meta in lines.values())
+    assert kinds == (
+        {"Epic": 5, "User Story": 35}
+        if fake.process == "basic"
+        else {"Epic": 5, "Feature": 11, "User Story": 35}
+    )
+    story = lines[1111]
+    assert story.get("ado_work_item_type") == (
+        None if fake.process == "agile" else process.story_type
+    )
+    # the criteria, in the field or (Basic) in the description, are the item's criteria
+    assert len(story["acceptance_criteria"]) == 3
+    assert "Acceptance criteria" not in story["description"]
+    assert story["parent_id"] == (1001 if fake.process == "basic" else 1012)
+    states = {meta["state"] for meta in lines.values()}
+    assert states <= set(fake.spec.states)
+
+
+def test_a_process_that_is_set_is_not_detected(svc, fake, tmp_path):
+    """AZURE_DEVOPS_PROCESS wins over the project's types: here it names Scrum for an Agile
+    project, so the loader asks for Product Backlog Items, which the project does not have."""
+    svc.settings.azure_devops_process = "scrum"
+    summary = _rest_load(svc, fake, allow_empty=True)
+    assert fake.count("workitemtypes") == 0
+    assert all("'Product Backlog Item'" in r.body["query"] for r in fake.requests("wiql"))
+    assert summary.fetched == 16  # the epics and features only
+
+    # an export: the process whose story type it holds, unless the setting names one
+    export = tmp_path / "scrum.json"
+    export.write_text(json.dumps({"value": sample_items("scrum")}))
+    svc.settings.azure_devops_process = "auto"
+    from_file = load_backlog(svc, PROJECT, file=export)
+    assert from_file.fetched == 51
+    meta = svc.index.fetch(PROJECT, ["ado-1111"])["ado-1111"].metadata
+    assert (meta["work_item_type"], meta["ado_work_item_type"]) == (
+        "User Story",
+        "Product Backlog Item",
+    )
+    svc.settings.azure_devops_process = "basic"  # its stories are Issues: no PBI is loaded
+    as_basic = load_backlog(svc, PROJECT, file=export)
+    assert (as_basic.fetched, as_basic.deleted) == (16, 35)
 
 
 def test_reload_skips_all_then_one_change_then_one_removal(svc, fake, embedder):
@@ -286,6 +348,13 @@ def test_command_failures_are_clear_and_never_show_the_pat(cli_env, fake, monkey
         ["--file", str(BACKLOG / "remote_control_backlog.csv"), "--project", "a/b"]
     )
     assert code == 2 and "invalid project" in err
+
+
+def test_command_names_the_valid_processes(cli_env, monkeypatch):
+    monkeypatch.setenv("AZURE_DEVOPS_PROCESS", "kanban")
+    code, out, err = _main(["--project", PROJECT, "--json"])
+    assert code == 2 and out == ""
+    assert "AZURE_DEVOPS_PROCESS must be one of agile, scrum, cmmi, basic or auto" in err
 
 
 def test_command_exit_code_1_on_record_errors(cli_env, tmp_path):

@@ -585,3 +585,38 @@ def test_cli_export_and_write_by(svc, run, monkeypatch, capsys, tmp_path):
     assert next(p for p in plan["plan"] if p["item_id"] == ids["show"])["title"] == (
         "Show the channel number on the LCD"
     )
+
+
+def test_export_csv_follows_the_projects_process(svc, run):
+    """Scrum: the stories are Product Backlog Items; Basic: no Feature rows (Basic has none), the
+    stories one level up under their epic, their criteria in the description."""
+    run_id, ids, _ = run
+    save_for_export(svc, run_id, ids)
+
+    def outline(process):
+        svc.settings = svc.settings.model_copy(update={"azure_devops_process": process})
+        body = api.get_export(svc, run_id, "csv").body.decode("utf-8")
+        rows = list(csv.DictReader(io.StringIO(body, newline="")))
+        return rows, [
+            (r["Work Item Type"], next(n for n in (1, 2, 3) if r[f"Title {n}"])) for r in rows
+        ]
+
+    _, scrum = outline("scrum")
+    assert scrum == [
+        ("Epic", 1),
+        ("Feature", 2),
+        ("Product Backlog Item", 3),
+        ("Feature", 2),
+        ("Product Backlog Item", 3),
+        ("Feature", 1),
+        ("Product Backlog Item", 2),
+    ]
+    rows, basic = outline("basic")
+    assert basic == [("Epic", 1), ("Issue", 2), ("Issue", 2), ("Issue", 1)]
+    show = next(r for r in rows if r["Title 2"] == "Show the channel number on the LCD")
+    assert show["Acceptance Criteria"] == ""
+    assert (
+        "<h3>Acceptance criteria</h3><ul><li>The LCD shows the channel number.</li>"
+        in (show["Description"])
+    )
+    assert "<i>Feature:</i> Channel display" in show["Description"]

@@ -1,12 +1,15 @@
 """The writer through the real AdoClient (HTTP) against the fake ADO server, on hand-made plans:
 hierarchy and links, idempotency, throttling, failures, lost answers, a write that died halfway,
-escaping and the conflict decisions."""
+escaping, the conflict decisions, and each ADO process's types and fields."""
 
 from __future__ import annotations
 
 import pytest
 
+from loaders.workitems import from_rest
 from shared.ado import ops
+from shared.ado import process as processes
+from shared.ado.process import AGILE, Process
 from shared.writer import render
 from shared.writer.execute import Writer, counts, preview
 from shared.writer.plan import build_plan
@@ -16,9 +19,13 @@ from tests.support.fake_ado import FakeAdo
 pytestmark = pytest.mark.integration
 
 
+PROCESSES = ("agile", "scrum", "cmmi", "basic")
+
+
 @pytest.fixture
-def fake():
-    with FakeAdo() as server:
+def fake(request):
+    """The sample project, Agile unless parametrized (indirectly) with another process."""
+    with FakeAdo(process=getattr(request, "param", "agile")) as server:
         server.seed_sample()
         yield server
 
@@ -56,8 +63,8 @@ def backlog() -> tuple[Backlog, dict[str, str]]:
     return b, ids
 
 
-def write(client, b: Backlog, decisions=None, slept=None, write_id="w-1"):
-    plan = build_plan(b.run_id, b.items, b.records, decisions)
+def write(client, b: Backlog, decisions=None, slept=None, write_id="w-1", process: Process = AGILE):
+    plan = build_plan(b.run_id, b.items, b.records, decisions, process)
     writer = Writer(
         client,
         run_id=b.run_id,
@@ -116,6 +123,83 @@ def test_hierarchy_links_patches_and_a_second_write_changes_nothing(fake, client
     assert (fake.count("create"), fake.count("update")) == (creates, updates)
     assert fake.item(1126)["rev"] == rev
     assert all(again[k].ado_id == results[k].ado_id for k in results)
+
+
+@pytest.mark.parametrize("fake", PROCESSES, indirect=True)
+def test_each_process_gets_its_own_types_and_fields(fake, client):
+    process = processes.detect(client)
+    assert process.name == fake.process
+    basic = process.feature_type is None
+    b, ids = backlog()
+    ids["replaced"] = b.story(
+        "Jump to a channel", ids["f2"], tag="conflict", related=[1102], criteria=["Two digits"]
+    )
+    decisions = {ids["conflict"]: "both", ids["replaced"]: "replace"}
+    results, tally = write(client, b, decisions, process=process)
+    assert tally == {
+        "created": 5 if basic else 7,
+        "modified": 2,
+        "existing": 0,
+        "skipped": 2 if basic else 0,  # Basic: the two features
+        "blocked": 0,
+        "failed": 0,
+    }
+
+    def stored(key):
+        return fake.item(results[ids[key]].ado_id)
+
+    assert stored("epic")["fields"]["System.WorkItemType"] == "Epic"
+    for key in ("s1", "s2", "s3", "conflict"):
+        assert stored(key)["fields"]["System.WorkItemType"] == process.story_type
+        assert results[ids[key]].work_item_type == process.story_type
+    story = stored("s1")["fields"]
+    criteria = "<ul><li>Given it, then say a channel number</li></ul>"
+    if basic:
+        for key in ("f1", "f2"):
+            assert results[ids[key]].status == "skipped" and results[ids[key]].ado_id is None
+        assert parent_of(fake, stored("s1")["id"]) == results[ids["epic"]].ado_id
+        assert parent_of(fake, stored("s3")["id"]) == 1002  # where f2 hung
+        assert ops.ACCEPTANCE_CRITERIA not in story
+        assert "<div><i>Feature:</i> Voice commands</div>" in story[ops.DESCRIPTION]
+        assert f"<h3>Acceptance criteria</h3>{criteria}" in story[ops.DESCRIPTION]
+        # the loader reads them back as the item's criteria
+        assert from_rest(stored("s1")).acceptance_criteria == [
+            "Given it, then say a channel number"
+        ]
+    else:
+        assert stored("f1")["fields"]["System.WorkItemType"] == "Feature"
+        assert parent_of(fake, stored("s1")["id"]) == results[ids["f1"]].ado_id
+        assert parent_of(fake, stored("f2")["id"]) == 1002
+        assert story[ops.ACCEPTANCE_CRITERIA] == criteria
+        assert "Acceptance criteria" not in story[ops.DESCRIPTION]
+    # extend: the new criterion appended where the process keeps criteria, the known one not again
+    kept_in = process.ac_field or ops.DESCRIPTION
+    patched = fake.item(1126)
+    assert patched["fields"][kept_in].count("Voice control can be switched off.") == 1
+    assert "Saying &#x27;louder&#x27; raises the volume by one step" in patched["fields"][kept_in]
+    assert "Backlog Synthesizer (extend" in patched["fields"][ops.DESCRIPTION]
+    assert "Saying 'louder' raises the volume by one step" in from_rest(patched).acceptance_criteria
+    # replace: the generated criteria instead of the old ones
+    replaced = fake.item(1102)
+    assert from_rest(replaced).acceptance_criteria == ["Two digits"]
+    assert (ops.ACCEPTANCE_CRITERIA in replaced["fields"]) != basic
+
+    again, tally = write(client, b, decisions, write_id="w-2", process=process)
+    assert tally["created"] == tally["modified"] == 0
+    assert tally["existing"] == (7 if basic else 9)
+    assert all(again[k].ado_id == results[k].ado_id for k in results)
+
+
+@pytest.mark.parametrize("fake", ["scrum"], indirect=True)
+def test_types_the_project_lacks_fail_clearly(fake, client):
+    b, ids = backlog()
+    results, tally = write(client, b, {ids["conflict"]: "skip"})  # planned for Agile
+    assert results[ids["epic"]].status == "created"  # a Scrum project has epics and features
+    failed = results[ids["s1"]]
+    assert failed.status == "failed"
+    assert "VS402323: Work item type User Story does not exist" in failed.error
+    assert "AZURE_DEVOPS_PROCESS" in failed.error
+    assert tally["failed"] == 3 and fake.count("create", status=404) == 3
 
 
 def test_a_plan_checked_against_ado_shows_what_exists(fake, client):

@@ -10,9 +10,11 @@ import time
 
 import pytest
 
-from loaders.workitems import read_backlog_file
+from loaders.ado_loader import load_backlog as load_from_ado
+from loaders.workitems import from_rest, read_backlog_file
 from shared import api, layout
 from shared.ado import ops
+from shared.ado import process as processes
 from shared.cli import main as cli
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
@@ -65,8 +67,9 @@ def runs(tmp_path_factory, engine):
 
 
 @pytest.fixture
-def fake():
-    with FakeAdo() as server:
+def fake(request):
+    """The sample project, Agile unless parametrized (indirectly) with another process."""
+    with FakeAdo(process=getattr(request, "param", "agile")) as server:
         server.seed_sample()
         yield server
 
@@ -169,6 +172,99 @@ def test_writing_a_pipeline_run_builds_the_tree_and_writing_again_creates_nothin
     assert latest["writes"] == [body["write_id"], again["write_id"]]
 
 
+@pytest.mark.parametrize("fake", ["scrum", "cmmi"], indirect=True)
+def test_a_run_is_written_as_the_projects_process_names_its_types(runs, fake, client):
+    svc = runs["svc"]
+    run_id = clone(svc, runs["a"])
+    story_type = processes.by_name(fake.process).story_type
+    plan = write_run(svc, run_id, client, dry_run=True)
+    assert plan["process"] == fake.process and plan["checked_against_ado"] is True
+    assert {p["work_item_type"] for p in plan["plan"] if p["type"] == "User Story"} == {story_type}
+    body = write_run(svc, run_id, client)
+    assert body["process"] == fake.process and body["counts"]["failed"] == 0
+    created = [r for r in body["results"] if r["status"] == "created"]
+    kinds = {fake.item(r["ado_id"])["fields"]["System.WorkItemType"] for r in created}
+    assert story_type in kinds and kinds <= {"Epic", "Feature", story_type}
+    generated = generated_items(svc, run_id)
+    for r in created:
+        if r["type"] == "User Story":
+            item = fake.item(r["ado_id"])
+            assert item["fields"]["System.WorkItemType"] == r["work_item_type"] == story_type
+            criteria = generated[r["item_id"]].acceptance_criteria
+            assert from_rest(item).acceptance_criteria == criteria
+            assert (ops.ACCEPTANCE_CRITERIA in item["fields"]) == bool(criteria)
+    again = write_run(svc, run_id, client)
+    assert again["counts"]["created"] == again["counts"]["modified"] == 0
+    assert fake.count("workitemtypes") == 1  # detected once for the client
+
+
+@pytest.fixture(scope="module")
+def basic_run(tmp_path_factory, engine):
+    """The planning notes run against an index the loader filled from a Basic project over REST
+    (Epics and Issues, the Issues' criteria in their descriptions)."""
+    svc, bus = pipeline(tmp_path_factory.mktemp("basic"), engine)
+    with FakeAdo(process="basic") as project:
+        project.seed_sample()
+        with project.client(sleep=lambda s: None) as c:
+            load_from_ado(svc, "rc", client=c, show_progress=False)
+    run = run_file(svc, bus, "rc", "notes-basic.md", NOTES.read_bytes())
+    assert run.status == "completed"
+    return svc, run.run_id
+
+
+@pytest.mark.parametrize("fake", ["basic"], indirect=True)
+def test_a_basic_project_is_tagged_and_written_with_epics_and_issues(basic_run, fake, client):
+    svc, run_id = basic_run
+    issues = {
+        i for i, item in fake.items.items() if item["fields"]["System.WorkItemType"] == "Issue"
+    }
+    # tagging found the project's Issues: some stories extend, gap or duplicate them
+    related = [r for r in records(svc, run_id) if r.decision_tag != "new"]
+    assert related and all(set(r.related_story_ids) <= issues for r in related)
+
+    body = write_run(svc, run_id, client, decisions=conflict_decisions_or_none(svc, run_id))
+    assert body["process"] == "basic" and body["counts"]["failed"] == 0
+    features = [r for r in body["results"] if r["type"] == "Feature"]
+    assert features and all(r["status"] == "skipped" and r["ado_id"] is None for r in features)
+    created = [r for r in body["results"] if r["status"] == "created"]
+    stories = [r for r in created if r["type"] == "User Story"]
+    assert stories
+    for r in created:
+        item = fake.item(r["ado_id"])
+        assert item["fields"]["System.WorkItemType"] == r["work_item_type"]
+        assert r["work_item_type"] in ("Epic", "Issue")
+        assert ops.ACCEPTANCE_CRITERIA not in item["fields"]
+    generated = generated_items(svc, run_id)
+    assert any(generated[r["item_id"]].acceptance_criteria for r in stories)
+    for r in stories:
+        item = fake.item(r["ado_id"])
+        parent = ops.parent_id_of(item)
+        assert parent is not None and fake.item(parent)["fields"]["System.WorkItemType"] == "Epic"
+        assert "<i>Feature:</i>" in item["fields"][ops.DESCRIPTION]
+        # the criteria are in the description, and read back from it
+        assert from_rest(item).acceptance_criteria == generated[r["item_id"]].acceptance_criteria
+    patched = [r for r in body["results"] if r["status"] == "modified"]
+    for r in patched:
+        assert ops.ACCEPTANCE_CRITERIA not in fake.item(r["ado_id"])["fields"]
+    assert fake.count("create", status=400) == 0
+    again = write_run(svc, run_id, client, decisions=conflict_decisions_or_none(svc, run_id))
+    assert again["counts"]["created"] == again["counts"]["modified"] == 0
+
+
+def generated_items(svc, run_id) -> dict[str, GeneratedItem]:
+    path = layout.run_file(run_id, "generated_backlog.jsonl")
+    return {i.item_id: i for i in read_jsonl(svc.store, path, GeneratedItem)}
+
+
+def conflict_decisions_or_none(svc, run_id) -> dict[str, str]:
+    """Every story that needs a decision (a conflict, an unsure tag) kept as it is."""
+    return {
+        r.story_id: "keep_existing" if r.related_story_ids else "skip"
+        for r in records(svc, run_id)
+        if r.decision_tag == "conflict" or r.needs_review
+    }
+
+
 def test_two_runs_holding_the_same_items_create_them_once(runs, fake, client):
     svc = runs["svc"]
     first = write_run(svc, clone(svc, runs["a"]), client)
@@ -220,6 +316,34 @@ def test_http_write_refusals(runs, fake, client):
     never = api.get_write(svc, fresh)
     assert never.status == 200 and never.json()["results"] == [] and never.json()["writes"] == []
     assert api.get_write(svc, "run-..").status == 400
+
+
+def test_a_process_that_cannot_be_told_stops_a_write_but_not_a_dry_run(
+    runs, fake, client, monkeypatch
+):
+    svc, run_id = runs["svc"], runs["design"]
+    fake.fail_next(500, route="workitemtypes", times=6)  # the detection and its five retries
+    refused = api.write_run(svc, run_id, b'{"dry_run": false}', ado_client=client)
+    assert refused.status == 502 and "Injected failure 500" in refused.json()["error"]
+    fake.fail_next(500, route="workitemtypes", times=6)
+    planned = api.write_run(svc, run_id, b"{}", ado_client=client)
+    body = planned.json()
+    assert planned.status == 200 and body["process"] is None
+    assert body["checked_against_ado"] is False and "Injected failure 500" in body["ado_error"]
+    assert body["plan"] and fake.count("create") == fake.count("wiql") == 0
+
+    def unknown(client):
+        raise processes.ProcessError("cannot tell the process of project 'RemoteControl'")
+
+    monkeypatch.setattr(processes, "detect", unknown)
+    refused = api.write_run(svc, run_id, b'{"dry_run": false}', ado_client=client)
+    assert refused.status == 503 and "cannot tell the process" in refused.json()["error"]
+    svc.settings.azure_devops_process = "agile"  # the setting needs no detection
+    try:
+        planned = api.write_run(svc, run_id, b"{}", ado_client=client).json()
+    finally:
+        svc.settings.azure_devops_process = "auto"
+    assert planned["process"] == "agile" and planned["checked_against_ado"] is True
 
 
 def test_cli_write(runs, fake, monkeypatch, capsys, tmp_path):

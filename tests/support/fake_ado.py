@@ -17,6 +17,13 @@ ADO where the client depends on it (see ../shared/docs/ADO_REST.md):
 - **workitemsbatch** ``POST .../wit/workitemsbatch``: ≤ 200 ids (400 VS403474 above), ``fields``
   and ``$expand`` together → 400, ``errorPolicy: omit`` → null for missing ids (else 404 TF401232).
 - **GET** ``.../wit/workitems/{id}[?$expand=relations]``, ``GET .../wit/workitems?ids=1,2``.
+- **Process** (``process``: agile, the default, scrum, cmmi or basic): ``GET .../wit/workitemtypes``
+  lists that process's work item types (name, referenceName, isDisabled; ``disabled_types`` are
+  marked disabled), a create of a type the process lacks answers **404 VS402323** as ADO does (a
+  "User Story" in a Scrum project), states are the process's (Basic: To Do, Doing, Done; new
+  items start in its first state), and ``Microsoft.VSTS.Common.AcceptanceCriteria`` on a type
+  without that field (every Basic type, Task) is **400 TF51535** "Cannot find field".
+  ``sample_items(process)`` is the sample backlog as such a project holds it.
 - **Create** ``POST .../wit/workitems/${type}`` and **update** ``PATCH .../wit/workitems/{id}``:
   ``Content-Type: application/json-patch+json`` (415 otherwise); ops ``add``/``replace``/
   ``remove`` on ``/fields/{ref}`` (``add`` on System.Tags merges, ``replace`` overwrites), ``add``
@@ -65,8 +72,61 @@ SAMPLE_REST = REPO / "samples" / "backlog" / "remote_control_backlog.rest.json"
 
 PARENT = "System.LinkTypes.Hierarchy-Reverse"
 CHILD = "System.LinkTypes.Hierarchy-Forward"
-STATES = ("New", "Active", "Resolved", "Closed", "Removed")
-TYPES = ("Epic", "Feature", "User Story", "Bug", "Task")
+AC_FIELD = "Microsoft.VSTS.Common.AcceptanceCriteria"
+STATES = ("New", "Active", "Resolved", "Closed", "Removed")  # Agile
+TYPES = ("Epic", "Feature", "User Story", "Bug", "Task")  # Agile's, as the tests use them
+_TEST_TYPES = ("Test Case", "Test Plan", "Test Suite", "Shared Steps", "Shared Parameter")
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    """What the fake knows of a process: its types, those with an Acceptance Criteria field, its
+    states (the first is a new item's) and how the sample's Agile states read in it."""
+
+    types: tuple[str, ...]
+    story_type: str
+    feature_type: str | None
+    ac_types: frozenset[str]
+    states: tuple[str, ...]
+    from_agile_state: dict[str, str]
+
+
+PROCESSES: dict[str, ProcessSpec] = {
+    "agile": ProcessSpec(
+        TYPES + ("Issue",) + _TEST_TYPES,
+        "User Story",
+        "Feature",
+        frozenset({"Epic", "Feature", "User Story", "Bug"}),
+        STATES,
+        {s: s for s in STATES},
+    ),
+    "scrum": ProcessSpec(
+        ("Epic", "Feature", "Product Backlog Item", "Bug", "Task", "Impediment") + _TEST_TYPES,
+        "Product Backlog Item",
+        "Feature",
+        frozenset({"Epic", "Feature", "Product Backlog Item", "Bug"}),
+        ("New", "Approved", "Committed", "In Progress", "To Do", "Done", "Removed"),
+        {"New": "New", "Active": "Committed", "Resolved": "Committed", "Closed": "Done"},
+    ),
+    "cmmi": ProcessSpec(
+        ("Epic", "Feature", "Requirement", "Bug", "Task", "Change Request", "Issue", "Review")
+        + ("Risk",)
+        + _TEST_TYPES,
+        "Requirement",
+        "Feature",
+        frozenset({"Epic", "Feature", "Requirement", "Bug"}),
+        ("Proposed", "Active", "Resolved", "Closed", "Removed"),
+        {"New": "Proposed", "Active": "Active", "Resolved": "Resolved", "Closed": "Closed"},
+    ),
+    "basic": ProcessSpec(
+        ("Epic", "Issue", "Task") + _TEST_TYPES,
+        "Issue",
+        None,
+        frozenset(),
+        ("To Do", "Doing", "Done"),
+        {"New": "To Do", "Active": "Doing", "Resolved": "Doing", "Closed": "Done"},
+    ),
+}
 _ID_AT_END = re.compile(r"/workItems/(\d+)/?$", re.IGNORECASE)
 
 SIGN_IN_PAGE = (
@@ -399,9 +459,53 @@ def generate_items(
     return items
 
 
-def sample_items() -> list[dict[str, Any]]:
-    """The sample backlog's 51 items as ADO returns them (samples/backlog/*.rest.json)."""
-    return json.loads(SAMPLE_REST.read_text())["value"]
+def sample_items(process: str = "agile") -> list[dict[str, Any]]:
+    """The sample backlog's 51 items as ADO returns them (samples/backlog/*.rest.json), as a
+    project of ``process`` holds them: its story type and states; in Basic (no Feature type)
+    the features' stories hang under the features' epics and keep their criteria in the
+    description, under an "Acceptance criteria" heading."""
+    items = json.loads(SAMPLE_REST.read_text())["value"]
+    spec = PROCESSES[process]
+    if process == "agile":
+        return items
+    by_id = {i["id"]: i for i in items}
+    parent_of = {i["id"]: _parent_id(i) for i in items}
+    out = []
+    for item in items:
+        fields = item["fields"]
+        kind = fields["System.WorkItemType"]
+        if kind == "Feature" and spec.feature_type is None:
+            continue
+        fields["System.State"] = spec.from_agile_state.get(fields["System.State"], spec.states[0])
+        parent = parent_of[item["id"]]
+        if kind == "User Story":
+            fields["System.WorkItemType"] = spec.story_type
+            if spec.feature_type is None and parent is not None:
+                parent = parent_of[parent]  # the feature's epic
+        if AC_FIELD in fields and fields["System.WorkItemType"] not in spec.ac_types:
+            criteria = fields.pop(AC_FIELD)
+            fields["System.Description"] = (
+                fields.get("System.Description", "") + "<h3>Acceptance criteria</h3>" + criteria
+            )
+        item["relations"] = (
+            [{"rel": PARENT, "url": f"https://x/_apis/wit/workItems/{parent}"}] if parent else []
+        )
+        out.append(item)
+    kept = {i["id"] for i in out}
+    for item in out:
+        for rel in list(item["relations"]):
+            target = _link_target(rel)
+            if target in kept:
+                by_id[target]["relations"].append(
+                    {"rel": CHILD, "url": f"https://x/_apis/wit/workItems/{item['id']}"}
+                )
+    return out
+
+
+def _parent_id(item: dict[str, Any]) -> int | None:
+    return next(
+        (_link_target(r) for r in item.get("relations") or [] if r.get("rel") == PARENT), None
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -420,10 +524,17 @@ class FakeAdo:
         wiql_cap: int = 20_000,
         cap_counts_before_top: bool = True,
         clock: Callable[[], datetime] | None = None,
+        process: str = "agile",
+        disabled_types: Sequence[str] = (),
     ) -> None:
+        if process not in PROCESSES:
+            raise ValueError(f"process must be one of {', '.join(PROCESSES)}, not {process!r}")
         self.org = org
         self.project = project
         self.pat = pat
+        self.process = process
+        self.spec = PROCESSES[process]
+        self.disabled_types = tuple(disabled_types)
         self.wiql_cap = wiql_cap
         self.cap_counts_before_top = cap_counts_before_top
         self._clock = clock
@@ -552,7 +663,7 @@ class FakeAdo:
             self._rejections.clear()
 
     def seed_sample(self) -> list[int]:
-        return self.add_items(sample_items())
+        return self.add_items(sample_items(self.process))
 
     def seed_generated(self, n: int, **kwargs: Any) -> list[int]:
         return self.add_items(generate_items(n, **kwargs))
@@ -711,6 +822,8 @@ class FakeAdo:
             return "workitemsbatch", tail, project_ok
         if method == "GET" and low == ["workitems"]:
             return "list", tail, project_ok
+        if method == "GET" and low == ["workitemtypes"]:
+            return "workitemtypes", tail, project_ok
         if len(low) == 2 and low[0] == "workitems":
             if method == "POST" and tail[1].startswith("$"):
                 return "create", tail, project_ok
@@ -963,6 +1076,28 @@ class FakeAdo:
             value.append(self._view(self.items[wid], expand in ("relations", "all")))
         return 200, {"count": len(value), "value": value}
 
+    def _do_workitemtypes(self, h: Any, req: LoggedRequest, tail: list[str]) -> tuple[int, Any]:
+        value = [
+            {
+                "name": name,
+                "referenceName": "Microsoft.VSTS.WorkItemTypes." + name.replace(" ", ""),
+                "description": f"{name} ({self.process} process)",
+                "color": "009CCC",
+                "isDisabled": name in self.disabled_types,
+                # as ADO lists them per type (only what the tests need: title, description, the
+                # acceptance-criteria field where the type has one)
+                "fields": [
+                    {"referenceName": ref, "name": ref.rsplit(".", 1)[-1]}
+                    for ref in ("System.Title", "System.Description")
+                    + ((AC_FIELD,) if name in self.spec.ac_types else ())
+                ],
+                "url": f"{self.org_url}/{quote(self.project, safe='')}/_apis/wit/"
+                f"workItemTypes/{quote(name, safe='')}",
+            }
+            for name in self.spec.types
+        ]
+        return 200, {"count": len(value), "value": value}
+
     # -- writes --------------------------------------------------------------------------------
     def _patch_body(self, h: Any, req: LoggedRequest) -> list[dict[str, Any]]:
         ctype = h.headers.get("Content-Type", "")
@@ -999,13 +1134,15 @@ class FakeAdo:
     def _do_create(self, h: Any, req: LoggedRequest, tail: list[str]) -> tuple[int, Any]:
         ops = self._patch_body(h, req)
         wtype = tail[1][1:]
-        if wtype.lower() not in (t.lower() for t in TYPES):
+        known = [t for t in self.spec.types if t not in self.disabled_types]
+        if wtype.lower() not in (t.lower() for t in known):
             raise _Reply(
                 404,
-                f"VS402323: Work item type {wtype} does not exist.",
+                f"VS402323: Work item type {wtype} does not exist in project {self.project} or "
+                "you do not have permission to access it.",
                 "WorkItemTypeNotFoundException",
             )
-        wtype = next(t for t in TYPES if t.lower() == wtype.lower())
+        wtype = next(t for t in known if t.lower() == wtype.lower())
         title = next(
             (o.get("value") for o in ops if o.get("path", "").lower() == "/fields/system.title"),
             None,
@@ -1023,7 +1160,7 @@ class FakeAdo:
                 "System.TeamProject": self.project,
                 "System.AreaPath": self.project,
                 "System.IterationPath": self.project,
-                "System.State": "New",
+                "System.State": self.spec.states[0],
                 "System.Reason": "New",
                 "System.CreatedDate": self.now(),
             },
@@ -1135,6 +1272,14 @@ class FakeAdo:
                 elif kind in ("add", "replace"):
                     if name in ("System.Id", "System.Rev", "System.WorkItemType"):
                         raise _rule_error(name, "ReadOnly")
+                    if name.lower() == AC_FIELD.lower() and (
+                        item["fields"].get("System.WorkItemType") not in self.spec.ac_types
+                    ):
+                        raise _Reply(
+                            400,
+                            f"TF51535: Cannot find field {AC_FIELD}.",
+                            "WorkItemFieldInvalidException",
+                        )
                     if name == "System.Tags" and kind == "add":
                         merged = _tags(item["fields"].get(name))
                         for tag in _tags(value):
@@ -1249,7 +1394,7 @@ class FakeAdo:
             raise _rule_error("System.Title", "Required, InvalidEmpty")
         if len(title) > 255:
             raise _rule_error("System.Title", "InvalidTooLong")
-        if item["fields"].get("System.State") not in STATES:
+        if item["fields"].get("System.State") not in self.spec.states:
             raise _rule_error("System.State", "LimitedToValues")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared.ado.process import AGILE, BASIC, CMMI, SCRUM
 from shared.writer import render
 from shared.writer.plan import InvalidDecisions, build_plan
 from tests.support.backlog_items import Backlog
@@ -48,6 +49,58 @@ def test_stories_act_per_tag_and_containers_are_created_only_when_needed():
     assert plan.counts() == {"create": 5, "patch": 1, "skip": 2, "blocked": 1, "existing": 0}
     view = plan.view()[0]
     assert set(view) >= {"item_id", "type", "title", "action", "status", "parent_ref", "reason"}
+
+
+@pytest.mark.parametrize("process", [SCRUM, CMMI], ids=lambda p: p.name)
+def test_processes_with_features_plan_alike_under_their_own_type_names(process):
+    b, ids = sample()
+    agile, other = (
+        build_plan(b.run_id, b.items, b.records),
+        build_plan(b.run_id, b.items, b.records, process=process),
+    )
+    assert [(e.item_id, e.action, e.parent_ref, e.signature) for e in other.items] == [
+        (e.item_id, e.action, e.parent_ref, e.signature) for e in agile.items
+    ]
+    assert by_id(agile)[ids["new"]].ado_type == "User Story"
+    assert by_id(other)[ids["new"]].ado_type == process.story_type
+    assert by_id(other)[ids["f1"]].view()["work_item_type"] == "Feature"
+    assert other.process is process and agile.process is AGILE
+
+
+def test_basic_has_no_features_its_stories_go_under_the_features_parent():
+    b, ids = sample()
+    plan = build_plan(b.run_id, b.items, b.records, process=BASIC)
+    p = by_id(plan)
+    for feature in ("f1", "f2", "f3"):
+        entry = p[ids[feature]]
+        assert (entry.action, entry.ado_type) == ("skip", None)
+        assert "basic process has no Feature type" in entry.reason
+        assert entry.view()["work_item_type"] is None
+    new, under = p[ids["new"]], p[ids["under"]]
+    assert (new.action, new.ado_type, new.parent_ref) == ("create", "Issue", ids["epic"])
+    assert new.feature_title == "Voice commands"
+    # f3 hung under the existing epic #1002: its story does
+    assert (under.parent_ref, under.feature_title) == ("ado:1002", "Under an existing epic")
+    assert p[ids["epic"]].action == "create" and p[ids["epic"]].ado_type == "Epic"
+    assert p[ids["extend"]].action == "patch" and p[ids["extend"]].existing_id == 1126
+    assert plan.counts() == {"create": 3, "patch": 1, "skip": 4, "blocked": 1, "existing": 0}
+    # a story's signature follows its parent chain: under the epic it is another item
+    agile = by_id(build_plan(b.run_id, b.items, b.records))
+    assert new.signature != agile[ids["new"]].signature
+    assert p[ids["epic"]].signature == agile[ids["epic"]].signature
+
+
+def test_basic_criteria_and_feature_go_into_the_description():
+    b = Backlog()
+    story = b.story("Say <it>", b.feature("Voice & co", b.epic("E")), criteria=["One", "<b>Two"])
+    item = next(i for i in b.items if i.item_id == story)
+    html = render.description_html(item, criteria=item.acceptance_criteria, feature="Voice & co")
+    assert "<div><i>Feature:</i> Voice &amp; co</div>" in html
+    assert "<h3>Acceptance criteria</h3><ul><li>One</li><li>&lt;b&gt;Two</li></ul>" in html
+    assert html.index("Feature:") < html.index("Acceptance criteria") < html.index("Source")
+    plain = render.description_html(item)
+    assert "Acceptance criteria" not in plain and "Feature:" not in plain
+    assert render.criteria_section_html([]) == ""
 
 
 def test_decisions_resolve_conflicts_and_override_tags():

@@ -21,7 +21,8 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.
 5. Context: a retrieved Feature/Epic whose text has cosine >= ``PARENT_REUSE_AT_LEAST`` with the new
-   one is reused (``existing_work_item_id``). A retrieved User Story with cosine >=
+   one is reused (``existing_work_item_id``). A retrieved User Story (the loader indexes every
+   process's story type under that name: Product Backlog Item, Requirement, Issue) with cosine >=
    ``thresholds.extend_similarity`` is listed in ``extends_work_item_ids``, and the story's criteria
    that the item lacks (word Jaccard < ``AC_DELTA_JACCARD`` against each of its criteria) go into
    ``ac_delta``. Architecture constraints (split at ids such as "ARC-03"; table rows dropped)

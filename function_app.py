@@ -66,7 +66,16 @@ def start_run_from_blob(blob: func.InputStream) -> None:
     limit = svc.settings.pipeline.limits.max_upload_bytes
     size = blob.length
     data = blob.read(limit + 1)
-    start_run(svc, blob.name or "", data, size=size if size is not None else len(data))
+    # the version's ETag: a duplicate event for it starts nothing, the same bytes uploaded again
+    # after a failed run (a new version) start a new attempt (shared/pipeline/runs.py start_run)
+    etag = (blob.blob_properties or {}).get("ETag")
+    start_run(
+        svc,
+        blob.name or "",
+        data,
+        size=size if size is not None else len(data),
+        etag=str(etag) if etag else None,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -214,6 +223,13 @@ def rollback_post(req: func.HttpRequest) -> func.HttpResponse:
 @app.route(route="runs/{run_id}/retag", methods=["POST"])
 def retag_post(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.retag_run(app_services(), req.route_params.get("run_id", "")))
+
+
+# a failed (or completed_with_errors) run again, from its stored upload with the current settings
+@app.function_name("retry_post")
+@app.route(route="runs/{run_id}/retry", methods=["POST"])
+def retry_post(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.retry_run(app_services(), req.route_params.get("run_id", "")))
 
 
 @app.function_name("review_get")

@@ -120,13 +120,47 @@ def create_run(
             limit_bytes=limit,
         )
     path = f"{TRANSCRIPTS_CONTAINER}/{project}/{filename}"
-    svc.store.put(path, data)
-    run = start_run(svc, path, data)
+    # the blob version this upload made: its blob trigger, which fires too, then finds the run it
+    # started by that ETag; the same bytes posted again after a failure are a new version (on
+    # Azure storage; the local folder store's ETag is a content hash) and so a new attempt
+    etag = svc.store.put(path, data)
+    run = start_run(svc, path, data, etag=etag)
     view = run_view(svc, run)
     view["status_url"] = f"/api/runs/{run.run_id}"
     if run.status == "failed":
         return json_response(422, view)
     return json_response(202, view)
+
+
+def retry_run(svc: Services, run_id: str) -> ApiResponse:
+    """POST /api/runs/{run_id}/retry: run a failed or completed_with_errors run again from its
+    stored upload with the current settings (shared/pipeline/runs.py ``retry_run``).
+
+    202 with the new attempt (``retry_of``, ``attempt``, ``status_url``); 422 when the new attempt
+    was refused at start (its ``failure_reason`` says why, as for POST /api/runs); 200 with the
+    existing attempt when the run was already run again (a duplicated or repeated request: never a
+    second attempt); 409 when the run is queued, running or completed, or its upload is gone;
+    404 unknown run; 400 malformed id."""
+    from shared.pipeline.runs import RunNotRetryable, UploadMissing
+    from shared.pipeline.runs import retry_run as retry
+
+    old = _load(svc, run_id)
+    if isinstance(old, ApiResponse):
+        return old
+    try:
+        run, created = retry(svc, run_id)
+    except RunNotRetryable as err:
+        return error_response(409, str(err), status=err.run.status)
+    except UploadMissing as err:
+        return error_response(409, str(err), status=old.status)
+    except UnknownRun:  # purged between the two reads
+        return error_response(404, f"run {run_id} not found")
+    view = run_view(svc, run)
+    view["status_url"] = f"/api/runs/{run.run_id}"
+    view["started"] = created
+    if not created:
+        return json_response(200, view)
+    return json_response(422 if run.status == "failed" else 202, view)
 
 
 def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> ApiResponse:
@@ -165,6 +199,9 @@ def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> Api
                         "story_count",
                         "error_count",
                         "failure_reason",
+                        "attempt",
+                        "retry_of",
+                        "retried_by",
                     },
                 )
                 for r in runs[: max(1, min(limit, 500))]

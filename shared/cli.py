@@ -17,6 +17,8 @@ rollback     undo a write: ``rollback RUN_ID [--write-id W] [--dry-run]`` (the l
 export       a completed run (its saved review applied) as a file:
              ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/export.py)
 retag        tag a completed run's stories again against the current index
+retry        run a failed (or completed_with_errors) run again from its stored upload, with the
+             current settings, in-process like ``run``: ``retry RUN_ID [--out DIR]``
 eval         evaluation: ``eval tagging DIR``, ``eval segmentation [GOLD]``, ``eval judge RUN_ID``
              (shared/eval/commands.py)
 
@@ -31,10 +33,13 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared import layout
 from shared.settings import Settings
+
+if TYPE_CHECKING:
+    from shared.models import RunStatus
 
 
 def _services(settings: Settings, workers: int | None = None) -> Any:
@@ -82,24 +87,63 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     svc, bus = _services(settings, args.workers)
     data = source.read_bytes()
     blob_path = f"transcripts/{args.project}/{source.name}"
-    svc.store.put(blob_path, data)  # the same path a blob drop would use
-    run = start_run(svc, blob_path, data)
+    etag = svc.store.put(blob_path, data)  # the same path a blob drop would use
+    run = start_run(svc, blob_path, data, etag=etag)
     bus.drain()
-    run = load_run(svc, run.run_id)
+    return _report(svc, load_run(svc, run.run_id), args)
+
+
+def _report(svc: Any, run: RunStatus, args: argparse.Namespace) -> int:
+    """Pull a finished run's artifacts to ``--out`` and print what ``run`` and ``retry`` print."""
     out = pull(svc, run.run_id, Path(args.out))
     if args.json:
         line = {"run_id": run.run_id, "status": run.status, "path": str(out)}
         if run.failure_reason:
             line["failure_reason"] = run.failure_reason
+        if run.retry_of:
+            line.update({"retry_of": run.retry_of, "attempt": run.attempt})
         print(json.dumps(line))
     else:
         print(f"run_id: {run.run_id}")
+        if run.retry_of:
+            print(f"attempt: {run.attempt} (runs {run.retry_of} again)")
         print(f"status: {run.status}" + (f" ({run.failure_reason})" if run.failure_reason else ""))
         print(f"artifacts: {out}")
         if args.tree and run.status != "failed":
             print()
             print(_tree_text(svc, run.run_id))
     return 0 if run.status in ("completed", "completed_with_errors") else 1
+
+
+def cmd_retry(args: argparse.Namespace, settings: Settings) -> int:
+    """A new attempt of a failed run, driven in-process (the same handlers and queue as ``run``)."""
+    from shared.ids import check_run_id
+    from shared.pipeline.runs import (
+        RunNotRetryable,
+        UnknownRun,
+        UploadMissing,
+        load_run,
+        retry_run,
+    )
+
+    check_run_id(args.run_id)
+    svc, bus = _services(settings, args.workers)
+    try:
+        run, started = retry_run(svc, args.run_id)
+    except UnknownRun:
+        print(f"error: run {args.run_id} not found", file=sys.stderr)
+        return 1
+    except (RunNotRetryable, UploadMissing) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if not started:
+        print(
+            f"note: run {args.run_id} was already run again as {run.run_id} "
+            f"(attempt {run.attempt}); nothing new started",
+            file=sys.stderr,
+        )
+    bus.drain()
+    return _report(svc, load_run(svc, run.run_id), args)
 
 
 def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
@@ -424,6 +468,16 @@ def parser() -> argparse.ArgumentParser:
     rt.add_argument("run_id")
     rt.add_argument("--json", action="store_true", help="print the JSON body")
     rt.set_defaults(func=cmd_retag)
+
+    ry = sub.add_parser(
+        "retry", help="run a failed run again from its stored upload (current settings)"
+    )
+    ry.add_argument("run_id")
+    ry.add_argument("--out", default="out", help="artifacts go to OUT/<run_id>/ (default: out)")
+    ry.add_argument("--workers", type=int, default=None, help="parallel workers (default 4)")
+    ry.add_argument("--no-tree", dest="tree", action="store_false", help="don't print the tree")
+    ry.add_argument("--json", action="store_true", help="print one JSON line instead")
+    ry.set_defaults(func=cmd_retry)
 
     from shared.eval.commands import add_parser as add_eval_commands
 

@@ -32,6 +32,28 @@ def make_run_id(blob_path: str, content_hash: str) -> str:
     return f"run-{digest[:20]}"
 
 
+def make_attempt_id(previous_run_id: str, attempt: int) -> str:
+    """The id of attempt ``attempt`` that runs again ``previous_run_id`` (the attempt before it).
+
+    Derived, not random: two retries of the same run at the same moment (a double click, a
+    duplicated request, a re-upload racing a retry) compute the same id, and the run is created
+    once (create-once ``run.json``)."""
+    digest = hashlib.sha256(f"{previous_run_id}\nattempt {attempt}".encode()).hexdigest()
+    return f"run-{digest[:20]}"
+
+
+def normalize_etag(etag: str | None) -> str | None:
+    """An ETag as recorded: without quotes or a weak prefix (the Azure SDK quotes it, the
+    Functions hosts hand it to a blob trigger either way); empty means not known."""
+    if etag is None:
+        return None
+    value = etag.strip()
+    if value.startswith("W/"):
+        value = value[2:]
+    value = value.strip('"').strip()
+    return value or None
+
+
 def segment_id(order: int) -> str:
     return f"seg-{order:04d}"
 

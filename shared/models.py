@@ -349,6 +349,18 @@ class RunStatus(Record):
     instruction_annotations: int = 0
     # set when the run starts segmenting: an empty project index (every story would be new)
     warnings: list[RunWarning] = Field(default_factory=list)
+    # attempts (shared/pipeline/runs.py "retry"): a failed or completed_with_errors run can be run
+    # again from its stored upload; the new attempt names the one it retries, the old one its
+    # newest attempt (set once, under an ETag condition, on the terminal run)
+    attempt: int = Field(1, ge=1)
+    retry_of: str | None = None
+    retried_by: str | None = None
+    # the ETag of the blob version the upload came from (None: not known, e.g. a run started
+    # before ETags were recorded); a new version of the same bytes after a failure is a new attempt
+    source_etag: str | None = None
+
+
+RETRYABLE_STATES: frozenset[str] = frozenset({"failed", "completed_with_errors"})
 
 
 class Coverage(Record):

@@ -1,8 +1,18 @@
-"""Run lifecycle: starting a run from an upload, reading and changing its status, recording errors.
+"""Run lifecycle: starting a run from an upload, reading and changing its status, recording errors,
+and running a failed run again (attempts).
 
 ``run.json`` changes only at phase transitions, always through ``update_run`` (read, change, write
 under the ETag just read; on a conflict read again). A terminal run never changes again, so a late or
-duplicated message can never resurrect a finished run.
+duplicated message can never resurrect a finished run; the one exception is ``mark_retried``, which
+only sets ``retried_by`` on a failed or completed_with_errors run, under the same ETag condition.
+
+Attempts. The first run of an upload has the id ``make_run_id(blob path, sha256:size)``: the same
+upload never starts two runs. A ``failed`` or ``completed_with_errors`` run can be run again
+(``retry_run``: POST /api/runs/{run_id}/retry, ``python -m shared.cli retry``) from its stored
+upload with the current settings; the new attempt's id is ``make_attempt_id(old run id, attempt)``,
+created once, so a duplicated or concurrent retry finds the same attempt instead of starting a
+second. The new run records ``retry_of`` and ``attempt``, the old one ``retried_by``: the attempts
+of an upload form a chain from its first run, whose last link is its newest attempt.
 """
 
 from __future__ import annotations
@@ -20,10 +30,13 @@ from shared.ids import (
     check_project,
     check_upload_name,
     content_sha256,
+    make_attempt_id,
     make_run_id,
+    normalize_etag,
 )
 from shared.llm.config import run_model_label
 from shared.models import (
+    RETRYABLE_STATES,
     TERMINAL_STATES,
     ErrorRecord,
     Message,
@@ -257,21 +270,77 @@ def parse_transcript_path(blob_path: str) -> tuple[str, str]:
     return project, name
 
 
-def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = None) -> RunStatus:
+def start_run(
+    svc: Services,
+    blob_path: str,
+    data: bytes,
+    *,
+    size: int | None = None,
+    etag: str | None = None,
+) -> RunStatus:
     """The blob trigger's (and POST /api/runs') handler. Idempotent: same upload, same run.
 
     ``data`` may be a prefix of the upload when ``size`` says it is over the limit: an oversized file
     is rejected without reading or copying it.
+
+    ``etag`` is the ETag of the blob version the bytes came from (the trigger's ``blob_properties``,
+    or what the upload's own write answered), recorded as ``source_etag``. For the same path and
+    bytes as an existing run:
+
+    - no ETag given, or no ETag recorded on any attempt of the upload, or the ETag of one of them
+      (a duplicate event), or the newest attempt is not failed / completed_with_errors: nothing
+      starts; the answer is the newest attempt (its start message re-sent while it has not ended);
+    - a new ETag (the same bytes uploaded again) while the newest attempt failed or completed with
+      errors: a new attempt of it (``retry_of`` = that attempt), as ``retry_run`` would start. A
+      duplicate event for the new version finds it by its ETag and starts nothing.
     """
-    settings = svc.settings
     size = len(data) if size is None else size
+    etag = normalize_etag(etag)
     run_id = make_run_id(blob_path, f"{content_sha256(data)}:{size}")
     existing = read_model_or_none(svc.store, layout.run_json(run_id), RunStatus)
-    if existing is not None:
-        if existing.status not in TERMINAL_STATES:
-            send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
-        return existing
+    if existing is None:
+        return _start_attempt(svc, run_id, blob_path, data, size, source_etag=etag)[0]
+    chain = attempts(svc, existing)
+    latest = chain[-1]
+    known = {r.source_etag for r in chain if r.source_etag}
+    if etag and known and etag not in known and latest.status in RETRYABLE_STATES:
+        attempt = latest.attempt + 1
+        run, created = _start_attempt(
+            svc,
+            make_attempt_id(latest.run_id, attempt),
+            blob_path,
+            data,
+            size,
+            retry_of=latest.run_id,
+            attempt=attempt,
+            source_etag=etag,
+        )
+        mark_retried(svc, latest.run_id, run.run_id)
+        if created:
+            log.info("run %s: %s uploaded again, attempt %d", run.run_id, blob_path, attempt)
+        return run
+    if latest.status not in TERMINAL_STATES:
+        send_once(
+            svc, latest.run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=latest.run_id))]
+        )
+    return latest
 
+
+def _start_attempt(
+    svc: Services,
+    run_id: str,
+    blob_path: str,
+    data: bytes,
+    size: int,
+    *,
+    retry_of: str | None = None,
+    attempt: int = 1,
+    source_etag: str | None = None,
+) -> tuple[RunStatus, bool]:
+    """Create run ``run_id`` from the upload and send its start message: (the run, whether this call
+    created it). Every artifact is written create-once and ``run.json`` last, so two calls for the
+    same id (a duplicated event or retry) leave one run and send one start message."""
+    settings = svc.settings
     now = svc.clock()
     name = blob_path.rsplit("/", 1)[-1]
     project = blob_path.split("/")[1] if blob_path.count("/") >= 2 else ""
@@ -290,6 +359,9 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
         created_at=now,
         updated_at=now,
         versions={"pipeline": PIPELINE_VERSION},
+        attempt=attempt,
+        retry_of=retry_of,
+        source_etag=source_etag,
     )
 
     limit = settings.pipeline.limits.max_upload_bytes
@@ -317,16 +389,20 @@ def start_run(svc: Services, blob_path: str, data: bytes, *, size: int | None = 
     svc.store.create(layout.run_file(run_id, "transcript.txt"), gate.text.encode())
     snapshot = settings.snapshot()
     snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
+    if retry_of:
+        snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
     svc.store.create(
         layout.run_file(run_id, "config_snapshot.yaml"),
         yaml.safe_dump(snapshot, sort_keys=False).encode(),
     )
-    if not create_model(svc.store, layout.run_json(run_id), run):
+    created = create_model(svc.store, layout.run_json(run_id), run)
+    if not created:
         run = load_run(svc, run_id)
     if run.status not in TERMINAL_STATES:
         send_once(svc, run_id, "start", [(SEGMENT_QUEUE, SegmentMessage(run_id=run_id))])
-    log.info("run %s started for %s (%d bytes)", run_id, blob_path, size)
-    return run
+    if created:
+        log.info("run %s started for %s (%d bytes)", run_id, blob_path, size)
+    return run, created
 
 
 def _embedding_model_name(svc: Services) -> str:
@@ -338,7 +414,7 @@ def _embedding_model_name(svc: Services) -> str:
     return svc.settings.pipeline.embedding.model
 
 
-def _reject(svc: Services, run: RunStatus, reason: str) -> RunStatus:
+def _reject(svc: Services, run: RunStatus, reason: str) -> tuple[RunStatus, bool]:
     """A bad upload becomes a failed run with the reason: visible in run.json and the status API."""
     error = ErrorRecord(
         run_id=run.run_id,
@@ -357,6 +433,148 @@ def _reject(svc: Services, run: RunStatus, reason: str) -> RunStatus:
     run.error_count = 1
     run.completed_at = run.created_at
     if not create_model(svc.store, layout.run_json(run.run_id), run):
-        return load_run(svc, run.run_id)
+        return load_run(svc, run.run_id), False
     log.warning("run %s rejected: %s", run.run_id, reason)
-    return run
+    return run, True
+
+
+# ------------------------------------------------------------------------------------------------
+# attempts: running a failed run again
+
+MAX_ATTEMPTS = 100  # a chain is walked at most this far (a guard, not a policy)
+
+
+class RunNotRetryable(RuntimeError):
+    """Only a failed or completed_with_errors run can be run again."""
+
+    def __init__(self, run: RunStatus) -> None:
+        self.run = run
+        if run.status == "completed":
+            why = "it completed without errors; there is nothing to run again"
+        else:
+            why = "it has not ended yet: wait for it to end"
+        super().__init__(
+            f"run {run.run_id} is {run.status}: only a failed or completed_with_errors run can be "
+            f"run again, and {why}"
+        )
+
+
+class UploadMissing(LookupError):
+    """The run's upload is no longer stored (or never was), so it cannot be run again from it."""
+
+
+def next_attempt(svc: Services, run: RunStatus) -> RunStatus | None:
+    """The attempt that ran ``run`` again, if any. ``retried_by`` names it; a retry cut short before
+    it set ``retried_by`` (or a plain overwrite of run.json that lost it) is found by its derived id,
+    and ``retried_by`` repaired."""
+    if run.retried_by:
+        found = read_model_or_none(svc.store, layout.run_json(run.retried_by), RunStatus)
+        if found is not None:
+            return found
+    if run.status not in RETRYABLE_STATES:
+        return None
+    derived = make_attempt_id(run.run_id, run.attempt + 1)
+    found = read_model_or_none(svc.store, layout.run_json(derived), RunStatus)
+    if found is not None and run.retried_by != derived:
+        mark_retried(svc, run.run_id, derived)
+    return found
+
+
+def attempts(svc: Services, run: RunStatus) -> list[RunStatus]:
+    """``run`` and every later attempt of it, oldest first: the last one is the newest attempt."""
+    chain, seen = [run], {run.run_id}
+    while len(chain) < MAX_ATTEMPTS:
+        found = next_attempt(svc, chain[-1])
+        if found is None or found.run_id in seen:
+            break
+        chain.append(found)
+        seen.add(found.run_id)
+    return chain
+
+
+def mark_retried(svc: Services, run_id: str, retried_by: str) -> RunStatus:
+    """Record on run ``run_id`` (failed or completed_with_errors, so terminal: ``update_run`` would
+    leave it alone) that ``retried_by`` runs it again. Only this field (and ``updated_at``) changes,
+    under the ETag just read; set once: an attempt's successor id is derived, so setting it again
+    is a no-op, and a different value already there is kept (the first attempt created wins)."""
+    path = layout.run_json(run_id)
+    for _ in range(50):
+        data, etag = svc.store.get_with_etag(path)
+        current = RunStatus.model_validate_json(data)
+        if current.retried_by == retried_by:
+            return current
+        if current.retried_by is not None:
+            log.warning(
+                "run %s is already retried by %s, not %s", run_id, current.retried_by, retried_by
+            )
+            return current
+        if current.status not in RETRYABLE_STATES:
+            raise RunNotRetryable(current)
+        updated = current.model_copy(update={"retried_by": retried_by, "updated_at": svc.clock()})
+        try:
+            svc.store.replace_if_match(path, dump_model(updated), etag)
+            return updated
+        except PreconditionFailed:
+            continue
+    raise PreconditionFailed(f"{path}: gave up after 50 conflicting updates")
+
+
+def stored_upload(svc: Services, run: RunStatus) -> bytes:
+    """The bytes ``run`` was started from: its copy ``uploads/{run_id}/raw.{ext}``, or, for a run
+    refused at start (which keeps no copy), the dropped blob itself while it still holds the same
+    bytes. UploadMissing otherwise."""
+    try:
+        return svc.store.get(layout.upload(run.run_id, file_extension(run.source_name)))
+    except NotFound:
+        pass
+    try:
+        data = svc.store.get(run.source_path)
+    except (NotFound, ValueError):
+        data = None
+    if (
+        data is not None
+        and len(data) == run.size_bytes
+        and content_sha256(data) == run.content_sha256
+    ):
+        return data
+    raise UploadMissing(
+        f"run {run.run_id} cannot be run again: its upload is no longer stored "
+        f"(uploads/{run.run_id}/ is empty and {run.source_path} holds other bytes or is gone); "
+        "upload the file again"
+    )
+
+
+def retry_run(svc: Services, run_id: str) -> tuple[RunStatus, bool]:
+    """Run a failed or completed_with_errors run again: a new attempt from its stored upload, with
+    the current settings. Returns (the attempt, whether this call started it).
+
+    - UnknownRun: no such run; RunNotRetryable: it is queued, running or completed;
+      UploadMissing: its upload is gone.
+    - Idempotent: the attempt's id is ``make_attempt_id(run_id, attempt + 1)`` and its ``run.json``
+      is created once, so a duplicated or concurrent retry of the same run answers the same
+      attempt (``False``: not started by this call), never a second one. A run that already has
+      an attempt (``retried_by``) answers that attempt, whatever it became: to run it again after
+      it failed too, retry it (the newest attempt); that makes attempt 3, and so on.
+    """
+    old = load_run(svc, run_id)
+    if old.status not in RETRYABLE_STATES:
+        raise RunNotRetryable(old)
+    existing = next_attempt(svc, old)
+    if existing is not None:
+        return existing, False
+    data = stored_upload(svc, old)
+    attempt = old.attempt + 1
+    run, created = _start_attempt(
+        svc,
+        make_attempt_id(old.run_id, attempt),
+        old.source_path,
+        data,
+        len(data),
+        retry_of=old.run_id,
+        attempt=attempt,
+        source_etag=old.source_etag,
+    )
+    mark_retried(svc, old.run_id, run.run_id)
+    if created:
+        log.info("run %s: attempt %d of %s", run.run_id, attempt, old.run_id)
+    return run, created

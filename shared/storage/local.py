@@ -169,13 +169,14 @@ class LocalFolderStore:
         marker = file.parent / f".{file.name}.lease"
         marker.parent.mkdir(parents=True, exist_ok=True)
         with self._locked(marker):
-            if marker.exists():
-                try:
-                    expires = float(marker.read_text() or "0")
-                except ValueError:
-                    expires = 0.0
-                if expires > time.time():
-                    raise LeaseHeld(path)
+            try:
+                expires = float(marker.read_text() or "0")
+            except FileNotFoundError:  # free, or released just now (the release is not locked)
+                expires = 0.0
+            except ValueError:
+                expires = 0.0
+            if expires > time.time():
+                raise LeaseHeld(path)
             marker.write_text(str(time.time() + seconds))
         try:
             yield LocalLease(marker, seconds)

@@ -13,6 +13,9 @@
   const API = window.location.pathname.replace(/\/ui\/?$/, "");
   const TERMINAL = new Set(["completed", "completed_with_errors", "failed"]);
   const READY = new Set(["completed", "completed_with_errors"]);
+  // a run in one of these states can be run again (POST runs/{id}/retry)
+  const RETRYABLE = new Set(["failed", "completed_with_errors"]);
+  const RETRY_HINT = "Starts a new attempt from the same upload with the current settings; this run stays as it is.";
   const TAGS = {
     new: { icon: "+", label: "new" },
     extend: { icon: "↗", label: "extend" },
@@ -192,7 +195,7 @@
           { class: current ? "current" : null, "aria-current": current ? "true" : null },
           h("td", {}, h("span", { class: "run-source" }, run.source_name), h("br"), h("code", { class: "muted" }, run.run_id)),
           h("td", {}, run.project),
-          h("td", {}, run.status),
+          h("td", {}, run.status + (run.attempt > 1 ? " (attempt " + run.attempt + ")" : "")),
           h("td", {}, run.story_count == null ? "–" : String(run.story_count)),
           h("td", {}, fmtDate(run.created_at)),
           h(
@@ -290,7 +293,9 @@
   function showStatus(run) {
     $("run-meta").textContent =
       run.source_name + " · project " + run.project + " · engine " + run.engine +
-      (run.model ? " (" + run.model + ")" : "") + " · created " + fmtDate(run.created_at);
+      (run.model ? " (" + run.model + ")" : "") + " · created " + fmtDate(run.created_at) +
+      (run.retry_of ? " · attempt " + run.attempt + ", runs " + run.retry_of + " again" : "");
+    showActions(run);
     const segs = run.segment_count == null ? "?" : run.segment_count;
     const stories = run.story_count == null ? "?" : run.story_count;
     let text = "Status: " + run.status.replace(/_/g, " ") + " (phase " + run.phase + "). Segments " +
@@ -323,6 +328,44 @@
         h("ul", {}, run.errors.map((e) => h("li", {}, e.phase + " " + e.unit_id + ": " + e.message + " (" + e.outcome + ")")))
       );
     }
+  }
+
+  /** "Run again" on a failed or completed_with_errors run; once it was run again, the same button
+   * opens the newer attempt instead (the API would answer that attempt anyway). */
+  function showActions(run) {
+    const button = $("retry-run");
+    $("run-actions").hidden = !RETRYABLE.has(run.status);
+    if (run.retried_by) {
+      button.textContent = "Open the newer attempt";
+      button.dataset.next = run.retried_by;
+      $("retry-hint").textContent = "This run was run again as " + run.retried_by + ".";
+    } else {
+      button.textContent = "Run again";
+      delete button.dataset.next;
+      $("retry-hint").textContent = RETRY_HINT;
+    }
+  }
+
+  async function retryRun() {
+    const runId = state.runId;
+    const button = $("retry-run");
+    if (!runId) return;
+    if (button.dataset.next) {
+      openRun(button.dataset.next);
+      return;
+    }
+    button.disabled = true;
+    say("run-status", "Starting a new attempt of " + runId + " …");
+    const res = await api("runs/" + encodeURIComponent(runId) + "/retry", { method: "POST" });
+    button.disabled = false;
+    if (runId !== state.runId) return; // the reviewer opened another run meanwhile
+    const next = res.body && typeof res.body === "object" && res.body.run_id ? res.body : null;
+    if (!next) {
+      say("run-status", "The run could not be started again: " + res.error, "error");
+      return;
+    }
+    refreshRuns();
+    openRun(next.run_id); // follow the new attempt: its live status, then its backlog
   }
 
   async function loadReview(runId, token) {
@@ -1306,6 +1349,7 @@
     $("write-button").addEventListener("click", () => submitWrite(false));
     $("export-csv").addEventListener("click", () => exportRun("csv"));
     $("export-md").addEventListener("click", () => exportRun("md"));
+    $("retry-run").addEventListener("click", retryRun);
     window.addEventListener("hashchange", fromHash);
     refreshRuns();
     fromHash();

@@ -719,3 +719,77 @@ def test_two_pages_saving_the_same_run_conflict(own_run, browser, host):
         assert s.problems == []
     finally:
         other.context.close()
+
+
+# a failed run, run again
+
+
+def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
+    """The host's settings name a model (the OpenAI stand-in) whose segmentation answers garbage,
+    so the upload fails; the model is taken out of the settings and "Run again", pressed with the
+    keyboard, starts attempt 2 from the stored upload, which the page follows to completion."""
+    from tests.support.openai_standin import OpenAIStandIn, Reply
+
+    meeting = tmp_path / "review_meeting_run_again.txt"  # a run of its own (see meeting_copy)
+    meeting.write_bytes(MEETING.read_bytes())
+    s = Session(browser, host)
+    try:
+        page = s.page
+        with OpenAIStandIn() as llm:
+            llm.script(Reply.malformed(), Reply.schema_violation(), match="SegmentationAnswer")
+            try:
+                with pytest.MonkeyPatch.context() as mp:
+                    mp.setenv("OPENAI_BASE_URL", llm.base_url)
+                    mp.setenv("OPENAI_API_KEY", "x")
+                    mp.setenv("SYNTH_EMBEDDER", "minilm")  # the index was loaded with MiniLM
+                    get_settings.cache_clear()
+                    app_services.cache_clear()
+                    s.open()
+                    old_id = upload(page, meeting)
+                    page.locator("#run-status").filter(has_text="Status: failed").wait_for(
+                        timeout=120_000
+                    )
+            finally:  # the module's host gets its own settings back, whatever happened
+                get_settings.cache_clear()
+                app_services.cache_clear()
+        assert "segmentation" in page.locator("#run-status").inner_text()
+        status, old = call("GET", f"{host.url}/api/runs/{old_id}")
+        assert status == 200 and old["status"] == "failed" and old["engine"] == "llm"
+        button = page.locator("#retry-run")
+        assert button.is_visible() and button.inner_text() == "Run again"
+        shot(page.locator("#run"), "review-run-again.png")
+
+        # keyboard only: from the run's heading (focused when the run opened) to the button
+        page.focus("#run-heading")
+        tab_to(page, "#retry-run")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(old) => /^#run=run-[0-9a-f]{20}$/.test(location.hash) && location.hash !== '#run=' + old",
+            arg=old_id,
+        )
+        new_id = page.evaluate("() => window.location.hash.slice(5)")
+        wait_completed(page)
+        assert page.locator("#run-heading").inner_text() == f"Run {new_id}"
+        assert f"attempt 2, runs {old_id} again" in page.locator("#run-meta").inner_text()
+        assert "engine offline" in page.locator("#run-meta").inner_text()
+        assert page.locator("#run-actions").is_hidden()  # a completed run is not run again
+
+        status, new = call("GET", f"{host.url}/api/runs/{new_id}")
+        assert status == 200 and new["status"] == "completed"
+        assert (new["retry_of"], new["attempt"], new["engine"]) == (old_id, 2, "offline")
+        status, old = call("GET", f"{host.url}/api/runs/{old_id}")
+        assert status == 200 and old["status"] == "failed" and old["retried_by"] == new_id
+
+        # the old run now offers its newer attempt instead of a second one
+        s.open(f"#run={old_id}")
+        page.locator("#run-status").filter(has_text="Status: failed").wait_for()
+        assert button.inner_text() == "Open the newer attempt"
+        button.click()
+        page.wait_for_function("(id) => location.hash === '#run=' + id", arg=new_id)
+        wait_completed(page)
+        listed = call("GET", f"{host.url}/api/runs?project={PROJECT}")[1]["runs"]
+        attempts = [r for r in listed if r["source_name"] == meeting.name]
+        assert sorted(r["attempt"] for r in attempts) == [1, 2]  # no third attempt
+        assert s.problems == []
+    finally:
+        s.context.close()

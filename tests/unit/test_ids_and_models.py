@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from shared import ids
-from shared.models import GeneratedItem, Segment, SourceQuote, TaggingRecord
+from shared.models import GeneratedItem, RunStatus, Segment, SourceQuote, TaggingRecord
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -19,6 +19,50 @@ def test_run_id_is_deterministic_per_path_and_content():
     assert a != ids.make_run_id("transcripts/p/a.txt", "h2")
     assert a != ids.make_run_id("transcripts/p/b.txt", "h1")
     assert ids.check_run_id(a) == a
+
+
+def test_attempt_ids_are_run_ids_derived_from_the_attempt_they_retry():
+    first = ids.make_run_id("transcripts/p/a.txt", "h1")
+    second = ids.make_attempt_id(first, 2)
+    assert ids.check_run_id(second) == second  # a run id like any other (routes, storage)
+    assert second == ids.make_attempt_id(first, 2)  # the same retry twice: the same attempt
+    assert len({first, second, ids.make_attempt_id(first, 3), ids.make_attempt_id(second, 3)}) == 4
+
+
+@pytest.mark.parametrize(
+    ("raw", "recorded"),
+    [
+        ('"0x8DCF1A2B3C4D5E6"', "0x8DCF1A2B3C4D5E6"),  # the Azure SDK's quoted form
+        ("0x8DCF1A2B3C4D5E6", "0x8DCF1A2B3C4D5E6"),  # the dev host's stripped form
+        ('W/"abc"', "abc"),
+        ("", None),
+        ('""', None),
+        (None, None),
+    ],
+)
+def test_etags_are_recorded_without_quotes(raw, recorded):
+    assert ids.normalize_etag(raw) == recorded
+
+
+def test_a_run_json_written_before_attempts_existed_still_loads():
+    old = {
+        "run_id": "run-0123456789abcdef0123",
+        "project": "p",
+        "source_path": "transcripts/p/a.txt",
+        "source_name": "a.txt",
+        "content_sha256": "0" * 64,
+        "size_bytes": 10,
+        "status": "failed",
+        "phase": "failed",
+        "engine": "offline",
+        "embedding_model": "all-MiniLM-L6-v2-int8",
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+    }
+    run = RunStatus.model_validate(old)
+    assert (run.attempt, run.retry_of, run.retried_by, run.source_etag) == (1, None, None, None)
+    with pytest.raises(ValidationError):
+        RunStatus.model_validate({**old, "attempt": 0})
 
 
 @pytest.mark.parametrize(

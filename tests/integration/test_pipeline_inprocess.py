@@ -5,6 +5,7 @@ fan-out/fan-in, idempotency under duplicate delivery, poison handling, seed fail
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
@@ -117,7 +118,12 @@ def test_every_message_delivered_twice_gives_identical_artifacts(tmp_path):
         == len({json.dumps(m, sort_keys=True) for m in generate})
         == once.segment_count
     )
-    assert len(tag) == len({json.dumps(m, sort_keys=True) for m in tag}) == 5
+    # a generation unit's tag messages are sent without the outbox lease (send_once
+    # exclusive=False: a duplicate costs little): two deliveries running at the same moment may
+    # both send them, never more often than the unit was delivered, and the artifacts above are
+    # the same either way
+    distinct = Counter(json.dumps(m, sort_keys=True) for m in tag)
+    assert len(distinct) == 5 and set(distinct.values()) <= {1, 2}, distinct
 
 
 def test_replaying_all_messages_after_completion_changes_nothing(tmp_path):

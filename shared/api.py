@@ -269,12 +269,24 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
             f"run {run_id} is {run.status}; the backlog exists once it completes",
             status=run.status,
         )
-    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
-    records = read_jsonl(
-        svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
-    )
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.runs import reviewed_run
+
+    extra: dict[str, Any] = {}
+    try:  # the backlog as reviewed: the saved edits applied (shared/review_state.py)
+        reviewed = reviewed_run(svc, run_id)
+        items, records = reviewed.items, reviewed.records
+        extra["review_version"] = reviewed.state.version
+    except InvalidDecisions as err:  # a saved review that no longer fits: the generated one
+        items = read_jsonl(
+            svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem
+        )
+        records = read_jsonl(
+            svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
+        )
+        extra.update(review_version=None, review_problems=err.problems)
     tree = build_tree(items, {r.story_id: r for r in records})
-    return json_response(200, {"run_id": run_id, "status": run.status, **tree})
+    return json_response(200, {"run_id": run_id, "status": run.status, **extra, **tree})
 
 
 def get_review(svc: Services, run_id: str) -> ApiResponse:

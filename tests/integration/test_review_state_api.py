@@ -620,3 +620,17 @@ def test_export_csv_follows_the_projects_process(svc, run):
         in (show["Description"])
     )
     assert "<i>Feature:</i> Channel display" in show["Description"]
+
+
+def test_the_backlog_endpoint_shows_the_reviewed_backlog(svc, run):
+    run_id, ids, _ = run
+    before = api.get_backlog(svc, run_id).json()
+    assert before["review_version"] == 0
+    assert ids["beep"] in tree_stories({"tree": before})
+    save_for_export(svc, run_id, ids)
+    after = api.get_backlog(svc, run_id).json()
+    assert after["review_version"] == 1
+    stories = tree_stories({"tree": after})
+    assert stories[ids["show"]]["item"]["title"] == "Show the channel number on the LCD"
+    assert ids["beep"] not in stories  # made an open question: not in the backlog
+    assert after["epics"][0]["item"]["title"] == "Remote control display"

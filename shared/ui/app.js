@@ -254,6 +254,8 @@
       clear($("tree"));
       clear($("plan"));
       clear($("results"));
+      $("undo").hidden = true;
+      state.lastWriteId = null;
       say("write-status", "");
     }
     $("run").hidden = false;
@@ -1304,6 +1306,11 @@
 
   function renderResults(body, title) {
     const rows = body.results || body.plan || [];
+    state.lastWriteId = body.write_id || null;
+    $("undo").hidden = !state.lastWriteId;
+    $("undo-button").disabled = true;
+    say("undo-status", "");
+    clear($("undo-results"));
     const target = clear($("results"));
     const when = body.finished_at || body.completed_at || body.written_at || body.created_at;
     target.append(
@@ -1312,6 +1319,57 @@
       rowsTable("results-table", title + " from Azure DevOps", rows, true)
     );
     markStories(rows, true);
+  }
+
+  /** Undo the latest write: a preview (dry run) first, then the rollback of that same write. */
+  async function undoWrite(dryRun) {
+    const runId = state.runId;
+    const writeId = state.lastWriteId;
+    if (!runId || !writeId) return;
+    $("undo-preview").disabled = true;
+    $("undo-button").disabled = true;
+    say("undo-status", dryRun ? "Preparing the preview …" : "Undoing write " + writeId + " …");
+    const res = await api("runs/" + encodeURIComponent(runId) + "/rollback", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ write_id: writeId, dry_run: dryRun }),
+    });
+    $("undo-preview").disabled = false;
+    if (runId !== state.runId) return;
+    if (!res.ok) {
+      say("undo-status", (dryRun ? "The preview failed: " : "The undo failed: ") + res.error, "error");
+      return;
+    }
+    const rows = res.body.results || [];
+    const columns = [
+      ["Item", (r) => h("code", {}, r.item_id)],
+      ["Title", (r) => r.title],
+      ["Azure DevOps id", (r) => (r.ado_id != null ? "#" + r.ado_id : "")],
+      ["Action", (r) => r.action],
+      ["Status", (r) => r.status.replace(/_/g, " ")],
+      ["Reason", (r) => [r.reason, r.error].filter(Boolean).join(" · ")],
+    ];
+    clear($("undo-results")).append(
+      h(
+        "div",
+        { class: "table-wrap" },
+        h(
+          "table",
+          { id: "undo-table", class: "plan" },
+          h("caption", {}, dryRun ? "What undoing " + writeId + " would do" : "Undoing " + writeId),
+          h("thead", {}, h("tr", {}, columns.map(([name]) => h("th", { scope: "col" }, name)))),
+          h("tbody", {}, rows.map((r) => h("tr", { "data-item-id": r.item_id, "data-status": r.status }, columns.map(([, get]) => h("td", {}, get(r) || "")))))
+        )
+      )
+    );
+    const text = countsText(Object.fromEntries(Object.entries(res.body.counts || {}).filter(([, n]) => n)));
+    if (dryRun) {
+      $("undo-button").disabled = false;
+      say("undo-status", "Preview ready: " + text + ". Nothing was changed yet.", "ok");
+    } else {
+      const left = (res.body.counts || {}).changed_since_write || 0;
+      say("undo-status", "Undone: " + text + (left ? ". " + left + " item(s) changed in Azure DevOps since were left alone." : "."), left ? "error" : "ok");
+    }
   }
 
   /** The edited backlog as a file (GET .../export): fetched with the key, saved by the browser. */
@@ -1349,6 +1407,8 @@
     $("write-button").addEventListener("click", () => submitWrite(false));
     $("export-csv").addEventListener("click", () => exportRun("csv"));
     $("export-md").addEventListener("click", () => exportRun("md"));
+    $("undo-preview").addEventListener("click", () => undoWrite(true));
+    $("undo-button").addEventListener("click", () => undoWrite(false));
     $("retry-run").addEventListener("click", retryRun);
     window.addEventListener("hashchange", fromHash);
     refreshRuns();

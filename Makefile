@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup chromium demo test test-unit test-fast chaos bench lint format clean
+.PHONY: setup chromium demo demo-serve test test-unit test-fast chaos bench lint format clean
 
 setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed chromium
 
@@ -42,9 +42,22 @@ chromium:
 	  echo "      until then the browser tests (tests/browser) are skipped."; \
 	fi
 
-## make demo: Azurite + local Functions host + sample backlog/docs + sample transcript, end to end
+## make demo: Azurite + local Functions host + sample backlog/docs + sample transcript, end to end;
+## it ends with the review page's address (with its key) and the API base.
+##   make demo FILE=path/to/meeting.vtt [PROJECT=name] [BACKLOG=export.csv] [DOCS=folder]
+##   runs it on your own transcript (PROJECT defaults to the sample backlog's project).
+## make demo-serve: the same, then the host stays up to open the review page (Ctrl-C stops it).
+FILE    ?=
+PROJECT ?= remote-control
+BACKLOG ?=
+DOCS    ?=
+DEMO_ARGS = $(if $(FILE),"$(FILE)") --project "$(PROJECT)" \
+	$(if $(BACKLOG),--backlog "$(BACKLOG)") $(if $(DOCS),--docs "$(DOCS)")
 demo: setup
-	$(PY) -m devhost.demo
+	$(PY) -m devhost.demo $(DEMO_ARGS)
+
+demo-serve: setup
+	$(PY) -m devhost.demo $(DEMO_ARGS) --keep-running
 
 ## make test: every test (unit, integration on Azurite, e2e through the local host)
 test: setup

@@ -190,7 +190,7 @@ def _index_sources(args: argparse.Namespace) -> tuple[Path | None, Path | None]:
 def _demo(args: argparse.Namespace) -> int:
     from azure.storage.blob import BlobServiceClient
 
-    from devhost.host import LocalHost
+    from devhost.host import LocalHost, load_local_settings
     from shared.backlog_tree import render_tree
     from shared.ids import content_sha256, make_run_id
 
@@ -203,6 +203,9 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"Azurite: blob {azurite.blob_endpoint}, queue {azurite.queue_endpoint}", flush=True)
         os.environ["AzureWebJobsStorage"] = azurite.connection_string
         os.environ.setdefault("SYNTH_STORAGE_BACKEND", "azure")
+        # a model configured in local.settings.json serves the loaders as well as the host, so
+        # that the index and the runs use the same embedder (the environment wins over the file)
+        load_local_settings(REPO / "local.settings.json")
         if backlog is None and docs is None:
             print(
                 f"Nothing to index for project {args.project}: every story will be tagged new "
@@ -214,6 +217,12 @@ def _demo(args: argparse.Namespace) -> int:
         port = http_port(args.port)
         with LocalHost("function_app", port=port, function_key=DEMO_KEY, root=REPO) as host:
             print(f"Local Functions host on {host.url} ({len(host.functions)} functions)")
+            health = _get_json(f"{host.url}/api/health")
+            print(
+                f"Engine: {health['engine']}, embeddings: {health['embedder']}"
+                + (" (no model configured)" if health["engine"] == "offline" else ""),
+                flush=True,
+            )
             blob_path = f"transcripts/{args.project}/{transcript.name}"
             print(f"Dropping {transcript.name} into {blob_path} ...", flush=True)
             blobs = BlobServiceClient.from_connection_string(azurite.connection_string)

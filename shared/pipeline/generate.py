@@ -86,13 +86,16 @@ def _open_questions(segment: Segment, texts: list[str]) -> list[OpenQuestion]:
 
 
 _WORD = re.compile(r"\w")
+# "it's it's", "don't don't": clean_spoken's doubled-word rule stops at apostrophes (it also feeds
+# the capture classifier, whose features stay as trained); generated text drops these too
+_REPEATED_CONTRACTION = re.compile(r"(?<![\w'])(\w+'\w+)(?:\s+\1)+(?![\w'])", re.IGNORECASE)
 
 
 def tidy(text: str) -> str:
     """A generated text field without transcript markers ({disfmarker}), fillers or doubled
     words (quotes are never tidied: they stay verbatim); "" when no word is left (the field held
     only markers and fillers), never the text with its markers."""
-    cleaned = clean_spoken(text)
+    cleaned = _REPEATED_CONTRACTION.sub(r"\1", clean_spoken(text))
     return cleaned if _WORD.search(cleaned) else ""
 
 

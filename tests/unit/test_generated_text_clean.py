@@ -152,3 +152,4 @@ def test_tidy_never_falls_back_to_the_markers() -> None:
     assert tidy("{vocalsound} {gap}") == ""
     assert tidy("Uh {disfmarker} ?") == ""  # asks nothing
     assert tidy("T_V_ only {vocalsound}") == "TV only"
+    assert tidy("it's very well , it's it's not easy ?") == "it's very well, it's not easy?"

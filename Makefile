@@ -21,8 +21,12 @@ $(TOOLS)/.installed:
 	$(TOOLS)/bin/python -m pip install --quiet checkov==3.3.30
 	touch $@
 
+# A node_modules that is a link (a git worktree sharing another checkout's install) is left alone:
+# `npm ci` would replace the link with a fresh folder and empty the folder it points to.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	@if [ -L node_modules ]; then \
+	  echo "node_modules links to $$(readlink node_modules): not reinstalled here"; \
+	else npm ci --no-audit --no-fund --loglevel=error; fi
 	touch $@
 
 # The review page's browser tests (tests/browser) drive Debian's Chromium with Playwright

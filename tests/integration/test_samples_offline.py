@@ -9,10 +9,12 @@ import pytest
 from loaders.indexer import index_documents
 from loaders.workitems import read_backlog_file
 from shared import layout
+from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.ids import segment_of_story
 from shared.models import GeneratedItem, Segment, TaggingRecord
+from shared.services import Services
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
@@ -83,7 +85,9 @@ def test_sample_is_segmented_verbatim_and_every_quote_is_in_the_transcript(pipel
     assert [r.story_id for r in records] == [s.item_id for s in stories]
 
 
-def test_no_generated_field_of_the_ami_sample_keeps_a_marker_and_quotes_keep_theirs(pipeline):
+def test_no_generated_field_of_the_ami_sample_keeps_a_marker_and_quotes_keep_theirs(
+    pipeline: tuple[Services, InProcessBus],
+) -> None:
     """The demo's meeting (AMI IS1006b, 232 lines with {disfmarker}, {vocalsound} or {gap}):
     titles, descriptions, criteria, notes and open questions are cleaned; quotes are verbatim."""
     svc, bus = pipeline

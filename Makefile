@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup chromium demo test test-unit test-fast chaos bench lint format clean
+.PHONY: setup chromium demo demo-serve test test-unit test-fast chaos bench lint format clean
 
 setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed chromium
 
@@ -21,8 +21,12 @@ $(TOOLS)/.installed:
 	$(TOOLS)/bin/python -m pip install --quiet checkov==3.3.30
 	touch $@
 
+# A node_modules that is a link (a git worktree sharing another checkout's install) is left alone:
+# `npm ci` would replace the link with a fresh folder and empty the folder it points to.
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	@if [ -L node_modules ]; then \
+	  echo "node_modules links to $$(readlink node_modules): not reinstalled here"; \
+	else npm ci --no-audit --no-fund --loglevel=error; fi
 	touch $@
 
 # The review page's browser tests (tests/browser) drive Debian's Chromium with Playwright
@@ -42,9 +46,22 @@ chromium:
 	  echo "      until then the browser tests (tests/browser) are skipped."; \
 	fi
 
-## make demo: Azurite + local Functions host + sample backlog/docs + sample transcript, end to end
+## make demo: Azurite + local Functions host + sample backlog/docs + sample transcript, end to end;
+## it ends with the review page's address (with its key) and the API base.
+##   make demo FILE=path/to/meeting.vtt [PROJECT=name] [BACKLOG=export.csv] [DOCS=folder]
+##   runs it on your own transcript (PROJECT defaults to the sample backlog's project).
+## make demo-serve: the same, then the host stays up to open the review page (Ctrl-C stops it).
+FILE    ?=
+PROJECT ?= remote-control
+BACKLOG ?=
+DOCS    ?=
+DEMO_ARGS = $(if $(FILE),"$(FILE)") --project "$(PROJECT)" \
+	$(if $(BACKLOG),--backlog "$(BACKLOG)") $(if $(DOCS),--docs "$(DOCS)")
 demo: setup
-	$(PY) -m devhost.demo
+	$(PY) -m devhost.demo $(DEMO_ARGS)
+
+demo-serve: setup
+	$(PY) -m devhost.demo $(DEMO_ARGS) --keep-running
 
 ## make test: every test (unit, integration on Azurite, e2e through the local host)
 test: setup

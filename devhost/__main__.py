@@ -1,6 +1,8 @@
 """Command line: ``python -m devhost`` runs the Functions app locally, like ``func start``.
 
-Owns argument parsing, optional Azurite startup, the startup banner and signal handling.
+Owns argument parsing, optional Azurite startup, the startup banner (the functions, the review
+page with its key, the API base) and signal handling: SIGINT, SIGTERM and SIGHUP stop the host and
+the Azurite it started, so nothing is left running.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .host import REPO_ROOT, STORAGE_SETTING, LocalHost
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the app until a signal; 0 after a clean stop."""
     parser = argparse.ArgumentParser(prog="python -m devhost", description=__doc__)
     parser.add_argument("--port", type=int, default=7071, help="HTTP port (default 7071)")
     parser.add_argument("--app", default="function_app", help="module or .py file of the app")
@@ -40,10 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
+        """Only a flag: the main thread stops the host, then Azurite, in order."""
         stop.set()
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
 
     azurite: Azurite | None = None
     try:
@@ -63,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nFunctions ({host.url}):\n")
         for f in host.functions.values():
             print(f"        {f.describe(f'{host.url}/{host.route_prefix}'.rstrip('/'))}\n")
+        api = f"{host.url}/{host.route_prefix}".rstrip("/")
+        if any(f.route is not None and f.route.template == "ui" for f in host.functions.values()):
+            code = f"?code={args.function_key}" if args.function_key else ""
+            print(f"Review page: {api}/ui{code}")
+        key = f" (function key {args.function_key})" if args.function_key else ""
+        print(f"API base:    {api}{key}")
         print("Press Ctrl+C to stop.", flush=True)
         stop.wait()
         host.stop()

@@ -1,7 +1,9 @@
 """Start and stop a private Azurite (Azure Storage emulator) for tests and the local demo.
 
 Owns: locating the npm-installed binary, picking free ports, waiting for readiness, the
-well-known development connection string, and killing Azurite's whole process group.
+well-known development connection string, and killing Azurite's whole process group. Azurite runs
+in a process group of its own; ``stop()`` runs on ``with`` exit and at interpreter exit, and
+``devhost.lifecycle.exit_on_signals`` makes SIGTERM and SIGHUP end in an interpreter exit too.
 """
 
 from __future__ import annotations
@@ -160,19 +162,25 @@ class Azurite:
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
-        proc, self._proc = self._proc, None
+        proc = self._proc
         if proc is None:
             return
-        atexit.unregister(self.stop)
-        if proc.poll() is None:
-            self._kill_group(proc, signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
+        try:
+            if proc.poll() is None:
+                self._kill_group(proc, signal.SIGTERM)
+                try:
+                    proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self._kill_group(proc, signal.SIGKILL)
+                    proc.wait(timeout)
+            else:
+                self._kill_group(proc, signal.SIGKILL)  # stray children, if any
+        finally:
+            # interrupted on the way (a signal, a timeout): no survivor either way
+            if proc.poll() is None:
                 self._kill_group(proc, signal.SIGKILL)
-                proc.wait(timeout)
-        else:
-            self._kill_group(proc, signal.SIGKILL)  # stray children, if any
+            self._proc = None
+            atexit.unregister(self.stop)
         # Wait until the ports are released so that restart() can bind them again.
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and any(

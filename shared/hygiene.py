@@ -1,4 +1,4 @@
-"""The hygiene gate (seed 003 stage 0, DESIGN.md "Hygiene gate"): what a transcript goes through
+"""The hygiene gate (seed 003 stage 0, see docs/ARCHITECTURE.md): what a transcript goes through
 after it is normalized and before anything downstream (model call, embedding, trace, log, artifact)
 sees it.
 

@@ -1,4 +1,4 @@
-"""Where every artifact lives (DESIGN.md "Fan-in ... recorded in blob artifacts").
+"""Where every artifact lives (docs/ARCHITECTURE.md, "The artifact layout" and "The event flow").
 
 runs/{run_id}/
   run.json                status; changed only at phase transitions, ETag-guarded

@@ -365,6 +365,12 @@ _SET_OFF_FILLER = re.compile(
 )
 
 
+def strip_markers(text: str) -> str:
+    """The text without transcript markers ({vocalsound}, {disfmarker}, {gap}) and the spaces
+    they leave; everything else as it was."""
+    return _SPACES.sub(" ", _MARKER.sub(" ", text)).strip()
+
+
 def clean_spoken(text: str) -> str:
     """Spoken text made readable: AMI markers ({vocalsound}), fillers (uh, um), acronym
     underscores (T_V_), repeated words and cut-off word starts out. For analysis and for every

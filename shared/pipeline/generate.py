@@ -3,11 +3,18 @@
 The generation agent returns a draft; ``assemble`` turns it into records. Model output is data: every
 quote must be found verbatim in the segment, ids of existing work items must be among those that were
 retrieved, anything else is dropped with a warning on the record.
+
+Every generated text field, whichever engine wrote it (the LLM's after its output was validated),
+is cleaned here with ``tidy``: titles, descriptions, acceptance criteria, constraint notes, the
+criteria added to existing items and open questions lose transcript markers ({disfmarker},
+{vocalsound}, {gap}), fillers, doubled words and cut-off word starts. Quotes never are: they are the
+transcript's text at their offsets, verbatim.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from shared import ids, layout
@@ -62,20 +69,44 @@ NO_CRITERIA_WARNING = (
 )
 
 
-def _open_question(segment: Segment, text: str) -> OpenQuestion:
+def _open_question(segment: Segment, text: str) -> OpenQuestion | None:
     """The question cleaned of transcript markers and fillers; its quote (when it is one) kept
-    verbatim."""
+    verbatim. None when nothing is left to ask (a question of markers and fillers only)."""
     question = tidy(text)
+    if not question:
+        return None
     try:
         return OpenQuestion(question=question, quote=locate_quote(segment, text))
     except QuoteNotFound:
         return OpenQuestion(question=question)
 
 
+def _open_questions(segment: Segment, texts: list[str]) -> list[OpenQuestion]:
+    return [q for q in (_open_question(segment, t) for t in texts) if q is not None]
+
+
+_WORD = re.compile(r"\w")
+# "it's it's", "don't don't": clean_spoken's doubled-word rule stops at apostrophes (it also feeds
+# the capture classifier, whose features stay as trained); generated text drops these too
+_REPEATED_CONTRACTION = re.compile(r"(?<![\w'])(\w+'\w+)(?:\s+\1)+(?![\w'])", re.IGNORECASE)
+
+
 def tidy(text: str) -> str:
     """A generated text field without transcript markers ({disfmarker}), fillers or doubled
-    words (quotes are never tidied: they stay verbatim)."""
-    return clean_spoken(text).strip() or text.strip()
+    words (quotes are never tidied: they stay verbatim); "" when no word is left (the field held
+    only markers and fillers), never the text with its markers."""
+    cleaned = _REPEATED_CONTRACTION.sub(r"\1", clean_spoken(text))
+    return cleaned if _WORD.search(cleaned) else ""
+
+
+def tidy_all(texts: list[str]) -> list[str]:
+    """Each text tidied; those that leave nothing are dropped."""
+    return [t for t in map(tidy, texts) if t]
+
+
+def _title(text: str, kind: str) -> str:
+    """A tidied title; a title of markers alone (a model's slip) says what is missing."""
+    return tidy(text) or f"Untitled {kind.lower()}"
 
 
 def assemble(
@@ -152,7 +183,7 @@ def assemble(
                 type="Epic",
                 item_id=eid,
                 epic_id=eid,
-                title=tidy(epic.title),
+                title=_title(epic.title, "Epic"),
                 description=tidy(epic.description),
                 warnings=warnings,
             )
@@ -175,7 +206,7 @@ def assemble(
                 item_id=fid,
                 epic_id=epic.epic_id,
                 feature_id=fid,
-                title=tidy(feature.title),
+                title=_title(feature.title, "Feature"),
                 description=tidy(feature.description),
                 parent_work_item_id=epic.work_item_id,
                 warnings=warnings,
@@ -192,7 +223,7 @@ def assemble(
                 f"{REVISED_WARNING}: the story states the later decision; the earlier "
                 f"statement{'s are' if len(superseded) > 1 else ' is'} under superseded_quotes"
             )
-        criteria = [tidy(c) for c in story.acceptance_criteria if tidy(c)]
+        criteria = tidy_all(story.acceptance_criteria)
         if not criteria:
             warnings.append(NO_CRITERIA_WARNING)
         extends = [i for i in story.extends_work_item_ids if i in retrieved]
@@ -207,20 +238,20 @@ def assemble(
                 epic_id=parent.epic_id,
                 feature_id=parent.feature_id,
                 story_id=sid,
-                title=tidy(story.title),
+                title=_title(story.title, "User Story"),
                 description=tidy(story.description),
                 acceptance_criteria=criteria,
                 parent_work_item_id=parent.work_item_id,
                 extends_work_item_ids=extends,
                 constraint_violation=story.constraint_violation,
-                constraint_notes=story.constraint_notes,
+                constraint_notes=tidy_all(story.constraint_notes),
                 ac_delta_entries=[
                     AcDelta(criterion=c, work_item_id=extends[0] if extends else None)
-                    for c in story.ac_delta
+                    for c in tidy_all(story.ac_delta)
                 ],
                 source_quotes=quotes,
                 superseded_quotes=superseded,
-                open_questions=[_open_question(segment, q) for q in story.open_questions],
+                open_questions=_open_questions(segment, story.open_questions),
                 warnings=warnings,
             )
         )
@@ -231,7 +262,7 @@ def assemble(
             (i for i in items if i.type == "User Story"), None
         )
         if holder is not None:
-            holder.open_questions.extend(_open_question(segment, q) for q in draft.open_questions)
+            holder.open_questions.extend(_open_questions(segment, draft.open_questions))
     return items
 
 

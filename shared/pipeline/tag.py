@@ -25,6 +25,7 @@ from shared.pipeline.runs import load_run, record_error
 from shared.retrieval import tagging_candidates
 from shared.services import Services
 from shared.storage import create_model, read_model
+from shared.textio import strip_markers
 
 
 def failed_tag_part(
@@ -140,7 +141,8 @@ def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) ->
             similarity_scores=scores,
             max_similarity=round(max_similarity, 4),
             related_story_ids=related,
-            reasoning_excerpt=decision.reasoning_excerpt[:1000],
+            # the model may quote the transcript in its reasoning: its markers go, its words stay
+            reasoning_excerpt=strip_markers(decision.reasoning_excerpt)[:1000],
             confidence=decision.confidence,
             needs_review=decision.needs_review,
             review_reasons=[r[:300] for r in decision.review_reasons],

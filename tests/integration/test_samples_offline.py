@@ -9,14 +9,17 @@ import pytest
 from loaders.indexer import index_documents
 from loaders.workitems import read_backlog_file
 from shared import layout
+from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.ids import segment_of_story
 from shared.models import GeneratedItem, Segment, TaggingRecord
+from shared.services import Services
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.textio import extract_text, normalize
+from tests.support.generated_text import MARKER, quotes, unclean
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 
 TRANSCRIPTS = ["remote_control_functional_design.txt", "remote_control_planning_notes.md"]
@@ -80,3 +83,29 @@ def test_sample_is_segmented_verbatim_and_every_quote_is_in_the_transcript(pipel
         svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
     )
     assert [r.story_id for r in records] == [s.item_id for s in stories]
+
+
+def test_no_generated_field_of_the_ami_sample_keeps_a_marker_and_quotes_keep_theirs(
+    pipeline: tuple[Services, InProcessBus],
+) -> None:
+    """The demo's meeting (AMI IS1006b, 232 lines with {disfmarker}, {vocalsound} or {gap}):
+    titles, descriptions, criteria, notes and open questions are cleaned; quotes are verbatim."""
+    svc, bus = pipeline
+    name = "remote_control_functional_design.txt"
+    run = run_file(svc, bus, "rc", name, (SAMPLES / "transcripts" / name).read_bytes())
+    assert run.status == "completed", run.failure_reason
+    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    items = [
+        i.model_dump(mode="json")
+        for i in read_jsonl(
+            svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
+        )
+    ]
+    assert any(i["open_questions"] for i in items)
+    assert unclean(items) == []
+
+    every_quote = [q for i in items for q in quotes(i)]
+    assert all(transcript[q["start"] : q["end"]] == q["text"] for q in every_quote)
+    assert any(MARKER.search(q["text"]) for q in every_quote)
+    questions = [q for i in items for q in i["open_questions"] if q.get("quote")]
+    assert any(MARKER.search(q["quote"]["text"]) for q in questions)  # the question is clean

@@ -1,7 +1,8 @@
 """A fake Azure DevOps REST 7.1 server (work item tracking), over real HTTP, for tests.
 
 The loader's and the writer's tests drive the real client (requests) against it. It behaves like
-ADO where the client depends on it (see ../shared/docs/ADO_REST.md):
+ADO where the client depends on it (as Microsoft's REST 7.1 specification describes it:
+MicrosoftDocs/vsts-rest-api-specs, ``specification/wit/7.1/workItemTracking.json``):
 
 - **Auth**: ``Authorization: Basic base64(user:PAT)`` (user ignored). A wrong or missing PAT gets
   **203 with an HTML sign-in page**, or **401** when ``X-TFS-FedAuthRedirect: Suppress`` is sent.

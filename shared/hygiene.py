@@ -638,6 +638,31 @@ def apply_gate(text: str, config: HygieneConfig | None = None) -> GateResult:
 
 
 # ------------------------------------------------------------------------------------------------
+# other text than the transcript: backlog items, architecture documents, error messages
+
+
+def redact_text(text: str, config: HygieneConfig | None = None) -> tuple[str, int]:
+    """``text`` with its secrets redacted as the gate redacts the transcript (same placeholders,
+    same length), and how many were found. What the loaders put in the index and the ingestion
+    files, and what the prompt builders show the model, goes through this."""
+    if config is not None and not config.redact_secrets:
+        return text, 0
+    emails = bool(config.redact_emails) if config is not None else False
+    found = find_secrets(text, emails=emails) if text else []
+    return (redact(text, found), len(found)) if found else (text, 0)
+
+
+def scrub(text: str, known: Iterable[str] = ()) -> str:
+    """An error message made safe to answer or record: every ``known`` secret value (the app's
+    configured keys) replaced by ``***``, Basic/Bearer credentials masked, then anything else
+    that looks like a secret redacted."""
+    for secret in sorted({k for k in known if k and len(k) >= 4}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    text = re.sub(r"(?i)\b(basic|bearer)\s+[A-Za-z0-9+/=._-]{8,}", r"\1 ***", text)
+    return redact_text(text)[0]
+
+
+# ------------------------------------------------------------------------------------------------
 # for the prompt builders
 
 

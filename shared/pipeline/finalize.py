@@ -16,6 +16,7 @@ from shared.models import (
     TAGS,
     TERMINAL_STATES,
     Coverage,
+    ErrorRecord,
     FinalizeMessage,
     GeneratedItem,
     GeneratedPart,
@@ -26,10 +27,13 @@ from shared.models import (
     TagPart,
     Usage,
 )
+from shared.pipeline.budget import budget_report
 from shared.pipeline.consolidate import annotate_quotes, merge_duplicates
+from shared.pipeline.fallback import FALLBACK_ENGINE
 from shared.pipeline.fanin import is_complete, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
+from shared.retrieval import KEYWORD_RETRIEVAL
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model
 
@@ -96,6 +100,23 @@ def requirement_statements(
     return spans
 
 
+def fallbacks(
+    segments: list[Segment], parts: list[GeneratedPart], records: list[TaggingRecord]
+) -> dict[str, int]:
+    """How many units were done another way than configured (docs/RELIABILITY.md)."""
+
+    def keyword(warnings: list[str]) -> bool:
+        return any(w.startswith(KEYWORD_RETRIEVAL) for w in warnings)
+
+    return {
+        "offline_segmentation": int(any(s.engine == FALLBACK_ENGINE for s in segments)),
+        "offline_generation": sum(1 for p in parts if p.engine == FALLBACK_ENGINE),
+        "keyword_generation": sum(1 for p in parts if keyword(p.warnings)),
+        "offline_tagging": sum(1 for r in records if r.engine == FALLBACK_ENGINE),
+        "keyword_tagging": sum(1 for r in records if keyword(r.warnings)),
+    }
+
+
 def build_summary(
     svc: Services,
     run: RunStatus,
@@ -105,7 +126,7 @@ def build_summary(
     items: list[GeneratedItem],
     records: list[TaggingRecord],
     tag_usage: Usage,
-    error_count: int,
+    errors: list[ErrorRecord],
     transcript: str,
 ) -> Summary:
     stories = [i for i in items if i.type == "User Story"]
@@ -139,13 +160,15 @@ def build_summary(
         tagging_failed=sum(1 for r in records if r.tagging_failed),
         constraint_violations=sum(1 for s in stories if s.constraint_violation),
         open_questions=sum(len(i.open_questions) for i in items),
-        error_count=error_count,
+        error_count=len(errors),
         avg_segment_tokens=round(total_tokens / len(segments), 1) if segments else 0.0,
         total_segment_tokens=total_tokens,
         usage=usage,
         cost_estimate_usd=round(cost, 6),
         coverage=coverage(stories, requirement_statements(svc, segments, parts)),
         warnings=list(run.warnings),
+        fallbacks=fallbacks(segments, parts, records),
+        budget=budget_report(svc, run, usage, cost, errors),
     )
 
 
@@ -183,7 +206,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         items,
         records,
         sum((tag_parts[sid].usage for sid in story_order if sid in tag_parts), Usage()),
-        len(errors),
+        errors,
         transcript,
     )
 

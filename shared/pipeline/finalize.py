@@ -29,7 +29,13 @@ from shared.models import (
 )
 from shared.pipeline.budget import budget_report
 from shared.pipeline.consolidate import annotate_quotes, merge_duplicates
-from shared.pipeline.fallback import FALLBACK_ENGINE
+from shared.pipeline.fallback import (
+    FALLBACK_ENGINE,
+    add_run_warning,
+    describe,
+    model_unreachable,
+    model_warning,
+)
 from shared.pipeline.fanin import is_complete, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
@@ -58,13 +64,30 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
     return merged
 
 
-def consolidate(svc: Services, items: list[GeneratedItem], transcript: str) -> list[GeneratedItem]:
+def consolidate(
+    svc: Services, items: list[GeneratedItem], transcript: str, notes: list[str] | None = None
+) -> list[GeneratedItem]:
     """One need, one story (stories of several segments merged) and speakers and timecodes on
-    every quote (``shared.pipeline.consolidate``)."""
-    threshold = svc.settings.pipeline.generation.merge_similarity
+    every quote (``shared.pipeline.consolidate``). When the embeddings endpoint is unreachable
+    the packaged MiniLM compares the stories (at its profile's ``duplicateAtLeast`` unless
+    ``merge_similarity`` is set) and the reason goes to ``notes``."""
+    configured = svc.settings.pipeline.generation.merge_similarity
+    threshold = configured
     if threshold is None:
         threshold = svc.settings.pipeline.thresholds.duplicate_at_least
-    merged = merge_duplicates(items, svc.embedder.embed, threshold)
+    try:
+        merged = merge_duplicates(items, svc.embedder.embed, threshold)
+    except Exception as err:
+        if not model_unreachable(err):
+            raise
+        from shared.engine.offline.capture import capture_embedder
+        from shared.settings import THRESHOLD_PROFILES
+
+        if notes is not None:
+            notes.append(describe(err, svc))
+        if configured is None:
+            threshold = THRESHOLD_PROFILES["minilm"]["duplicate_at_least"]
+        merged = merge_duplicates(items, capture_embedder(svc.embedder).embed, threshold)
     return annotate_quotes(transcript, merged)
 
 
@@ -192,7 +215,11 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     )
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
     transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
-    items = consolidate(svc, merge_items(parts, tags), transcript)
+    notes: list[str] = []
+    items = consolidate(svc, merge_items(parts, tags), transcript, notes)
+    if notes:  # the embeddings endpoint was down: said once, in run.json and the summary
+        add_run_warning(svc, run, model_warning(notes[0]))
+        run = load_run(svc, run.run_id)
     story_order = [i.item_id for i in items if i.type == "User Story"]
     records = [tags[sid] for sid in story_order if sid in tags]
     errors = read_errors(svc, run.run_id)

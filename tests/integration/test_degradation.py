@@ -263,6 +263,42 @@ def test_model_down_the_offline_engine_does_the_units_and_says_so(tmp_path, outa
     assert summary.fallbacks["offline_tagging"] == len(stories)
 
 
+def test_the_whole_endpoint_down_chat_and_embeddings_the_run_still_ends(tmp_path):
+    """The OpenAI embedder too: the queries cannot be embedded (keyword retrieval), the agents
+    cannot call (offline engine), finalize cannot compare stories (MiniLM does)."""
+    from shared.services import build_services
+
+    with OpenAIStandIn(units_per_segment=2) as llm:
+        settings = Settings(
+            storage_backend="local",
+            engine="llm",
+            embedder="openai",
+            vector_store="embedded",
+            openai_api_key="sk-test-not-a-real-key-0000000000000000",
+            openai_base_url=llm.base_url,
+            openai_max_retries=0,
+        )
+        settings.pipeline.segmentation.min_merge_threshold = 10
+        bus = InProcessBus(workers=2)
+        svc = build_services(settings, store=LocalFolderStore(tmp_path / "store"), bus=bus)
+        bind_in_process(bus, svc)
+        load(svc, tmp_path)  # while the endpoint is up
+        llm.failures = Failures(rate=1.0, kinds={"500": 1.0}, routes=("chat", "embeddings"))
+        done = run_file(svc, bus, PROJECT, "meeting.txt", MEETING.encode())
+        failed = {r.route for r in llm.requests if r.status == 500}
+    assert failed == {"chat", "embeddings"}
+    assert done.status == "completed", done.failure_reason
+    assert {"model_unreachable", "index_unreachable"} <= {w.code for w in done.warnings}
+    items = records(svc, done, "generated_backlog.jsonl", GeneratedItem)
+    assert items and {i.engine for i in items} == {"offline-fallback"}
+    assert all(any("could not be embedded" in w for w in i.warnings) for i in items)
+    tags = records(svc, done, "tagging_analysis.jsonl", TaggingRecord)
+    called = [t for t in tags if t.similarity_scores]  # the others had no candidate, no call
+    assert called, "keyword retrieval found no candidate"
+    assert {t.engine for t in called} == {"offline-fallback"}
+    assert records(svc, done, "errors.jsonl", ErrorRecord) == []
+
+
 def test_a_rejected_request_is_not_unreachable_and_keeps_its_own_handling(tmp_path):
     """A 400 on a generation call: the segment is skipped and recorded (the seed's rule), the
     offline engine does not step in."""

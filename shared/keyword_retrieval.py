@@ -21,6 +21,7 @@ import json
 import math
 import threading
 import time
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,16 +137,25 @@ class _Cached:
     index: KeywordIndex
 
 
-_cache: dict[tuple[int, str], _Cached] = {}
+# per store (weakly: a store that is gone takes its indexes with it), per project
+_cache: weakref.WeakKeyDictionary[Any, dict[str, _Cached]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+
+
+def _cached(store: ArtifactStore) -> dict[str, _Cached]:
+    with _lock:
+        try:
+            return _cache.setdefault(store, {})
+        except TypeError:  # a store that cannot be weakly referenced: no cache
+            return {}
 
 
 def keyword_index(store: ArtifactStore, project: str) -> KeywordIndex:
     """The project's keyword index from its ingestion files (cached, see the module docstring)."""
-    key = (id(store), project)
     paths = ingestion_paths(project)
+    by_project = _cached(store)
     with _lock:
-        cached = _cache.get(key)
+        cached = by_project.get(project)
         if cached is not None and time.monotonic() - cached.checked < RECHECK_SECONDS:
             return cached.index
     etags = tuple(store.etag(p) for p in paths)
@@ -156,5 +166,5 @@ def keyword_index(store: ArtifactStore, project: str) -> KeywordIndex:
     records = [r for p in paths for r in read_records(store, p)]
     index = KeywordIndex.build(records)
     with _lock:
-        _cache[key] = _Cached(etags, time.monotonic(), index)
+        by_project[project] = _Cached(etags, time.monotonic(), index)
     return index

@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -276,17 +277,20 @@ def over_budget_reason(estimate: TokenEstimate, budget: int) -> str:
 # ------------------------------------------------------------------------------------------------
 # during the run
 
-# usage per part: parts never change once written, so each is read once per process
-_used: dict[tuple[int, str], int] = {}
+# usage per part, per store (weakly): parts never change once written, so each is read once
+_used: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _used_lock = threading.Lock()
 _USED_LIMIT = 200_000
 
 
 def _part_tokens(svc: Services, path: str) -> int:
-    key = (id(svc.store), path)
     with _used_lock:
-        if key in _used:
-            return _used[key]
+        try:
+            seen = _used.setdefault(svc.store, {})
+        except TypeError:  # a store that cannot be weakly referenced: no cache
+            seen = {}
+        if path in seen:
+            return seen[path]
     try:
         data = svc.store.get(path)
     except NotFound:
@@ -297,9 +301,9 @@ def _part_tokens(svc: Services, path: str) -> int:
         usage = Usage.model_validate(_usage_field(data))
     tokens = usage.prompt_tokens + usage.completion_tokens
     with _used_lock:
-        if len(_used) > _USED_LIMIT:
-            _used.clear()
-        _used[key] = tokens
+        if len(seen) > _USED_LIMIT:
+            seen.clear()
+        seen[path] = tokens
     return tokens
 
 

@@ -11,6 +11,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import azure.functions as func
@@ -49,7 +50,7 @@ SECRETS = [
 
 
 @pytest.fixture(autouse=True)
-def _hermetic_env(monkeypatch):
+def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
     hermetic_env(monkeypatch)
 
 
@@ -224,7 +225,7 @@ def test_the_shallow_check_is_anonymous_and_the_deep_one_needs_the_key():
 
 
 @pytest.fixture
-def offline_app(tmp_path, monkeypatch) -> Services:
+def offline_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Services:
     cfg = Settings(storage_backend="local", engine="offline", embedder="minilm")
     svc = build_services(cfg, store=LocalFolderStore(tmp_path), bus=InProcessBus())
     monkeypatch.setattr(function_app, "app_services", lambda: svc)

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 import openai
 import pytest
+from pydantic import BaseModel
 
 from loaders.ado_loader import FetchedBacklog, load_work_items
 from loaders.arch_loader import load_documents
 from shared import layout
+from shared.agents import Agents
 from shared.bus.memory import InProcessBus
 from shared.engine.llm import build_llm_agents
 from shared.models import (
@@ -42,6 +45,7 @@ from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import run_file
 
 pytestmark = pytest.mark.integration
+M = TypeVar("M", bound=BaseModel)
 
 PROJECT = "demo"
 MEETING = """Product Owner: Today we plan the new remote control.
@@ -87,7 +91,7 @@ The case is made of recycled plastic, at least 70 percent by weight.
 
 
 @pytest.fixture(autouse=True)
-def _hermetic_env(monkeypatch):
+def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
     hermetic_env(monkeypatch)
 
 
@@ -96,7 +100,7 @@ def services(
     bus: InProcessBus,
     *,
     pinecone_url: str | None = None,
-    agents=None,
+    agents: Agents | None = None,
     settings: Settings | None = None,
 ) -> Services:
     """Services with the hash embedder, Pinecone at ``pinecone_url`` (else the embedded index)."""
@@ -130,7 +134,7 @@ def load(svc: Services, tmp_path: Path) -> None:
     assert not summary.errors and summary.upserted >= 1
 
 
-def records(svc: Services, run: RunStatus, name: str, model):
+def records(svc: Services, run: RunStatus, name: str, model: type[M]) -> list[M]:
     return read_jsonl(svc.store, layout.run_file(run.run_id, name), model)
 
 

@@ -28,7 +28,7 @@ from shared.engine.llm.prompting import (
 )
 from shared.pipeline import bind_in_process
 from shared.pipeline.runs import load_run, start_run
-from shared.services import build_services, build_tracer
+from shared.services import Services, build_services, build_tracer
 from shared.settings import HygieneConfig, Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.openai_standin import OpenAIStandIn, Recorded, hermetic_env
@@ -86,7 +86,7 @@ def leaks(texts: list[str]) -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def _hermetic_env(monkeypatch):
+def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
     hermetic_env(monkeypatch)
 
 
@@ -100,7 +100,7 @@ def sources(tmp_path: Path) -> tuple[Path, Path]:
     return backlog, docs
 
 
-def index_texts(svc) -> list[str]:
+def index_texts(svc: Services) -> list[str]:
     """Every vector's metadata in the project's namespace, and both ingestion files."""
     ids = list_ids(svc.index, PROJECT, "")
     texts = [json.dumps(m) for m in fetch_metadata(svc.index, PROJECT, ids).values()]
@@ -256,7 +256,7 @@ def test_a_document_indexed_before_the_gate_is_chunked_again(tmp_path):
     assert unchanged.skipped == 1 and unchanged.embedded == 0
 
 
-def index_texts_arch(svc) -> list[str]:
+def index_texts_arch(svc: Services) -> list[str]:
     ids = list_ids(svc.index, PROJECT, "arch-")
     texts = [json.dumps(m) for m in fetch_metadata(svc.index, PROJECT, ids).values()]
     return [*texts, svc.store.get(layout.arch_vectors(PROJECT)).decode()]

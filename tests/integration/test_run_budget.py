@@ -27,7 +27,7 @@ from shared.models import (
 from shared.pipeline import bind_in_process
 from shared.pipeline.budget import estimate_run, message_tokens
 from shared.pipeline.runs import load_run, start_run
-from shared.services import build_services
+from shared.services import Services, build_services
 from shared.settings import Settings
 from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
@@ -55,12 +55,12 @@ BACKLOG = [
 
 
 @pytest.fixture(autouse=True)
-def _hermetic_env(monkeypatch):
+def _hermetic_env(monkeypatch: pytest.MonkeyPatch) -> None:
     hermetic_env(monkeypatch)
 
 
 @pytest.fixture
-def workdir(tmp_path, monkeypatch) -> Iterator[Path]:
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SYNTH_LOCAL_STORE_DIR", str(tmp_path / "store"))
     (tmp_path / "meeting.txt").write_text(SMALL)
@@ -100,7 +100,9 @@ def test_a_run_over_its_budget_fails_at_once_with_no_model_call(workdir, monkeyp
     )
 
 
-def llm_services(tmp_path: Path, llm: OpenAIStandIn, budget: int, workers: int = 2):
+def llm_services(
+    tmp_path: Path, llm: OpenAIStandIn, budget: int, workers: int = 2
+) -> tuple[Services, InProcessBus]:
     settings = Settings(
         storage_backend="local",
         engine="llm",

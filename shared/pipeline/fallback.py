@@ -55,6 +55,14 @@ def describe(err: BaseException, svc: Services | None = None, limit: int = 200) 
     return scrub(text, svc.settings.secret_values() if svc is not None else ())
 
 
+def masked(svc: Services, text: str) -> str:
+    """``text`` (a reason made where the settings are not known, e.g. in retrieval) with the
+    app's configured secrets masked too."""
+    from shared.hygiene import scrub
+
+    return scrub(text, svc.settings.secret_values())
+
+
 def offline_warning(what: str, reason: str) -> str:
     return (
         f"{OFFLINE_FALLBACK}: the model endpoint was unreachable after its retries ({reason}); "

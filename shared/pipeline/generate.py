@@ -47,6 +47,7 @@ from shared.pipeline.fallback import (
     add_run_warning,
     describe,
     index_warning,
+    masked,
     model_unreachable,
     model_warning,
     offline_warning,
@@ -54,7 +55,7 @@ from shared.pipeline.fallback import (
 from shared.pipeline.fanin import check_completion
 from shared.pipeline.runs import load_run, record_error, send_once
 from shared.pipeline.segment import read_segments
-from shared.retrieval import KEYWORD_RETRIEVAL, generation_context, keyword_reason
+from shared.retrieval import generation_context, keyword_reason
 from shared.services import Services
 from shared.storage import create_model, read_model, read_model_or_none
 from shared.textio import clean_spoken
@@ -314,7 +315,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
             dropped_chunks=context.dropped_chunks,
             keyword_retrieval=bool(context.warnings),
         )
-    warnings = list(context.warnings)
+    warnings = [masked(svc, w) for w in context.warnings]
     if warnings:
         add_run_warning(svc, run, index_warning(keyword_reason(warnings[0])))
     generator = svc.agents.generator
@@ -412,7 +413,3 @@ def _skip_for_budget(
     part = skipped_part(svc, run.run_id, segment_id)
     part.warnings = [error.message]
     return part
-
-
-def keyword_retrieved(part: GeneratedPart) -> bool:
-    return any(w.startswith(KEYWORD_RETRIEVAL) for w in part.warnings)

@@ -36,6 +36,7 @@ from shared.pipeline.fallback import (
     add_run_warning,
     describe,
     index_warning,
+    masked,
     model_unreachable,
     model_warning,
 )
@@ -162,7 +163,7 @@ def index_warnings(svc: Services, project: str) -> list[RunWarning]:
     if reason is not None:
         from shared.keyword_retrieval import keyword_index
 
-        out.append(index_warning(reason))
+        out.append(index_warning(masked(svc, reason)))
         records = keyword_index(svc.store, project).metadata
         has_backlog = any(m.get("source_type") == "ado_backlog" for m in records)
         has_architecture = any(m.get("doc_type") == "architecture" for m in records)
@@ -283,7 +284,7 @@ def _index_fits_embedder(svc: Services, run: RunStatus) -> bool:
         )
         return False
     except Exception as err:  # noqa: BLE001 - unreachable: the run goes on with keyword retrieval
-        add_run_warning(svc, run, index_warning(mark_index_down(svc.index, err)))
+        add_run_warning(svc, run, index_warning(masked(svc, mark_index_down(svc.index, err))))
     return True
 
 

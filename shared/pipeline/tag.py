@@ -34,6 +34,7 @@ from shared.pipeline.fallback import (
     add_run_warning,
     describe,
     index_warning,
+    masked,
     model_unreachable,
     model_warning,
     offline_warning,
@@ -119,6 +120,7 @@ def tag_story(
             notes=notes,
         )
         span.update(retrieved_story_count=len(candidates), keyword_retrieval=bool(notes))
+    notes = [masked(svc, n) for n in notes]
     if notes and run is not None:
         add_run_warning(svc, run, index_warning(keyword_reason(notes[0])))
     tagger = svc.agents.tagger

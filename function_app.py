@@ -137,7 +137,16 @@ def finalize_poison(msg: func.QueueMessage) -> None:
 @app.function_name("health")
 @app.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 def health(req: func.HttpRequest) -> func.HttpResponse:
-    return _http(api.health(app_services()))
+    # ?deep=1 is refused without a key and redirected to health/deep with one: an anonymous
+    # function cannot check a key (shared/api.py health_request)
+    deep = api.health_request(dict(req.params), dict(req.headers))
+    return _http(deep if deep is not None else api.health(app_services()))
+
+
+@app.function_name("health_deep")
+@app.route(route=api.DEEP_HEALTH_ROUTE, methods=["GET"])
+def health_deep(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.deep_health(app_services()))
 
 
 @app.function_name("runs_create")

@@ -93,6 +93,10 @@ param synthEmbedder string = 'auto'
 ])
 param synthVectorStore string = 'auto'
 
+@description('SYNTH_RUN_TOKEN_BUDGET: model tokens (prompt + completion) one run may use; a run estimated over it fails before its first model call, units past it are skipped. 0 = unlimited.')
+@minValue(0)
+param synthRunTokenBudget int = 0
+
 // ---- Azure OpenAI (optional) -----------------------------------------------------------------
 
 @description('Create an Azure OpenAI account with a chat and an embedding deployment.')
@@ -347,6 +351,7 @@ var baseSettings = {
   SYNTH_ENGINE: synthEngine
   SYNTH_EMBEDDER: synthEmbedder
   SYNTH_VECTOR_STORE: synthVectorStore
+  SYNTH_RUN_TOKEN_BUDGET: string(synthRunTokenBudget)
   OPENAI_API_VERSION: openAiApiVersion
   PINECONE_INDEX: pineconeIndex
 }

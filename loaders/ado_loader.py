@@ -149,6 +149,7 @@ def load_work_items(
         keep_ids=fetched.unreadable_ids,
         allow_empty=allow_empty,
         progress=progress,
+        hygiene=svc.settings.pipeline.hygiene,
     )
     summary.fetched += len(fetched.errors)
     summary.errors = fetched.errors + summary.errors

@@ -99,6 +99,7 @@ def load_documents(
             prune=folders_only if prune is None else prune,
             allow_empty=allow_empty,
             progress=advance if show_progress else None,
+            hygiene=svc.settings.pipeline.hygiene,
         )
     svc.store.put(layout.arch_vectors(project), dump_jsonl(chunk_lines(svc.index, project)))
     return summary

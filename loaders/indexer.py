@@ -11,6 +11,15 @@ chunking and embedding model match every stored chunk is skipped before it is ev
 changed one is re-chunked, upserted, and its leftover chunks deleted. With ``prune`` the chunks of
 documents no longer among the sources are deleted too.
 
+Hygiene (docs/RELIABILITY.md "The hygiene gate"): work item text (title, description, acceptance
+criteria, tags) and document text pass the transcript's redaction before anything is hashed,
+embedded, stored in the index or written to the ingestion files; a record stores ``hygiene`` (the
+gate's version, ``off`` when ``redact_secrets`` is off) and, when they are not zero,
+``redacted_secrets`` and ``instruction_annotations`` (instruction-like spans, which the prompt
+builders flag again when they show the text). A document indexed under another ``hygiene`` is
+re-chunked even when its file is unchanged. The originals kept under
+``ingestion/architecture/{project}/raw/`` are the files as given, like a run's raw upload.
+
 Counts in ``LoadSummary``: for work items every count is in items; ``skipped`` means not embedded
 (an unchanged item whose metadata outside the hash changed, e.g. its url, is still upserted). For
 documents ``fetched`` and ``skipped`` count documents; ``embedded``, ``upserted`` and ``deleted``
@@ -30,8 +39,9 @@ from typing import Any
 from loaders.workitems import work_item_hash
 from shared import layout
 from shared.embeddings import Embedder
+from shared.hygiene import HYGIENE_VERSION, find_annotations, redact_text
 from shared.models import ArchitectureChunk, WorkItem
-from shared.settings import ArchitectureLoaderConfig
+from shared.settings import ArchitectureLoaderConfig, HygieneConfig
 from shared.storage import ArtifactStore
 from shared.textio import UnreadableInput, extract_text, file_extension, normalize
 from shared.vectorstore import VectorIndex, VectorRecord
@@ -125,6 +135,51 @@ def _embed_and_upsert(
 
 
 # ------------------------------------------------------------------------------------------------
+# hygiene
+
+
+def hygiene_tag(hygiene: HygieneConfig) -> str:
+    """Stored with every record: which gate its text passed."""
+    return HYGIENE_VERSION if hygiene.redact_secrets else "off"
+
+
+def _hygiene_metadata(hygiene: HygieneConfig, redacted: int, text: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"hygiene": hygiene_tag(hygiene)}
+    if redacted:
+        meta["redacted_secrets"] = redacted
+    flagged = len(find_annotations(text)) if hygiene.annotate_instructions else 0
+    if flagged:
+        meta["instruction_annotations"] = flagged
+    return meta
+
+
+def _placeholders(text: str) -> int:
+    """Redaction placeholders in a chunk of redacted text (the gate's longer two forms)."""
+    return text.count("[REDACTED") + text.count("[SECRET")
+
+
+def clean_work_item(item: WorkItem, hygiene: HygieneConfig) -> tuple[WorkItem, int]:
+    """The item with its secrets redacted (title, description, criteria, tags) and how many."""
+    total = 0
+
+    def clean(text: str) -> str:
+        nonlocal total
+        out, n = redact_text(text, hygiene)
+        total += n
+        return out
+
+    cleaned = item.model_copy(
+        update={
+            "title": clean(item.title),
+            "description": clean(item.description),
+            "acceptance_criteria": [clean(c) for c in item.acceptance_criteria],
+            "tags": [clean(t) for t in item.tags],
+        }
+    )
+    return (cleaned, total) if total else (item, 0)
+
+
+# ------------------------------------------------------------------------------------------------
 # work items
 
 
@@ -171,18 +226,25 @@ def index_work_items(
     keep_ids: Iterable[int] = (),
     allow_empty: bool = False,
     progress: Progress | None = None,
+    hygiene: HygieneConfig | None = None,
 ) -> LoadSummary:
     """Embed and upsert new and changed items. With ``prune``, delete indexed items that are not
     in ``items`` and not in ``keep_ids`` (items the source still lists but could not be read this
-    time keep their last good vector). Refuses to empty a namespace from an empty source unless ``allow_empty``."""
+    time keep their last good vector). Refuses to empty a namespace from an empty source unless
+    ``allow_empty``. Every item's text is redacted first (``hygiene``: the pipeline's settings,
+    the defaults when None)."""
+    hygiene = hygiene or HygieneConfig()
     summary = LoadSummary(fetched=len(items))
     model = getattr(embedder, "model_name", None)
+    cleaned = [clean_work_item(i, hygiene) for i in items]
+    items = [item for item, _ in cleaned]
     ids = [ado_vector_id(i.work_item_id) for i in items]
     stored = fetch_records(index, project, ids)
     todo = []
     refreshed: list[VectorRecord] = []
-    for vid, item in zip(ids, items, strict=True):
+    for vid, item, (_, redacted) in zip(ids, items, cleaned, strict=True):
         meta = ado_metadata(item, project, model)
+        meta.update(_hygiene_metadata(hygiene, redacted, item.embedding_text()))
         old = stored.get(vid)
         if (
             old is not None
@@ -298,10 +360,13 @@ def document_chunks(
     cfg: ArchitectureLoaderConfig,
     now: datetime | None = None,
     data: bytes | None = None,
+    hygiene: HygieneConfig | None = None,
 ) -> list[ArchitectureChunk]:
+    """The document's chunks, its text redacted before it is cut (``hygiene``: the defaults when
+    None)."""
     source = DocumentSource.of(path)
     data = source.path.read_bytes() if data is None else data
-    text = document_text(data, source.name)
+    text, _ = redact_text(document_text(data, source.name), hygiene or HygieneConfig())
     checksum = hashlib.sha256(data).hexdigest()
     doc_id = document_id(source.name)
     chunks = chunk_text(text, cfg, markdown=file_extension(source.name) == "md")
@@ -328,6 +393,7 @@ def chunk_metadata(
     source_path: str | None = None,
     chunking: str | None = None,
     embedding_model: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     meta = chunk.model_dump(mode="json", exclude_none=True)
     meta["uploaded_at"] = meta["uploaded_at"].replace("+00:00", "Z")
@@ -338,6 +404,7 @@ def chunk_metadata(
     ):
         if value:
             meta[key] = value
+    meta.update(extra or {})
     return meta
 
 
@@ -371,9 +438,10 @@ def _index_document(
     model: str | None,
     chunking: str,
     now: datetime | None,
+    hygiene: HygieneConfig,
 ) -> list[ArchitectureChunk]:
-    """One document into the index (skipped when unchanged); its chunks, or none after an error
-    recorded in ``summary``."""
+    """One document into the index (skipped when unchanged, the same gate included); its chunks,
+    or none after an error recorded in ``summary``."""
     doc_id = document_id(source.name)
     try:
         data = source.path.read_bytes()
@@ -390,6 +458,7 @@ def _index_document(
             m.get("checksum") == checksum
             and m.get("chunking") == chunking
             and m.get("embedding_model") == model
+            and m.get("hygiene") == hygiene_tag(hygiene)
             for m in stored.values()
         )
     ):
@@ -398,7 +467,7 @@ def _index_document(
             store.put(layout.arch_raw(project, source.name), data)
         return [chunk_from_metadata(m) for m in stored.values()]
     try:
-        chunks = document_chunks(source, project, cfg, now=now, data=data)
+        chunks = document_chunks(source, project, cfg, now=now, data=data, hygiene=hygiene)
     except UnreadableInput as err:
         summary.errors.append({"file": source.name, "error": str(err)})
         return []
@@ -414,7 +483,11 @@ def _index_document(
                 c.chunk_id,
                 c.text,
                 chunk_metadata(
-                    c, source_path=source.name, chunking=chunking, embedding_model=model
+                    c,
+                    source_path=source.name,
+                    chunking=chunking,
+                    embedding_model=model,
+                    extra=_hygiene_metadata(hygiene, _placeholders(c.text), c.text),
                 ),
             )
             for c in chunks
@@ -448,6 +521,7 @@ def index_documents(
     allow_empty: bool = False,
     progress: Progress | None = None,
     now: datetime | None = None,
+    hygiene: HygieneConfig | None = None,
 ) -> tuple[LoadSummary, list[ArchitectureChunk]]:
     """Load documents one by one; a document that cannot be read is one error in the summary and
     keeps whatever it had in the index. With ``store``, each indexed original is kept under
@@ -455,6 +529,7 @@ def index_documents(
     summary = LoadSummary()
     loaded: list[ArchitectureChunk] = []
     model = getattr(embedder, "model_name", None)
+    hygiene = hygiene or HygieneConfig()
     chunking = chunking_signature(cfg)
     present: set[str] = set()
     seen_names: set[str] = set()
@@ -466,7 +541,7 @@ def index_documents(
             seen_names.add(source.name)
             present.add(document_id(source.name))
             loaded += _index_document(
-                embedder, index, project, source, cfg, summary, store, model, chunking, now
+                embedder, index, project, source, cfg, summary, store, model, chunking, now, hygiene
             )
         if progress:
             progress(1)

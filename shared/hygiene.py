@@ -638,6 +638,53 @@ def apply_gate(text: str, config: HygieneConfig | None = None) -> GateResult:
 
 
 # ------------------------------------------------------------------------------------------------
+# other text than the transcript: backlog items, architecture documents, error messages
+
+
+def redact_text(text: str, config: HygieneConfig | None = None) -> tuple[str, int]:
+    """``text`` with its secrets redacted as the gate redacts the transcript (same placeholders,
+    same length), and how many were found. What the loaders put in the index and the ingestion
+    files, and what the prompt builders show the model, goes through this."""
+    if config is not None and not config.redact_secrets:
+        return text, 0
+    emails = bool(config.redact_emails) if config is not None else False
+    found = find_secrets(text, emails=emails) if text else []
+    return (redact(text, found), len(found)) if found else (text, 0)
+
+
+SCRUB_GRAM = 8
+
+
+def scrub(text: str, known: Iterable[str] = ()) -> str:
+    """An error message made safe to answer or record: every ``known`` secret value (the app's
+    configured keys) replaced by ``***``, and any run of ``SCRUB_GRAM`` or more characters taken
+    from one (a secret an error message clipped in two), Basic/Bearer credentials masked, then
+    anything else that looks like a secret redacted."""
+    secrets = sorted({k for k in known if k and len(k) >= 4}, key=len, reverse=True)
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    grams = {s[i : i + SCRUB_GRAM] for s in secrets for i in range(len(s) - SCRUB_GRAM + 1)}
+    if grams:
+        masked = [False] * len(text)
+        for i in range(len(text) - SCRUB_GRAM + 1):
+            if text[i : i + SCRUB_GRAM] in grams:
+                masked[i : i + SCRUB_GRAM] = [True] * SCRUB_GRAM
+        if any(masked):
+            out, i = [], 0
+            while i < len(text):
+                if masked[i]:
+                    while i < len(text) and masked[i]:
+                        i += 1
+                    out.append("***")
+                else:
+                    out.append(text[i])
+                    i += 1
+            text = "".join(out)
+    text = re.sub(r"(?i)\b(basic|bearer)\s+[A-Za-z0-9+/=._-]{8,}", r"\1 ***", text)
+    return redact_text(text)[0]
+
+
+# ------------------------------------------------------------------------------------------------
 # for the prompt builders
 
 

@@ -18,7 +18,9 @@ ItemType = Literal["Epic", "Feature", "User Story"]
 RunState = Literal["queued", "running", "completed", "completed_with_errors", "failed"]
 TERMINAL_STATES: frozenset[str] = frozenset({"completed", "completed_with_errors", "failed"})
 Phase = Literal["queued", "segmenting", "generating", "tagging", "finalizing", "done", "failed"]
-Engine = Literal["offline", "llm"]
+# "offline-fallback": the offline engine did a unit of an LLM run because the model endpoint was
+# unreachable after its retries (shared/pipeline/fallback.py); the record says so in its warnings
+Engine = Literal["offline", "llm", "offline-fallback"]
 
 Score = Annotated[float, Field(ge=-1.0, le=1.0)]
 
@@ -266,6 +268,9 @@ class TaggingRecord(Record):
     model: str | None = None
     trace_id: str | None = None
     timestamp: datetime
+    # what the reviewer must know about how this tag was made: a fallback (offline engine, keyword
+    # retrieval), a budget skip (shared/pipeline/fallback.py, shared/pipeline/budget.py)
+    warnings: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -296,6 +301,10 @@ class GeneratedPart(Record):
     timestamp: datetime
     # the segment's requirement statements (the capture classifier's), for coverage
     requirement_spans: list[tuple[int, int]] | None = None
+    # which engine generated the segment (None: a part written before this was recorded) and how
+    # the unit degraded: keyword retrieval, offline fallback (the items carry the same warnings)
+    engine: Engine | None = None
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def story_ids(self) -> list[str]:
@@ -318,8 +327,50 @@ class TagPart(Record):
 class RunWarning(Record):
     """Something about a run the reviewer must know before trusting or writing it."""
 
-    code: Literal["empty_index", "no_architecture_docs"]
+    code: Literal[
+        "empty_index",
+        "no_architecture_docs",
+        # degradation (docs/RELIABILITY.md "Degradation"): the vector index could not be queried
+        # and retrieval fell back to keyword scoring over the ingestion files; the model endpoint
+        # was unreachable after its retries and the offline engine did some units
+        "index_unreachable",
+        "model_unreachable",
+        # the run's token budget (SYNTH_RUN_TOKEN_BUDGET) ran out: units were skipped
+        "token_budget",
+    ]
     message: str
+
+
+class TokenEstimate(Record):
+    """What a run is expected to cost in model tokens before its first call
+    (shared/pipeline/budget.py): prompts counted with the agents' own prompt builders, completions
+    from typical answer sizes; retries not included."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    segments: int = 0
+    stories: int = 0
+    detail: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class BudgetReport(Record):
+    """summary.json ``budget``: model tokens and cost used against SYNTH_RUN_TOKEN_BUDGET."""
+
+    token_budget: int
+    tokens_used: int
+    tokens_left: int
+    estimated_tokens: int | None = None
+    cost_used_usd: float
+    # the budget priced at the estimate's prompt/completion mix (the prompt price without one)
+    cost_budget_usd: float
+    estimated_cost_usd: float | None = None
+    skipped_units: int = 0
+    exhausted: bool = False
 
 
 class RunStatus(Record):
@@ -358,6 +409,10 @@ class RunStatus(Record):
     # the ETag of the blob version the upload came from (None: not known, e.g. a run started
     # before ETags were recorded); a new version of the same bytes after a failure is a new attempt
     source_etag: str | None = None
+    # SYNTH_RUN_TOKEN_BUDGET when the run started segmenting (None: unlimited) and the estimate
+    # made then, before any model call (shared/pipeline/budget.py)
+    token_budget: int | None = None
+    token_estimate: TokenEstimate | None = None
 
 
 RETRYABLE_STATES: frozenset[str] = frozenset({"failed", "completed_with_errors"})
@@ -395,6 +450,11 @@ class Summary(Record):
     retagged_at: datetime | None = None
     retag_count: int = 0
     warnings: list[RunWarning] = Field(default_factory=list)  # as in run.json
+    # units done another way than configured (docs/RELIABILITY.md "Degradation"):
+    # offline_segmentation (0 or 1), offline_generation and keyword_generation (segments),
+    # offline_tagging and keyword_tagging (stories)
+    fallbacks: dict[str, int] = Field(default_factory=dict)
+    budget: BudgetReport | None = None  # with SYNTH_RUN_TOKEN_BUDGET set
 
 
 # --------------------------------------------------------------------------------------------------

@@ -8,28 +8,182 @@ trim to the context budget, lowest-ranked architecture chunks first.
 Tagging: embed the story (title + description + ACs) and retrieve the top existing user stories:
 the index's ``User Story`` items, which is what the loader calls the story type of every process
 (a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process).
+
+Degradation (given the ``store``; docs/RELIABILITY.md "Degradation"): when the index cannot be
+queried (any error but ``DimensionMismatch``, which is a configuration error and raised), or the
+query cannot be embedded, the same queries go to keyword scoring over the last ingestion files
+(``shared.keyword_retrieval``): three times ``top_k`` records by keyword, re-scored by the
+embedder's cosine when it works (so tagging's thresholds keep their meaning), the best ``top_k``
+kept. The unit records a warning starting with ``KEYWORD_RETRIEVAL``. An index that failed is left
+alone for ``INDEX_RETRY_SECONDS`` in this process, so a run does not wait out the SDK's retries on
+every unit.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
+import time
+import weakref
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
+
+import numpy as np
 
 from shared.agents import Candidate, GenerationContext, RetrievedAdoItem, RetrievedChunk
 from shared.embeddings import Embedder
 from shared.models import GeneratedItem, Segment, story_text
 from shared.settings import RetrievalConfig
+from shared.storage import ArtifactStore
 from shared.textio import jaccard
 from shared.tokens import count_tokens
-from shared.vectorstore import Match, VectorIndex
+from shared.vectorstore import DimensionMismatch, Match, VectorIndex
+
+log = logging.getLogger(__name__)
 
 ADO_FILTER = {"source_type": {"$eq": "ado_backlog"}}
 ARCHITECTURE_FILTER = {"doc_type": {"$eq": "architecture"}}
 USER_STORY_FILTER = {
     "$and": [{"work_item_type": {"$eq": "User Story"}}, {"source_type": {"$eq": "ado_backlog"}}]
 }
+
+KEYWORD_RETRIEVAL = "keyword retrieval"
+INDEX_RETRY_SECONDS = 30.0
+KEYWORD_POOL = 3  # keyword candidates per result kept, re-scored by the embedder
+
+
+# ------------------------------------------------------------------------------------------------
+# degradation: an index that cannot be queried
+
+
+_down: weakref.WeakKeyDictionary[Any, tuple[float, str]] = weakref.WeakKeyDictionary()
+_down_lock = threading.Lock()
+
+
+def describe_error(err: BaseException, limit: int = 200) -> str:
+    """``Type: message`` on one line, clipped and with anything secret-like redacted."""
+    from shared.hygiene import scrub
+
+    text = " ".join(f"{type(err).__name__}: {err}".split())
+    return scrub(text[:limit])
+
+
+def index_down(index: Any) -> str | None:
+    """Why ``index`` failed within the last ``INDEX_RETRY_SECONDS`` in this process, or None."""
+    with _down_lock:
+        try:
+            entry = _down.get(index)
+        except TypeError:  # not weakly referenceable: never remembered
+            return None
+    if entry is None or entry[0] < time.monotonic():
+        return None
+    return entry[1]
+
+
+def mark_index_down(index: Any, err: BaseException) -> str:
+    reason = describe_error(err)
+    log.warning("the vector index cannot be queried, keyword retrieval for a while: %s", reason)
+    with _down_lock:
+        try:
+            _down[index] = (time.monotonic() + INDEX_RETRY_SECONDS, reason)
+        except TypeError:
+            pass
+    return reason
+
+
+def keyword_warning(reason: str) -> str:
+    return (
+        f"{KEYWORD_RETRIEVAL}: the vector index could not be queried ({reason}); the context was "
+        "found by keyword scoring over the last ingestion files"
+    )
+
+
+def keyword_reason(warning: str) -> str:
+    """The reason inside a ``keyword_warning``."""
+    return warning.split("(", 1)[-1].rsplit(")", 1)[0]
+
+
+def _query_all(
+    index: VectorIndex,
+    namespace: str,
+    vector: list[float],
+    queries: Sequence[tuple[int, dict[str, Any]]],
+) -> list[list[Match]]:
+    if len(queries) == 1:
+        top_k, flt = queries[0]
+        return [index.query(namespace, vector, top_k, flt)]
+    with ThreadPoolExecutor(max_workers=len(queries)) as pool:
+        futures = [pool.submit(index.query, namespace, vector, k, f) for k, f in queries]
+        return [f.result() for f in futures]
+
+
+def _rescored(
+    embedder: Embedder, vector: list[float] | None, matches: list[Match], top_k: int
+) -> list[Match]:
+    """Keyword matches re-scored by the embedder's cosine to ``vector`` (kept as they are when
+    there is no vector or the embedder fails), best ``top_k``."""
+    if vector is not None and matches:
+        from shared.keyword_retrieval import record_text
+
+        try:
+            found = np.asarray(embedder.embed([record_text(m.metadata) for m in matches]))
+            q = np.asarray(vector, dtype=np.float64)
+            q = q / max(float(np.linalg.norm(q)), 1e-12)
+            norms = np.maximum(np.linalg.norm(found, axis=1), 1e-12)
+            scores = (found @ q) / norms
+            matches = [
+                Match(m.id, round(float(s), 4), m.metadata)
+                for m, s in zip(matches, scores, strict=True)
+            ]
+        except Exception:  # noqa: BLE001 - the keyword scores are the fallback's fallback
+            log.warning("could not re-score keyword matches with the embedder", exc_info=True)
+    return sorted(matches, key=lambda m: (-m.score, m.id))[:top_k]
+
+
+def retrieve(
+    embedder: Embedder,
+    index: VectorIndex,
+    namespace: str,
+    query: str,
+    queries: Sequence[tuple[int, dict[str, Any]]],
+    *,
+    store: ArtifactStore | None = None,
+    keyword_text: str | None = None,
+) -> tuple[list[list[Match]], str | None]:
+    """The matches of each ``(top_k, filter)`` query for ``query``, and the warning when they
+    came from keyword retrieval (only with ``store``; without it every error is raised)."""
+    vector: list[float] | None = None
+    reason = None
+    try:
+        vector = [float(v) for v in embedder.embed([query])[0]]
+    except Exception as err:
+        if store is None:
+            raise
+        reason = f"the query could not be embedded: {describe_error(err)}"
+    if vector is not None and store is not None:
+        reason = index_down(index)
+    if vector is not None and reason is None:
+        try:
+            return _query_all(index, namespace, vector, queries), None
+        except DimensionMismatch:
+            raise
+        except Exception as err:
+            if store is None:
+                raise
+            reason = mark_index_down(index, err)
+    assert store is not None and reason is not None
+    from shared.keyword_retrieval import keyword_index
+
+    words = keyword_index(store, namespace)
+    text = keyword_text or query
+    found = [
+        _rescored(embedder, vector, words.query(text, KEYWORD_POOL * k, flt), k)
+        for k, flt in queries
+    ]
+    return found, keyword_warning(reason)
 
 
 def intent_text(segment: Segment) -> str:
@@ -110,16 +264,20 @@ def generation_context(
     namespace: str,
     segment: Segment,
     now: datetime | None = None,
+    *,
+    store: ArtifactStore | None = None,
 ) -> GenerationContext:
     now = now or datetime.now(UTC)
     query = intent_text(segment)
-    vector = embedder.embed([query])[0].tolist()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        ado_future = pool.submit(index.query, namespace, vector, cfg.ado_top_k, ADO_FILTER)
-        arch_future = pool.submit(
-            index.query, namespace, vector, cfg.architecture_top_k, ARCHITECTURE_FILTER
-        )
-        ado_matches, arch_matches = ado_future.result(), arch_future.result()
+    (ado_matches, arch_matches), warning = retrieve(
+        embedder,
+        index,
+        namespace,
+        query,
+        [(cfg.ado_top_k, ADO_FILTER), (cfg.architecture_top_k, ARCHITECTURE_FILTER)],
+        store=store,
+        keyword_text=f"{query}\n{segment.raw_text}",
+    )
 
     ado = sorted(
         (_ado_item(m, composite(m, cfg, now)) for m in ado_matches),
@@ -152,6 +310,7 @@ def generation_context(
         ado_items=ado,
         architecture_chunks=kept,
         dropped_chunks=len(ranked) - len(kept),
+        warnings=[warning] if warning else [],
     )
 
 
@@ -161,11 +320,18 @@ def tagging_candidates(
     cfg: RetrievalConfig,
     namespace: str,
     story: GeneratedItem,
+    *,
+    store: ArtifactStore | None = None,
+    notes: list[str] | None = None,
 ) -> list[Candidate]:
-    vector = embedder.embed(
-        [story_text(story.title, story.description, story.acceptance_criteria)]
-    )[0]
-    matches = index.query(namespace, vector.tolist(), cfg.tagging_top_k, USER_STORY_FILTER)
+    """The existing user stories most similar to ``story``; with ``store``, keyword retrieval
+    when the index cannot be queried, its warning appended to ``notes``."""
+    text = story_text(story.title, story.description, story.acceptance_criteria)
+    (matches,), warning = retrieve(
+        embedder, index, namespace, text, [(cfg.tagging_top_k, USER_STORY_FILTER)], store=store
+    )
+    if warning and notes is not None:
+        notes.append(warning)
     return [
         Candidate(
             work_item_id=int(m.metadata.get("work_item_id", 0)),

@@ -44,6 +44,7 @@ class Services:
     embedder_factory: Callable[[Settings], Embedder] | None = None
     index_factory: Callable[[Settings, ArtifactStore, Embedder], VectorIndex] | None = None
     agents_factory: Callable[[Settings, Embedder], Agents] | None = None
+    fallback_agents_factory: Callable[[Settings, Embedder], Agents] | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -74,6 +75,15 @@ class Services:
         factory = self.agents_factory or build_agents
         return self._lazy(  # type: ignore[no-any-return]
             "agents", lambda: factory(self.settings, self.embedder)
+        )
+
+    @property
+    def fallback_agents(self) -> Agents:
+        """The offline engine, for the units of an LLM run whose model endpoint was unreachable
+        (shared/pipeline/fallback.py); built on first use."""
+        factory = self.fallback_agents_factory or build_fallback_agents
+        return self._lazy(  # type: ignore[no-any-return]
+            "fallback_agents", lambda: factory(self.settings, self.embedder)
         )
 
     @property
@@ -190,6 +200,15 @@ def build_agents(settings: Settings, embedder: Embedder) -> Agents:
         return build_llm_agents(settings, embedder, annotate=annotate)
     except LLMNotConfigured as err:
         raise NotConfigured(str(err)) from None
+
+
+def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
+    """The offline engine on the packaged MiniLM (the embedder it was built and calibrated with,
+    and one that needs no endpoint: an OpenAI embedder may be down with the chat model)."""
+    from shared.engine.offline import build_offline_agents
+    from shared.engine.offline.capture import capture_embedder
+
+    return build_offline_agents(capture_embedder(embedder), settings.pipeline)
 
 
 def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:

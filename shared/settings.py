@@ -352,6 +352,15 @@ class Settings(BaseSettings):
         4, ge=1, le=64, description="in-process worker threads (CLI run, dev host)"
     )
 
+    # --- run budget (shared/pipeline/budget.py) ---------------------------------------------------
+    run_token_budget: int = Field(
+        0,
+        ge=0,
+        description="SYNTH_RUN_TOKEN_BUDGET: model tokens (prompt + completion) one run may use; "
+        "a run estimated over it fails before its first model call, units past it are skipped; "
+        "0 = unlimited",
+    )
+
     # --- retention (shared/retention.py; the timer function in function_app.py) ----------------
     retention_days: int = Field(
         0, ge=0, description="delete runs created more than this many days ago; 0 = off"
@@ -412,8 +421,37 @@ class Settings(BaseSettings):
             "embedder": self.resolved_embedder(),
             "vector_store": self.resolved_vector_store(),
             "storage_backend": self.resolved_storage_backend(),
+            "run_token_budget": self.run_token_budget,
         }
         return data
+
+    def secret_values(self) -> list[str]:
+        """Every secret value configured (for masking error text that may echo one back), with
+        the Basic auth form of the ADO PAT (``base64(":" + PAT)``) that a server may echo."""
+        import base64
+
+        values = []
+        for secret in (
+            self.azure_storage_connection,
+            self.openai_api_key,
+            self.azure_openai_api_key,
+            self.pinecone_api_key,
+            self.langfuse_secret_key,
+            self.azure_devops_pat,
+            self.local_function_key,
+        ):
+            value = secret.get_secret_value() if secret is not None else ""
+            if value:
+                values.append(value)
+        if self.azure_storage_connection:  # the key alone, as an SDK error may quote it
+            for part in self.azure_storage_connection.get_secret_value().split(";"):
+                name, _, value = part.partition("=")
+                if name.strip().lower() in ("accountkey", "sharedaccesssignature") and value:
+                    values.append(value.strip())
+        if self.azure_devops_pat and self.azure_devops_pat.get_secret_value():
+            pat = self.azure_devops_pat.get_secret_value()
+            values.append(base64.b64encode(f":{pat}".encode()).decode())
+        return values
 
 
 @functools.lru_cache(maxsize=1)

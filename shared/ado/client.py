@@ -229,6 +229,14 @@ class AdoClient:
                 self._not_before = max(self._not_before, time.monotonic() + seconds)
 
     # -- reads ---------------------------------------------------------------------------------
+    def project_info(self) -> dict[str, Any]:
+        """``GET {org}/_apis/projects/{project}``: the project as ADO describes it (id, name,
+        state); what the deep health check asks (any PAT scope may read it)."""
+        result = self._request(
+            "GET", f"{self.org_url}/_apis/projects/{quote(self.project, safe='')}"
+        )
+        return dict(result or {})
+
     def work_item_types(self) -> list[dict[str, Any]]:
         """The project's work item types (``GET .../wit/workitemtypes``: name, referenceName,
         isDisabled, ...), from which shared.ado.process tells the project's process."""

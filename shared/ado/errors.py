@@ -115,8 +115,8 @@ def error_from_response(
     message = str(fields.get("message") or "").strip()
     type_key = fields.get("typeKey") or None
     error_code = fields.get("errorCode") if isinstance(fields.get("errorCode"), int) else None
-    if not message:
-        snippet = re.sub(r"\s+", " ", text).strip()[:200]
+    if not message:  # masked before it is clipped: a clip must not cut a secret in two
+        snippet = mask_secrets(re.sub(r"\s+", " ", text), secrets).strip()[:200]
         message = snippet or "(empty body)"
     message = mask_secrets(message, secrets)
     kwargs: dict[str, Any] = {

@@ -16,6 +16,7 @@ from shared.models import (
     TAGS,
     TERMINAL_STATES,
     Coverage,
+    ErrorRecord,
     FinalizeMessage,
     GeneratedItem,
     GeneratedPart,
@@ -26,10 +27,19 @@ from shared.models import (
     TagPart,
     Usage,
 )
+from shared.pipeline.budget import budget_report
 from shared.pipeline.consolidate import annotate_quotes, merge_duplicates
+from shared.pipeline.fallback import (
+    FALLBACK_ENGINE,
+    add_run_warning,
+    describe,
+    model_unreachable,
+    model_warning,
+)
 from shared.pipeline.fanin import is_complete, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
+from shared.retrieval import KEYWORD_RETRIEVAL
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model
 
@@ -54,13 +64,30 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
     return merged
 
 
-def consolidate(svc: Services, items: list[GeneratedItem], transcript: str) -> list[GeneratedItem]:
+def consolidate(
+    svc: Services, items: list[GeneratedItem], transcript: str, notes: list[str] | None = None
+) -> list[GeneratedItem]:
     """One need, one story (stories of several segments merged) and speakers and timecodes on
-    every quote (``shared.pipeline.consolidate``)."""
-    threshold = svc.settings.pipeline.generation.merge_similarity
+    every quote (``shared.pipeline.consolidate``). When the embeddings endpoint is unreachable
+    the packaged MiniLM compares the stories (at its profile's ``duplicateAtLeast`` unless
+    ``merge_similarity`` is set) and the reason goes to ``notes``."""
+    configured = svc.settings.pipeline.generation.merge_similarity
+    threshold = configured
     if threshold is None:
         threshold = svc.settings.pipeline.thresholds.duplicate_at_least
-    merged = merge_duplicates(items, svc.embedder.embed, threshold)
+    try:
+        merged = merge_duplicates(items, svc.embedder.embed, threshold)
+    except Exception as err:
+        if not model_unreachable(err):
+            raise
+        from shared.engine.offline.capture import capture_embedder
+        from shared.settings import THRESHOLD_PROFILES
+
+        if notes is not None:
+            notes.append(describe(err, svc))
+        if configured is None:
+            threshold = THRESHOLD_PROFILES["minilm"]["duplicate_at_least"]
+        merged = merge_duplicates(items, capture_embedder(svc.embedder).embed, threshold)
     return annotate_quotes(transcript, merged)
 
 
@@ -96,6 +123,23 @@ def requirement_statements(
     return spans
 
 
+def fallbacks(
+    segments: list[Segment], parts: list[GeneratedPart], records: list[TaggingRecord]
+) -> dict[str, int]:
+    """How many units were done another way than configured (docs/RELIABILITY.md)."""
+
+    def keyword(warnings: list[str]) -> bool:
+        return any(w.startswith(KEYWORD_RETRIEVAL) for w in warnings)
+
+    return {
+        "offline_segmentation": int(any(s.engine == FALLBACK_ENGINE for s in segments)),
+        "offline_generation": sum(1 for p in parts if p.engine == FALLBACK_ENGINE),
+        "keyword_generation": sum(1 for p in parts if keyword(p.warnings)),
+        "offline_tagging": sum(1 for r in records if r.engine == FALLBACK_ENGINE),
+        "keyword_tagging": sum(1 for r in records if keyword(r.warnings)),
+    }
+
+
 def build_summary(
     svc: Services,
     run: RunStatus,
@@ -105,7 +149,7 @@ def build_summary(
     items: list[GeneratedItem],
     records: list[TaggingRecord],
     tag_usage: Usage,
-    error_count: int,
+    errors: list[ErrorRecord],
     transcript: str,
 ) -> Summary:
     stories = [i for i in items if i.type == "User Story"]
@@ -139,13 +183,15 @@ def build_summary(
         tagging_failed=sum(1 for r in records if r.tagging_failed),
         constraint_violations=sum(1 for s in stories if s.constraint_violation),
         open_questions=sum(len(i.open_questions) for i in items),
-        error_count=error_count,
+        error_count=len(errors),
         avg_segment_tokens=round(total_tokens / len(segments), 1) if segments else 0.0,
         total_segment_tokens=total_tokens,
         usage=usage,
         cost_estimate_usd=round(cost, 6),
         coverage=coverage(stories, requirement_statements(svc, segments, parts)),
         warnings=list(run.warnings),
+        fallbacks=fallbacks(segments, parts, records),
+        budget=budget_report(svc, run, usage, cost, errors),
     )
 
 
@@ -169,7 +215,11 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     )
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
     transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
-    items = consolidate(svc, merge_items(parts, tags), transcript)
+    notes: list[str] = []
+    items = consolidate(svc, merge_items(parts, tags), transcript, notes)
+    if notes:  # the embeddings endpoint was down: said once, in run.json and the summary
+        add_run_warning(svc, run, model_warning(notes[0]))
+        run = load_run(svc, run.run_id)
     story_order = [i.item_id for i in items if i.type == "User Story"]
     records = [tags[sid] for sid in story_order if sid in tags]
     errors = read_errors(svc, run.run_id)
@@ -183,7 +233,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         items,
         records,
         sum((tag_parts[sid].usage for sid in story_order if sid in tag_parts), Usage()),
-        len(errors),
+        errors,
         transcript,
     )
 

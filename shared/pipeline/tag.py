@@ -3,6 +3,13 @@
 Seed failure rules: no retrieved story → ``new`` without a model call; the agent retries once itself,
 then the story is tagged ``new`` with ``tagging_failed=true`` and the failure goes to errors.jsonl.
 Related ids the agent returns must be among the retrieved stories.
+
+Degradation (shared/pipeline/fallback.py): candidates come from keyword retrieval when the index
+cannot be queried, and the offline tagger decides when the model endpoint is unreachable after its
+retries (``engine: offline-fallback``); the record's ``warnings`` say which, as they do for a
+tagging that failed and defaulted to new. With a run token budget, a story whose tagging call
+would not fit is tagged new with ``tagging_failed`` and ``needs_review`` and recorded as skipped
+(shared/pipeline/budget.py).
 """
 
 from __future__ import annotations
@@ -14,15 +21,27 @@ from shared.models import (
     ErrorRecord,
     GeneratedItem,
     GeneratedPart,
+    RunStatus,
     SimilarityScore,
     TaggingRecord,
     TagMessage,
     TagPart,
     Usage,
 )
+from shared.pipeline.budget import budget_warning, refusal, tagging_need
+from shared.pipeline.fallback import (
+    FALLBACK_ENGINE,
+    add_run_warning,
+    describe,
+    index_warning,
+    masked,
+    model_unreachable,
+    model_warning,
+    offline_warning,
+)
 from shared.pipeline.fanin import check_completion
 from shared.pipeline.runs import load_run, record_error
-from shared.retrieval import tagging_candidates
+from shared.retrieval import keyword_reason, tagging_candidates
 from shared.services import Services
 from shared.storage import create_model, read_model
 from shared.textio import strip_markers
@@ -50,6 +69,7 @@ def failed_tag_part(
             tagging_failed=True,
             engine=svc.settings.resolved_engine(),
             timestamp=svc.clock(),
+            warnings=[f"tagging failed, defaulted to new: {reason}"[:300]],
         ),
         usage=usage or Usage(),
     )
@@ -71,28 +91,51 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
                 svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
             )
             story = part.story(msg.story_id)
-        create_model(svc.store, path, tag_story(svc, run.run_id, run.project, story))
+        create_model(svc.store, path, tag_story(svc, run.run_id, run.project, story, run=run))
     check_completion(svc, run.run_id, after_tag=True)  # the tag part is written: see fanin
 
 
-def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) -> TagPart:
+def tag_story(
+    svc: Services,
+    run_id: str,
+    project: str,
+    story: GeneratedItem,
+    *,
+    run: RunStatus | None = None,
+) -> TagPart:
     """Retrieve the existing user stories of ``project`` and tag ``story`` (seed §7.3); a failed
-    tagging is recorded under ``run_id`` and falls back to ``new``. The evaluation calls this too,
-    so the F1 it reports is the pipeline's own tagging step."""
+    tagging is recorded under ``run_id`` and falls back to ``new``. The evaluation and the retag
+    call this too, so the F1 it reports is the pipeline's own tagging step. ``run`` (the pipeline's
+    tag unit): the run whose token budget applies and whose warnings a degradation is added to."""
     story_id = story.item_id
     thresholds = svc.settings.pipeline.thresholds
+    notes: list[str] = []
     with svc.tracer.span(run_id, f"story_{story_id}_tagging_retrieval") as span:
         candidates = tagging_candidates(
-            svc.embedder, svc.index, svc.settings.pipeline.retrieval, project, story
+            svc.embedder,
+            svc.index,
+            svc.settings.pipeline.retrieval,
+            project,
+            story,
+            store=svc.store,
+            notes=notes,
         )
-        span.update(retrieved_story_count=len(candidates))
+        span.update(retrieved_story_count=len(candidates), keyword_retrieval=bool(notes))
+    notes = [masked(svc, n) for n in notes]
+    if notes and run is not None:
+        add_run_warning(svc, run, index_warning(keyword_reason(notes[0])))
+    tagger = svc.agents.tagger
+    if candidates and run is not None:
+        skipped = refusal(svc, run, lambda: tagging_need(tagger, story, candidates))
+        if skipped is not None:
+            return _skip_for_budget(svc, run, story, skipped, notes)
     scores = [
         SimilarityScore(work_item_id=c.work_item_id, title=c.title, score=c.similarity)
         for c in candidates
     ]
     max_similarity = max((c.similarity for c in candidates), default=0.0)
-    tagger = svc.agents.tagger
     usage, model, failed = Usage(), None, False
+    engine = tagger.engine
     with svc.tracer.span(run_id, f"story_{story_id}_tagging_agent") as span:
         if not candidates:
             decision = TagDecision(
@@ -100,7 +143,18 @@ def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) ->
             )
         else:
             try:
-                result = tagger.tag(story, candidates)
+                try:
+                    result = tagger.tag(story, candidates)
+                except Exception as err:
+                    if not model_unreachable(err):
+                        raise
+                    reason = describe(err, svc)
+                    tagger, engine = svc.fallback_agents.tagger, FALLBACK_ENGINE
+                    result = tagger.tag(story, candidates)
+                    notes.append(offline_warning("tagged this story", reason))
+                    if run is not None:
+                        add_run_warning(svc, run, model_warning(reason))
+                    span.update(fallback="offline", fallback_reason=reason)
                 decision, usage, model = result.decision, result.usage, result.model
             except TaggingFailed as err:
                 record_error(
@@ -121,6 +175,7 @@ def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) ->
                     decision_tag="new", reasoning_excerpt=f"tagging failed, defaulted to new: {err}"
                 )
                 usage, failed = err.usage, True
+                notes.append(f"tagging failed, defaulted to new: {err}"[:300])
         known = {c.work_item_id for c in candidates}
         related = [i for i in decision.related_story_ids if i in known]
         span.update(
@@ -152,10 +207,26 @@ def tag_story(svc: Services, run_id: str, project: str, story: GeneratedItem) ->
             thresholds_applied=thresholds.applied(),
             tagging_agent_version=tagger.version,
             tagging_failed=failed,
-            engine=tagger.engine,
+            engine=engine,
             model=model,
             trace_id=trace_id,
             timestamp=svc.clock(),
+            warnings=notes,
         ),
         usage=usage,
     )
+
+
+def _skip_for_budget(
+    svc: Services, run: RunStatus, story: GeneratedItem, error: ErrorRecord, notes: list[str]
+) -> TagPart:
+    """A story the run's token budget has no room to tag: recorded, no model call, tagged new
+    with ``tagging_failed`` and held for a reviewer's decision (never silently new)."""
+    error = error.model_copy(update={"phase": "tag", "unit_id": story.item_id})
+    record_error(svc, error)
+    add_run_warning(svc, run, budget_warning(run.token_budget or 0))
+    part = failed_tag_part(svc, run.run_id, story.segment_id, story.item_id, error.message)
+    part.record.needs_review = True
+    part.record.review_reasons = ["not tagged: the run's token budget ran out"]
+    part.record.warnings = [*notes, error.message]
+    return part

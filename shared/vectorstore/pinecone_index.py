@@ -1,7 +1,8 @@
 """The Pinecone adapter of the vector index port (``pinecone`` SDK, REST data plane).
 
 - The index is reached by host (``PINECONE_HOST``: no control-plane call) or by name
-  (``PINECONE_INDEX``: one describe call on the control plane resolves the host).
+  (``PINECONE_INDEX``: one describe call on the control plane resolves the host, on first use, so
+  that an unreachable Pinecone fails a query, which retrieval can fall back from, not the build).
 - One namespace per project (the port's ``namespace`` argument); metadata filters are passed
   through in Pinecone's own syntax (the embedded index evaluates the same subset).
 - Upserts go in batches of ``upsert_batch`` vectors, fetches and deletes in batches of ids;
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from shared.vectorstore import DimensionMismatch, Match, VectorRecord, index_mismatch
@@ -37,6 +38,22 @@ def pinecone_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = json.dumps(value, default=str)
     return out
+
+
+class _OnFirstUse:
+    """An SDK index object built when an attribute is first needed (then kept)."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._target: Any = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if self._target is None:
+            with self._lock:
+                if self._target is None:
+                    self._target = self._build()
+        return getattr(self._target, name)
 
 
 class PineconeIndex:
@@ -74,7 +91,10 @@ class PineconeIndex:
         from pinecone import Pinecone
 
         client = Pinecone(api_key=api_key)
-        index = client.Index(host=host) if host else client.Index(name=name)
+        if host:
+            index: Any = client.Index(host=host)
+        else:  # resolved on first use: an unreachable control plane fails a query, not the build
+            index = _OnFirstUse(lambda: client.Index(name=name))
         return cls(index, dimension, name=name or host or "", embedder=embedder)
 
     # ------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 
 from shared import layout
 from shared.models import TAGS, Summary, TaggingRecord, Usage
-from shared.pipeline.segment import index_warnings
+from shared.pipeline.segment import index_warnings, with_index_warnings
 from shared.pipeline.tag import tag_story
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model, read_model
@@ -98,7 +98,7 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
         now = svc.clock()
         distribution = _distribution(new_records)
         # the index as it is now: a backlog loaded since the run lifts its empty_index warning
-        warnings = index_warnings(svc, run.project)
+        warnings = with_index_warnings(run.warnings, index_warnings(svc, run.project))
         if warnings != run.warnings:
             svc.store.put(
                 layout.run_json(run_id),

@@ -217,6 +217,11 @@ def test_over_http_every_route_but_health_needs_the_key(secured):
                 assert right != 401, (name, method)
     # the key also works as ?code=
     assert call("GET", f"{host.url}/api/runs?code={KEY}")[0] == 200
+    # the deep health check (health/deep, with the key) read the ADO project: one GET of
+    # _apis/projects, not a work item; what a run sends ADO is checked from here on
+    probes = secured["ado"].requests
+    assert all(m == "GET" and "/_apis/projects/" in p for m, p in probes), probes
+    probes.clear()
 
 
 # ------------------------------------------------------------------------------------------------

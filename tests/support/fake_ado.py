@@ -17,7 +17,8 @@ MicrosoftDocs/vsts-rest-api-specs, ``specification/wit/7.1/workItemTracking.json
   ``$top`` first.
 - **workitemsbatch** ``POST .../wit/workitemsbatch``: ≤ 200 ids (400 VS403474 above), ``fields``
   and ``$expand`` together → 400, ``errorPolicy: omit`` → null for missing ids (else 404 TF401232).
-- **GET** ``.../wit/workitems/{id}[?$expand=relations]``, ``GET .../wit/workitems?ids=1,2``.
+- **GET** ``.../wit/workitems/{id}[?$expand=relations]``, ``GET .../wit/workitems?ids=1,2``;
+  ``GET {org}/_apis/projects/{project}`` (id, name, state; 404 VS800075 for another name).
 - **Process** (``process``: agile, the default, scrum, cmmi or basic): ``GET .../wit/workitemtypes``
   lists that process's work item types (name, referenceName, isDisabled; ``disabled_types`` are
   marked disabled), a create of a type the process lacks answers **404 VS402323** as ADO does (a
@@ -813,6 +814,16 @@ class FakeAdo:
         if rest[0] != "_apis":
             project_ok = rest[0].lower() == self.project.lower()
             rest = rest[1:]
+        if (
+            method == "GET"
+            and len(rest) == 3
+            and [r.lower() for r in rest[:2]]
+            == [
+                "_apis",
+                "projects",
+            ]
+        ):
+            return "project", rest[2:], rest[2].lower() == self.project.lower()
         if rest[:2] != ["_apis", "wit"]:
             return "unknown", [], project_ok
         tail = rest[2:]
@@ -1076,6 +1087,16 @@ class FakeAdo:
                 )
             value.append(self._view(self.items[wid], expand in ("relations", "all")))
         return 200, {"count": len(value), "value": value}
+
+    def _do_project(self, h: Any, req: LoggedRequest, tail: list[str]) -> tuple[int, Any]:
+        return 200, {
+            "id": "6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c",
+            "name": self.project,
+            "url": f"{self.org_url}/_apis/projects/6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c",
+            "state": "wellFormed",
+            "revision": 7,
+            "visibility": "private",
+        }
 
     def _do_workitemtypes(self, h: Any, req: LoggedRequest, tail: list[str]) -> tuple[int, Any]:
         value = [

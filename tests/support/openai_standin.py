@@ -4,6 +4,7 @@ talks to it over HTTP, so retries, timeouts, headers and response parsing are th
 Routes (OpenAI and Azure OpenAI spellings):
   POST /v1/chat/completions                         POST /openai/deployments/{d}/chat/completions
   POST /v1/embeddings                               POST /openai/deployments/{d}/embeddings
+  GET  /v1/models                                   GET  /openai/models
 (any path prefix before ``/chat/completions`` or ``/embeddings`` works; the query string is ignored)
 
 Answers, in this order of precedence for each request:
@@ -207,7 +208,7 @@ class Failures:
 
 @dataclass
 class Recorded:
-    route: str  # "chat" | "embeddings"
+    route: str  # "chat" | "embeddings" | "models"
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
@@ -276,6 +277,7 @@ class OpenAIStandIn:
         self.stories_per_segment = stories_per_segment
         self.embedding_dim = embedding_dim
         self.requests: list[Recorded] = []
+        self.models_status = 0  # non-zero: GET .../models answers this status
         self._script: list[tuple[Matcher, Reply]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -360,6 +362,27 @@ class OpenAIStandIn:
         return None
 
     # -- answering -----------------------------------------------------------------------------
+    def models(self, path: str, headers: dict[str, str]) -> tuple:
+        """``GET /v1/models`` (``/openai/models`` on Azure): the models it answers for, recorded
+        as a ``models`` request; ``models_status`` makes it answer that error status instead."""
+        rec = Recorded("models", path, headers, {}, None)
+        with self._lock:
+            self.requests.append(rec)
+        if self.models_status:
+            rec.status = self.models_status
+            return self.models_status, {}, {"error": {"message": "stand-in", "type": "error"}}
+        names = ["gpt-4o", "text-embedding-3-small"]
+        return (
+            200,
+            {},
+            {
+                "object": "list",
+                "data": [
+                    {"id": n, "object": "model", "created": 0, "owned_by": "standin"} for n in names
+                ],
+            },
+        )
+
     def auto_delay(self, route: str) -> float:
         """How long an automatic answer on ``route`` ("chat" or "embeddings") waits."""
         if route == "embeddings" and self.embedding_delay is not None:
@@ -655,6 +678,11 @@ def _handler_for(standin: OpenAIStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {}, {"error": {"message": f"no route {path}", "type": "invalid"}})
 
         def do_GET(self) -> None:  # noqa: N802
+            path = self.path.split("?", 1)[0]
+            if path.endswith("/models"):  # what a health check lists
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                self._send(*standin.models(path, headers))
+                return
             self._send(404, {}, {"error": {"message": "GET is not served", "type": "invalid"}})
 
     return Handler

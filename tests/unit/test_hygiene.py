@@ -316,3 +316,21 @@ def test_the_microsoft_rules_find_the_same_on_candidate_lines_as_on_the_whole_te
     monkeypatch.setattr(hygiene, "_candidate_windows", lambda t: [(0, len(t))])
     assert find_secrets(text) == windowed
     assert len(windowed) >= len(CASES) - 2
+
+
+def test_scrub_masks_configured_secrets_even_when_an_error_message_clipped_them():
+    from shared.hygiene import redact_text, scrub
+
+    pat = "h6mq7zk3m5vx2c6l2dwr7pt5yh3sj6fgk4ql2mz7xv5nb3c6hd4w"
+    key = "sk-proj-Hz5vT8mW3xK9pL1nR7bY4cH6dF0gJ5sA8eU2iO7kM1tV3wX4"
+    message = (
+        f"HTTP 500: upstream said Authorization=Bearer {key} and basic=:{pat[:30]} (body clipped)"
+    )
+    clean = scrub(message, [pat, key])
+    assert pat[:12] not in clean and key[:12] not in clean
+    assert "HTTP 500: upstream said" in clean and "(body clipped)" in clean
+    assert scrub("nothing secret here", [pat]) == "nothing secret here"
+    # unknown to the app, still found by the gate's rules
+    assert key not in scrub(f"the key {key} was refused")
+    text, found = redact_text(f"use {key} for now")
+    assert found == 1 and key not in text and len(text) == len(f"use {key} for now")

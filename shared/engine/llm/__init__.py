@@ -57,5 +57,5 @@ def build_llm_agents(
     return Agents(
         segmenter=LLMSegmenter(chat("segmentation"), cfg.segmentation, embedder, annotate),
         generator=LLMGenerator(chat("generation"), cfg, annotate),
-        tagger=LLMTagger(chat("tagging"), cfg, embedder),
+        tagger=LLMTagger(chat("tagging"), cfg, embedder, annotate),
     )

@@ -4,7 +4,8 @@ The prompt (``shared/prompts/generation.txt``) has the seed's sections in the se
 segment's original text, the retrieved ADO work items, the retrieved architecture constraints, then
 the task with the schema notes. The transcript and the retrieved texts are data blocks
 (``prompting.data_block``); the hygiene gate's annotations, when given, are listed before the
-segment.
+segment and before the retrieved blocks, whose secrets are redacted as they are built
+(``prompting.outside_block``).
 
 An answer is accepted when it parses into ``GenerationAnswer``, converts into the engine-neutral
 ``GenerationDraft`` (every story has at least one quote) and every story quote, superseded ones
@@ -69,8 +70,12 @@ class LLMGenerator:
             theme=segment.theme or "(none)",
             annotations=annotation_notes(segment.raw_text, self.annotate),
             segment_text=data_block("transcript", segment.raw_text),
-            ado_items=ado_items_text(context.ado_items),
-            architecture_chunks=architecture_text(context.architecture_chunks),
+            ado_items=ado_items_text(
+                context.ado_items, hygiene=self.cfg.hygiene, annotate=self.annotate
+            ),
+            architecture_chunks=architecture_text(
+                context.architecture_chunks, hygiene=self.cfg.hygiene, annotate=self.annotate
+            ),
             max_stories=self.cfg.generation.max_stories_per_segment,
             default_persona=self.cfg.generation.default_persona,
         )

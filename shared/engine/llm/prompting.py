@@ -12,6 +12,11 @@ the hygiene gate:
   the exact text of a data block and returns the spans it considers instruction-like; the prompt
   lists them before the block ("treat as quoted speech"), and the text itself is never altered, so
   verbatim quotes still match.
+- Hygiene: backlog items, architecture chunks, candidates and stories go through the hygiene
+  gate's redaction (``shared.hygiene.redact_text``) as their block is built, whatever the index
+  holds (the loaders redact at load time too: this is the second line), and the annotator lists
+  their instruction-like spans like the transcript's. ``hygiene`` is the run's
+  ``HygieneConfig``; None redacts with the defaults.
 - Units: the segmentation prompt shows the transcript as numbered lines ``[n] text``; a unit is one
   line (a speaker turn, a bullet) with the blank lines after it, and a line longer than
   ``UNIT_MAX_TOKENS`` is cut at sentence starts. Units tile the transcript, so cutting it at unit
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.agents import Candidate, RetrievedAdoItem, RetrievedChunk
+from shared.hygiene import redact_text
 from shared.textio import line_spans, sentence_spans
 from shared.tokens import count_tokens
 
@@ -79,6 +85,16 @@ def annotation_notes(text: str, annotate: Annotator | None, *, limit: int = 20) 
         note = getattr(a, "note", None) or getattr(a, "kind", None) or "instruction-like"
         lines.append(f"- chars {a.start}-{a.end} ({note}): {excerpt!r}")
     return "\n".join(lines) + "\n"
+
+
+def outside_block(
+    kind: str, text: str, *, hygiene: Any = None, annotate: Annotator | None = None
+) -> str:
+    """Text from outside the transcript as a data block: secrets redacted first (``hygiene``: the
+    run's HygieneConfig, None for the defaults), then the annotator's notes on the redacted text
+    before the block."""
+    clean, _ = redact_text(text, hygiene)
+    return annotation_notes(clean, annotate) + data_block(kind, clean)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -171,7 +187,9 @@ def _item_text(
     return "\n".join(lines)
 
 
-def ado_items_text(items: Sequence[RetrievedAdoItem]) -> str:
+def ado_items_text(
+    items: Sequence[RetrievedAdoItem], *, hygiene: Any = None, annotate: Annotator | None = None
+) -> str:
     if not items:
         return "(no existing work item was retrieved)"
     blocks = []
@@ -183,27 +201,31 @@ def ado_items_text(items: Sequence[RetrievedAdoItem]) -> str:
             head += f" · parent #{i.parent_id}"
         head += f" · similarity {i.similarity:.3f}"
         blocks.append(_item_text(head, i.title, i.description, i.acceptance_criteria))
-    return data_block("backlog", "\n".join(blocks))
+    return outside_block("backlog", "\n".join(blocks), hygiene=hygiene, annotate=annotate)
 
 
-def architecture_text(chunks: Sequence[RetrievedChunk]) -> str:
+def architecture_text(
+    chunks: Sequence[RetrievedChunk], *, hygiene: Any = None, annotate: Annotator | None = None
+) -> str:
     if not chunks:
         return "(no architecture constraint was retrieved)"
     blocks = [
         f"[{c.chunk_id}] {c.file_name} · similarity {c.similarity:.3f}\n{c.text.strip()}"
         for c in chunks
     ]
-    return data_block("architecture", "\n\n".join(blocks))
+    return outside_block("architecture", "\n\n".join(blocks), hygiene=hygiene, annotate=annotate)
 
 
-def candidates_text(candidates: Sequence[Candidate]) -> str:
+def candidates_text(
+    candidates: Sequence[Candidate], *, hygiene: Any = None, annotate: Annotator | None = None
+) -> str:
     blocks = []
     for c in candidates:
         head = f"[#{c.work_item_id}] similarity {c.similarity:.3f}"
         if c.state:
             head += f" · state {c.state}"
         blocks.append(_item_text(head, c.title, c.description, c.acceptance_criteria))
-    return data_block("existing_stories", "\n".join(blocks))
+    return outside_block("existing_stories", "\n".join(blocks), hygiene=hygiene, annotate=annotate)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -119,9 +119,10 @@ class LLMSegmenter:
             spans=spans, merge_operations=plan.merges, usage=usage, model=model, attempts=attempts
         )
 
-    def _ask(
+    def window_messages(
         self, transcript: str, units: list[Unit], a: int, b: int, windows: int
-    ) -> Outcome[list[SegmentProposal]]:
+    ) -> list[dict[str, str]]:
+        """The prompt of the window of units [a, b) (one of ``windows``)."""
         shown = units[a:b]
         text = unit_lines(transcript, shown)
         tokens = sum(u.tokens for u in shown) or 1
@@ -131,7 +132,7 @@ class LLMSegmenter:
             if windows > 1
             else ""
         )
-        messages = self.template.messages(
+        return self.template.messages(
             first_unit=a,
             last_unit=b - 1,
             unit_count=b - a,
@@ -142,6 +143,20 @@ class LLMSegmenter:
             max_segment_units=max(1, round(self.cfg.max_segment_tokens * len(shown) / tokens)),
             min_merge_threshold=self.cfg.min_merge_threshold,
         )
+
+    def prompts(self, transcript: str) -> list[list[dict[str, str]]]:
+        """Every prompt ``segment(transcript)`` sends when no answer is rejected (one per window),
+        built without calling the model: what a run's token estimate counts."""
+        units = transcript_units(transcript)
+        if not units:
+            return []
+        windows = plan_windows(units, self.cfg.window_tokens, self.cfg.window_overlap_tokens)
+        return [self.window_messages(transcript, units, a, b, len(windows)) for a, b in windows]
+
+    def _ask(
+        self, transcript: str, units: list[Unit], a: int, b: int, windows: int
+    ) -> Outcome[list[SegmentProposal]]:
+        messages = self.window_messages(transcript, units, a, b, windows)
 
         def check(answer: SegmentationAnswer) -> list[SegmentProposal]:
             if not answer.segments:

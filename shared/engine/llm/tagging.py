@@ -2,7 +2,8 @@
 
 The prompt (``shared/prompts/tagging.txt``) has the seed's sections: the generated story, the
 retrieved existing stories (id, title, description, acceptance criteria, similarity), the decision
-instructions with the thresholds, the output schema. Five tags: the seed's four plus ``duplicate``.
+instructions with the thresholds, the output schema. Both blocks are redacted as they are built,
+and the existing stories' instruction-like spans listed before them (``prompting.outside_block``). Five tags: the seed's four plus ``duplicate``.
 
 An answer is accepted when it parses into ``TaggingAnswer`` and is clear: a tag other than ``new``
 must name at least one of the retrieved stories in ``related_story_ids`` (ids that were not
@@ -29,7 +30,7 @@ from shared import prompts
 from shared.agents import Candidate, TagDecision, TaggingFailed, TaggingResult
 from shared.embeddings import Embedder
 from shared.engine.llm.base import ask
-from shared.engine.llm.prompting import candidates_text, data_block
+from shared.engine.llm.prompting import Annotator, candidates_text, outside_block
 from shared.engine.llm.schemas import TaggingAnswer
 from shared.llm import ChatModel
 from shared.models import GeneratedItem
@@ -45,22 +46,27 @@ class UnclearDecision(ValueError):
     pass
 
 
-def story_block(story: GeneratedItem) -> str:
+def story_block(story: GeneratedItem, hygiene: object = None) -> str:
     lines = [f"Title: {story.title}", f"Description: {story.description}"]
     if story.acceptance_criteria:
         lines.append("Acceptance criteria:")
         lines.extend(f"- {ac}" for ac in story.acceptance_criteria)
-    return data_block("story", "\n".join(lines))
+    return outside_block("story", "\n".join(lines), hygiene=hygiene)
 
 
 class LLMTagger:
     engine = "llm"
 
     def __init__(
-        self, chat: ChatModel, cfg: PipelineConfig, embedder: Embedder | None = None
+        self,
+        chat: ChatModel,
+        cfg: PipelineConfig,
+        embedder: Embedder | None = None,
+        annotate: Annotator | None = None,
     ) -> None:
         self.chat = chat
         self.cfg = cfg
+        self.annotate = annotate
         self.template = prompts.load("tagging")
         self.version = self.template.version
         self.model: str | None = chat.model
@@ -73,8 +79,10 @@ class LLMTagger:
     def messages(self, story: GeneratedItem, candidates: list[Candidate]) -> list[dict[str, str]]:
         t = self.cfg.thresholds
         return self.template.messages(
-            story=story_block(story),
-            candidates=candidates_text(candidates),
+            story=story_block(story, self.cfg.hygiene),
+            candidates=candidates_text(
+                candidates, hygiene=self.cfg.hygiene, annotate=self.annotate
+            ),
             new_below=f"{t.new_below:g}",
             gap_at_least=f"{t.gap_at_least:g}",
             extend_similarity=f"{t.extend_similarity:g}",

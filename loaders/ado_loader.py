@@ -45,11 +45,11 @@ from loaders.console import (
     progress_bar,
     setup_logging,
 )
-from loaders.indexer import LoadSummary, index_work_items, work_item_lines
-from loaders.workitems import parse_backlog_file, parse_records
 from shared import layout
 from shared.ado import process as processes
 from shared.ado.process import Process, normalize_types
+from shared.indexing.indexer import LoadSummary, index_work_items, work_item_lines
+from shared.indexing.workitems import parse_backlog_file, parse_records
 from shared.models import WorkItem
 from shared.storage import dump_jsonl
 

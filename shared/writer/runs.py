@@ -17,10 +17,9 @@ each item that changed ADO and at the end, so a write that dies still says what 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,14 +32,14 @@ from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review_state import Applied, ReviewState, apply, check, load_state
 from shared.services import Services
-from shared.storage import ArtifactStore, LeaseHeld, NotFound, dump_jsonl, read_jsonl
+from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
+from shared.storage.leases import LEASE_SECONDS, LeaseBusy
 from shared.writer.execute import Writer, WriteResult, counts, preview
 from shared.writer.plan import InvalidDecisions, Plan, build_plan
 
 log = logging.getLogger("shared.writer")
 
 WRITABLE = ("completed", "completed_with_errors")
-LEASE_SECONDS = 60  # the longest finite blob lease; renewed every third of it
 
 
 class RunNotWritable(RuntimeError):
@@ -52,7 +51,7 @@ class EmptyBacklogRefused(RuntimeError):
     all is refused unless the request allows it."""
 
 
-class WriteInProgress(RuntimeError):
+class WriteInProgress(LeaseBusy):
     """Another write or retag holds the lease."""
 
 
@@ -60,40 +59,11 @@ class WriteInProgress(RuntimeError):
 # leases
 
 
-class _Renewer(threading.Thread):
-    def __init__(self, handle: Any, every: float) -> None:
-        super().__init__(name="write-lease-renewer", daemon=True)
-        self.handle = handle
-        self.every = every
-        self.stopped = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopped.wait(self.every):
-            try:
-                self.handle.renew()
-            except Exception as err:  # the holder goes on; a lost lease shows as a 409 elsewhere
-                log.warning("renewing the write lease failed: %s", err)
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join(timeout=5)
-
-
-@contextmanager
 def held_lease(
     store: ArtifactStore, path: str, busy: str, seconds: int = LEASE_SECONDS
-) -> Iterator[None]:
+) -> AbstractContextManager[None]:
     """Hold the lease on ``path`` for the block, renewing it; WriteInProgress(busy) if taken."""
-    with ExitStack() as stack:
-        try:
-            handle = stack.enter_context(store.lease(path, seconds=seconds))
-        except LeaseHeld:
-            raise WriteInProgress(busy) from None
-        if hasattr(handle, "renew"):
-            renewer = _Renewer(handle, max(0.2, seconds / 3))
-            renewer.start()
-            stack.callback(renewer.stop)
-        yield
+    return leases.held_lease(store, path, busy, seconds, error=WriteInProgress)
 
 
 def run_lock(svc: Services, run_id: str) -> Any:

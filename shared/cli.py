@@ -151,13 +151,14 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
     from loaders.ado_loader import load_backlog
     from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
+    from shared.indexing.backlog import IndexBusy
 
     svc, _ = _services(settings)
     try:
         summary = load_backlog(
             svc, args.project, file=args.file, prune=not args.no_prune, rebuild=args.rebuild
         )
-    except (AdoError, ProcessError, OSError) as err:
+    except (AdoError, ProcessError, OSError, IndexBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(summary.as_dict()))

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from shared import layout
 from shared.embeddings import Embedder
@@ -158,7 +158,19 @@ def ado_metadata(
         meta["priority"] = item.priority
     if item.ado_work_item_type:
         meta["ado_work_item_type"] = item.ado_work_item_type
+    if item.rev is not None:
+        meta["rev"] = item.rev
     return meta
+
+
+Outcome = Literal["added", "updated", "unchanged", "stale"]
+
+
+def _older(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """The stored vector is of a later revision than the item given (both revs known): a sync or
+    a load that read the item before a write indexed its newer revision."""
+    old_rev, new_rev = old.get("rev"), new.get("rev")
+    return isinstance(old_rev, int) and isinstance(new_rev, int) and new_rev < old_rev
 
 
 def index_work_items(
@@ -171,19 +183,30 @@ def index_work_items(
     keep_ids: Iterable[int] = (),
     allow_empty: bool = False,
     progress: Progress | None = None,
+    outcomes: dict[int, Outcome] | None = None,
 ) -> LoadSummary:
     """Embed and upsert new and changed items. With ``prune``, delete indexed items that are not
     in ``items`` and not in ``keep_ids`` (items the source still lists but could not be read this
-    time keep their last good vector). Refuses to empty a namespace from an empty source unless ``allow_empty``."""
+    time keep their last good vector). Refuses to empty a namespace from an empty source unless
+    ``allow_empty``. An item older (``rev``) than the one indexed is left as it is. ``outcomes``,
+    when given, gets each item's outcome: ``added``, ``updated`` (embedded again), ``unchanged``
+    (same text and model: not embedded; metadata outside the hash refreshed) or ``stale``."""
     summary = LoadSummary(fetched=len(items))
     model = getattr(embedder, "model_name", None)
     ids = [ado_vector_id(i.work_item_id) for i in items]
     stored = fetch_records(index, project, ids)
     todo = []
     refreshed: list[VectorRecord] = []
+    seen: dict[int, Outcome] = {}
     for vid, item in zip(ids, items, strict=True):
         meta = ado_metadata(item, project, model)
         old = stored.get(vid)
+        if old is not None and _older(old.metadata, meta):
+            summary.skipped += 1
+            seen[item.work_item_id] = "stale"
+            if progress:
+                progress(1)
+            continue
         if (
             old is not None
             and old.metadata.get("work_item_hash") == meta["work_item_hash"]
@@ -192,11 +215,15 @@ def index_work_items(
             # same text, same model: no embedding; metadata outside the hash (url, tags,
             # priority) is refreshed on the stored vector when it differs
             summary.skipped += 1
+            seen[item.work_item_id] = "unchanged"
+            if "rev" not in meta and "rev" in old.metadata:
+                meta["rev"] = old.metadata["rev"]  # an export without revs: the same revision
             if old.metadata != meta:
                 refreshed.append(VectorRecord(vid, old.values, meta))
             if progress:
                 progress(1)
             continue
+        seen[item.work_item_id] = "added" if old is None else "updated"
         todo.append((vid, item.embedding_text(), meta))
     if prune:
         present = set(ids) | {ado_vector_id(i) for i in keep_ids}
@@ -209,6 +236,8 @@ def index_work_items(
     if refreshed:
         summary.upserted += index.upsert(project, refreshed)
     _embed_and_upsert(embedder, index, project, todo, summary, progress)
+    if outcomes is not None:
+        outcomes.update(seen)
     if prune and stale:
         summary.deleted = index.delete(project, stale)
     return summary

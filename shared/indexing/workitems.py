@@ -115,6 +115,7 @@ def from_rest(raw: dict[str, Any]) -> WorkItem:
         updated_at=_time(fields.get("System.ChangedDate")),
         url=raw.get("url"),
         priority=_int(fields.get("Microsoft.VSTS.Common.Priority")),
+        rev=_int(raw.get("rev") if raw.get("rev") is not None else fields.get("System.Rev")),
     )
 
 

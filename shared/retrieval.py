@@ -7,12 +7,15 @@ trim to the context budget, lowest-ranked architecture chunks first.
 
 Tagging: embed the story (title + description + ACs) and retrieve the top existing user stories:
 the index's ``User Story`` items, which is what the loader calls the story type of every process
-(a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process).
+(a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process); and the
+nearest pending stories of the project's other runs (reviewed, not yet written:
+shared/indexing/pending.py), which generation never sees.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -30,6 +33,17 @@ ARCHITECTURE_FILTER = {"doc_type": {"$eq": "architecture"}}
 USER_STORY_FILTER = {
     "$and": [{"work_item_type": {"$eq": "User Story"}}, {"source_type": {"$eq": "ado_backlog"}}]
 }
+PENDING_TOP_K = 3  # pending stories of other runs a story is also compared with
+
+
+def pending_filter(exclude_runs: Sequence[str]) -> dict[str, Any]:
+    """Pending stories (shared/indexing/pending.py) of runs other than ``exclude_runs``."""
+    return {
+        "$and": [
+            {"source_type": {"$eq": "pending_story"}},
+            {"run_id": {"$nin": list(exclude_runs)}},
+        ]
+    }
 
 
 def intent_text(segment: Segment) -> str:
@@ -161,19 +175,40 @@ def tagging_candidates(
     cfg: RetrievalConfig,
     namespace: str,
     story: GeneratedItem,
+    *,
+    pending_exclude: Sequence[str] | None = None,
 ) -> list[Candidate]:
+    """The ``tagging_top_k`` existing user stories nearest to ``story``; with ``pending_exclude``
+    (the run itself and its earlier attempts) also the ``PENDING_TOP_K`` nearest pending stories
+    of the project's other runs, each under its negative candidate id. Most similar first."""
     vector = embedder.embed(
         [story_text(story.title, story.description, story.acceptance_criteria)]
-    )[0]
-    matches = index.query(namespace, vector.tolist(), cfg.tagging_top_k, USER_STORY_FILTER)
-    return [
-        Candidate(
-            work_item_id=int(m.metadata.get("work_item_id", 0)),
-            title=str(m.metadata.get("title", "")),
-            description=str(m.metadata.get("description", "")),
-            acceptance_criteria=list(m.metadata.get("acceptance_criteria") or []),
-            similarity=round(m.score, 4),
-            state=str(m.metadata.get("state", "")),
-        )
-        for m in matches
-    ]
+    )[0].tolist()
+    matches = index.query(namespace, vector, cfg.tagging_top_k, USER_STORY_FILTER)
+    candidates = [_candidate(m, int(m.metadata.get("work_item_id", 0))) for m in matches]
+    if pending_exclude is not None:
+        pending = index.query(namespace, vector, PENDING_TOP_K, pending_filter(pending_exclude))
+        candidates += [
+            _candidate(
+                m,
+                int(m.metadata["candidate_id"]),
+                pending_run_id=str(m.metadata.get("run_id")),
+                pending_story_id=str(m.metadata.get("story_id")),
+            )
+            for m in pending
+            if isinstance(m.metadata.get("candidate_id"), int)
+        ]
+        candidates.sort(key=lambda c: -c.similarity)
+    return candidates
+
+
+def _candidate(m: Match, work_item_id: int, **pending: str) -> Candidate:
+    return Candidate(
+        work_item_id=work_item_id,
+        title=str(m.metadata.get("title", "")),
+        description=str(m.metadata.get("description", "")),
+        acceptance_criteria=list(m.metadata.get("acceptance_criteria") or []),
+        similarity=round(m.score, 4),
+        state=str(m.metadata.get("state", "")),
+        **pending,
+    )

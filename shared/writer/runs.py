@@ -28,6 +28,7 @@ from shared import layout
 from shared.ado import process as processes
 from shared.ado.errors import AdoError
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review_state import Applied, ReviewState, apply, check, load_state
@@ -116,6 +117,8 @@ def reviewed_run(svc: Services, run_id: str) -> ReviewedRun:
     if problems:
         raise InvalidDecisions([f"the saved review: {p}" for p in problems])
     items, records, applied = apply(state, items, records)
+    # pending stories of other runs written since: their ADO items (shared/indexing/pending.py)
+    records, _ = pending.resolve(svc, records)
     return ReviewedRun(run, items, records, state, etag, applied)
 
 
@@ -256,12 +259,19 @@ def write_run(
             clock=svc.clock,
             on_result=on_result,
         )
+        index_update: dict[str, Any] | None = None
         try:
             results = writer.run(plan)
+            # the project's index follows what was written (shared/indexing/writes.py)
+            index_update = writes.after_write(svc, run_id, run.project, client, process, results)
         finally:
             flush(writer.results)
     log.info("write %s of run %s (%s): %s", write_id, run_id, process.name, counts(results))
-    return {**results_body(run_id, write_id, results, dry_run=False), "process": process.name}
+    return {
+        **results_body(run_id, write_id, results, dry_run=False),
+        "process": process.name,
+        "index_update": index_update,
+    }
 
 
 def results_body(

@@ -210,7 +210,7 @@ def validate_decisions(
             ref = pending_ref(records.get(story_id), existing)
             problems.append(
                 f"{story_id}: {value!r} needs an existing work item, and its counterpart "
-                f"({_pending_name(ref)}) is not written yet"
+                f"({_pending_name(ref)}) is not yet written"
             )
     if problems:
         raise InvalidDecisions(problems)
@@ -272,7 +272,7 @@ def _pending_action(
     if tag == "duplicate":
         return "skip", None, f"duplicate of {name}, not yet written: that run's write writes it"
     if decided and decision == "accept":
-        return "create", None, f"created as a new story: {name} is not written yet"
+        return "create", None, f"created as a new story: {name} is not yet written"
     return (
         "blocked",
         None,

@@ -42,6 +42,8 @@ from shared.storage.leases import LEASE_SECONDS
 log = logging.getLogger("shared.indexing")
 
 WRITTEN = ("created", "modified", "existing")
+# how long a write's (or rollback's) index update waits for a sync or load of the project
+INDEX_WAIT_SECONDS: float = LEASE_SECONDS
 REMOVED = ("deleted", "already_gone")
 
 
@@ -66,7 +68,7 @@ def _reindex(
     process: Process,
     ids: set[int],
     drop: Iterable[int] = (),
-    wait: float = LEASE_SECONDS,
+    wait: float | None = None,
 ) -> tuple[dict[str, Any], set[int], set[int]]:
     """(the summary, the ids the index holds now, the ids it no longer holds)."""
     summary: dict[str, Any] = {
@@ -83,7 +85,7 @@ def _reindex(
     indexed: set[int] = set()
     removed: set[int] = set()
     try:
-        with index_lease(svc, project, wait=wait):
+        with index_lease(svc, project, wait=INDEX_WAIT_SECONDS if wait is None else wait):
             removed.update(remove(svc, project, drop))
             done = reindex(svc, project, client, process, ids - set(drop))
             removed.update(done.removed)
@@ -114,7 +116,7 @@ def after_write(
     process: Process,
     results: list[Any],
     *,
-    wait: float = LEASE_SECONDS,
+    wait: float | None = None,
 ) -> dict[str, Any]:
     """Index what the write changed and set each result's ``indexed``; ``index_update``."""
     summary, indexed, _ = _reindex(svc, project, client, process, touched_ids(results), wait=wait)
@@ -134,7 +136,7 @@ def after_rollback(
     process: Process,
     records: list[Any],
     *,
-    wait: float = LEASE_SECONDS,
+    wait: float | None = None,
 ) -> dict[str, Any]:
     """Remove what the rollback deleted, index the rest again, set each record's ``index``."""
     drop = {int(r.ado_id) for r in records if r.status in REMOVED and r.ado_id is not None}

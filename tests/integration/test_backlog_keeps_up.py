@@ -118,6 +118,14 @@ def test_a_written_run_is_in_the_index_and_the_next_meeting_creates_nothing_for_
     epic = next(r for r in written["results"] if r["type"] == "Epic" and r["status"] == "created")
     assert ours[f"ado-{epic['ado_id']}"].metadata["rev"] == fake.item(epic["ado_id"])["rev"]
 
+    # the project view shows what Monday wrote and what the index holds now
+    view = api.get_project(svc, PROJECT).json()
+    monday_row = next(r for r in view["runs"] if r["run_id"] == monday)
+    assert sorted(monday_row["write"]["created_ids"]) == sorted(created.values())
+    assert monday_row["write"]["indexed"] == len(created) and monday_row["pending"] == 0
+    assert view["index"]["ado_items"] == 51 + len(created) and view["pending"] == []
+    assert api.get_project(svc, "../rc").status == 400
+
     thursday = run(project, THURSDAY)
     found = stories(svc, thursday)
     for words, monday_words in RESTATED.items():
@@ -240,6 +248,16 @@ def test_stories_reviewed_but_not_written_count_for_the_next_meeting(project):
     assert {r["index"] for r in undone["results"] if r["status"] == "deleted"} == {"removed"}
     assert not svc.index.fetch(PROJECT, [f"ado-{i}" for i in created.values()])
     assert len(pending.project_pending(svc, PROJECT)) == 3
+
+
+def test_with_completed_every_completed_run_counts_before_its_review(project, monkeypatch):
+    svc = project["svc"]
+    monkeypatch.setattr(svc.settings, "pending_stories", "completed")
+    monday = run(project, MONDAY)  # no review saved: finalize made its stories pending
+    assert {p["run_id"] for p in pending.project_pending(svc, PROJECT)} == {monday}
+    thursday = run(project, THURSDAY)
+    item, record = story_with(stories(svc, thursday), "secret code")
+    assert record.related_story_ids[0] < 0 and record.pending_refs[0].run_id == monday
 
 
 def test_pending_stories_can_be_turned_off(project, monkeypatch):

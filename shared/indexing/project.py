@@ -3,8 +3,9 @@
     {"project": "rc",
      "runs": [{"run_id", "source_name", "status", "created_at", "completed_at", "story_count",
                "attempt", "retried_by",
-               "write": {"write_id", "writes", "counts", "created_ids", "modified_ids",
-                         "indexed": n} | null,      # the latest write (null: never written)
+               "write": {"write_id", "writes", "counts", "indexed": n,   # the latest write
+                         "created_ids", "modified_ids"} | null,   # by all its writes, less what
+                                                    # a rollback undid (null: never written)
                "pending": n}],                      # its stories pending in the index
                                                     # (newest run first, at most 100)
      "index": {"ado_items": n, "pending_stories": n, "architecture_chunks": n,
@@ -52,21 +53,39 @@ def _runs(svc: Services, project: str) -> list[RunStatus]:
     return runs[:MAX_RUNS]
 
 
-def _write(svc: Services, run_id: str) -> dict[str, Any] | None:
+def _lines(svc: Services, path: str) -> list[dict[str, Any]]:
     try:
-        text = svc.store.get(layout.ado_write_results(run_id)).decode("utf-8")
+        text = svc.store.get(path).decode("utf-8")
     except NotFound:
+        return []
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _write(svc: Services, run_id: str) -> dict[str, Any] | None:
+    """The latest write (its id and counts) and what all the run's writes put in ADO: the items
+    created and patched, less those a rollback deleted or reverted."""
+    latest = _lines(svc, layout.ado_write_results(run_id))
+    if not latest:
         return None
-    results = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if not results:
-        return None
+    created: list[int] = []
+    modified: list[int] = []
+    for path in svc.store.list(layout.write_results_prefix(run_id)):
+        for r in _lines(svc, path):
+            created += [i for i in r.get("created_ids") or [] if i not in created]
+            modified += [i for i in r.get("modified_ids") or [] if i not in modified]
+    for path in svc.store.list(layout.rollback_prefix(run_id)):
+        for r in _lines(svc, path):
+            if r.get("status") == "deleted" and r.get("ado_id") in created:
+                created.remove(r["ado_id"])
+            if r.get("status") == "reverted" and r.get("ado_id") in modified:
+                modified.remove(r["ado_id"])
     return {
-        "write_id": results[0].get("write_id"),
+        "write_id": latest[0].get("write_id"),
         "writes": len(svc.store.list(layout.write_results_prefix(run_id))),
-        "counts": dict(Counter(str(r.get("status")) for r in results)),
-        "created_ids": [i for r in results for i in r.get("created_ids") or []],
-        "modified_ids": [i for r in results for i in r.get("modified_ids") or []],
-        "indexed": sum(1 for r in results if r.get("indexed")),
+        "counts": dict(Counter(str(r.get("status")) for r in latest)),
+        "created_ids": created,
+        "modified_ids": modified,
+        "indexed": sum(1 for r in latest if r.get("indexed")),
     }
 
 

@@ -505,7 +505,7 @@
   // a project at a glance (GET /api/projects/{project}): its runs and what each wrote, its index,
   // the last sync and the stories reviewed but not yet written
   async function loadProject(project) {
-    const section = $("project");
+    const section = $("project-view");
     const res = await api("projects/" + encodeURIComponent(project));
     if (!res.ok) {
       section.hidden = true;
@@ -521,7 +521,7 @@
     ];
     const runs = (view.runs || []).map((r) => {
       const w = r.write;
-      const wrote = w ? "wrote: " + (w.counts.created || 0) + " created, " + (w.counts.modified || 0) + " modified" + (w.created_ids.length ? " (#" + w.created_ids.join(", #") + ")" : "") : "not written";
+      const wrote = w ? "wrote: " + w.created_ids.length + " created, " + w.modified_ids.length + " modified" + (w.created_ids.length ? " (#" + w.created_ids.join(", #") + ")" : "") : "not written";
       return h("li", {}, fmtDate(r.created_at) + " · ", h("a", { href: "#run=" + r.run_id }, r.source_name || r.run_id), " · " + r.status + " · " + wrote + (r.pending ? " · " + r.pending + " pending" : ""));
     });
     const pending = (view.pending || []).map((p) => h("li", {}, "“" + (p.title || "") + "” (" + p.story_id + ", run ", h("a", { href: "#run=" + p.run_id }, p.run_id), ")"));

@@ -248,6 +248,8 @@ def test_stories_reviewed_but_not_written_count_for_the_next_meeting(project):
     assert {r["index"] for r in undone["results"] if r["status"] == "deleted"} == {"removed"}
     assert not svc.index.fetch(PROJECT, [f"ado-{i}" for i in created.values()])
     assert len(pending.project_pending(svc, PROJECT)) == 3
+    row = next(r for r in project_view(svc, PROJECT)["runs"] if r["run_id"] == monday)
+    assert row["write"]["writes"] == 1 and row["write"]["created_ids"] == [] and row["pending"] == 3
 
 
 def test_with_completed_every_completed_run_counts_before_its_review(project, monkeypatch):

@@ -280,3 +280,30 @@ def test_the_sync_timer_exists_only_with_a_schedule():
 
     assert schedule({}) == "none"
     assert schedule({"SYNTH_SYNC_SCHEDULE": "0 */15 * * * *"}) == "0 */15 * * * *"
+
+
+def test_the_project_route_shows_the_last_sync(setup, monkeypatch):
+    import azure.functions as func
+
+    import function_app
+
+    function_app.app.functions_bindings = None  # get_functions() is one-shot otherwise
+    found = {f.get_function_name(): f for f in function_app.app.get_functions()}
+    function_app.app.functions_bindings = None
+    trigger = found["project_get"].get_trigger().get_dict_repr()
+    assert trigger["route"] == "projects/{project}"
+    monkeypatch.setattr(function_app, "app_services", lambda: setup["svc"])
+    request = func.HttpRequest(
+        method="GET", url="/api/projects/rc", route_params={"project": PROJECT}, body=b""
+    )
+    response = found["project_get"].get_user_function()(request)
+    body = json.loads(response.get_body())
+    assert response.status_code == 200 and body["project"] == PROJECT
+    assert body["index"] == {
+        "ado_items": 51,
+        "pending_stories": 0,
+        "architecture_chunks": 0,
+        "error": None,
+    }
+    assert body["sync"]["last_status"] == "completed" and body["sync"]["watermark"]
+    assert body["sync"]["last_report"]["unchanged"] == 51 and body["runs"] == []

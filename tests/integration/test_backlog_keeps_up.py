@@ -10,6 +10,8 @@ a spoken channel name (tests/data/recurring_meeting_*.txt).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,14 +40,14 @@ RESTATED = {"secret code": "four-digit PIN", "light up softly": "soft backlight"
 
 
 @pytest.fixture(scope="module")
-def engine():
+def engine() -> tuple[Settings, MiniLMEmbedder, Any]:
     settings = Settings(storage_backend="local", engine="offline", embedder="minilm")
     embedder = MiniLMEmbedder()
     return settings, embedder, build_offline_agents(embedder, settings.pipeline)
 
 
 @pytest.fixture
-def project(tmp_path, engine):
+def project(tmp_path: Path, engine: Any) -> Iterator[dict[str, Any]]:
     """The sample project in the fake ADO, loaded once into the index over REST."""
     settings, embedder, agents = engine
     svc, bus = make_pipeline(
@@ -87,7 +89,9 @@ def accept_unsure(svc: Any, run_id: str) -> dict[str, str]:
     return {r.story_id: "accept" for _, r in stories(svc, run_id).values() if r.needs_review}
 
 
-def test_a_written_run_is_in_the_index_and_the_next_meeting_creates_nothing_for_it(project):
+def test_a_written_run_is_in_the_index_and_the_next_meeting_creates_nothing_for_it(
+    project: dict[str, Any],
+) -> None:
     svc, fake, client = project["svc"], project["fake"], project["client"]
     monday = run(project, MONDAY)
     assert {r.decision_tag for _, r in stories(svc, monday).values()} == {"new"}
@@ -151,7 +155,9 @@ def test_a_written_run_is_in_the_index_and_the_next_meeting_creates_nothing_for_
     assert len(fake.items) == total + len(second["created_ids"])
 
 
-def test_stories_reviewed_but_not_written_count_for_the_next_meeting(project):
+def test_stories_reviewed_but_not_written_count_for_the_next_meeting(
+    project: dict[str, Any],
+) -> None:
     svc, client = project["svc"], project["client"]
     monday = run(project, MONDAY)
     assert pending.project_pending(svc, PROJECT) == []  # not reviewed yet: nothing pending
@@ -252,7 +258,9 @@ def test_stories_reviewed_but_not_written_count_for_the_next_meeting(project):
     assert row["write"]["writes"] == 1 and row["write"]["created_ids"] == [] and row["pending"] == 3
 
 
-def test_with_completed_every_completed_run_counts_before_its_review(project, monkeypatch):
+def test_with_completed_every_completed_run_counts_before_its_review(
+    project: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     svc = project["svc"]
     monkeypatch.setattr(svc.settings, "pending_stories", "completed")
     monday = run(project, MONDAY)  # no review saved: finalize made its stories pending
@@ -262,7 +270,9 @@ def test_with_completed_every_completed_run_counts_before_its_review(project, mo
     assert record.related_story_ids[0] < 0 and record.pending_refs[0].run_id == monday
 
 
-def test_pending_stories_can_be_turned_off(project, monkeypatch):
+def test_pending_stories_can_be_turned_off(
+    project: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     svc = project["svc"]
     monkeypatch.setattr(svc.settings, "pending_stories", "off")
     monday = run(project, MONDAY)

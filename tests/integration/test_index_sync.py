@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,14 +70,14 @@ class CountingIndex(EmbeddedVectorIndex):
 
 
 @pytest.fixture
-def fake():
+def fake() -> Iterator[FakeAdo]:
     with FakeAdo() as server:
         server.seed_sample()
         yield server
 
 
 @pytest.fixture
-def setup(tmp_path, fake):
+def setup(tmp_path: Path, fake: FakeAdo) -> Iterator[dict[str, Any]]:
     """The sample loaded from the fake over REST (as the loader does), then a first sync that
     sets the watermark."""
     embedder = CountingEmbedder()
@@ -115,7 +116,7 @@ def change_four_items(fake: FakeAdo) -> dict[str, int]:
     return {"reworded": 1102, "closed": 1103, "deleted": 1108, "added": 1200}
 
 
-def test_a_sync_touches_exactly_what_changed_in_ado(fake, setup):
+def test_a_sync_touches_exactly_what_changed_in_ado(fake: FakeAdo, setup: dict[str, Any]) -> None:
     svc, client, embedder, index = (setup[k] for k in ("svc", "client", "embedder", "index"))
     before = load_state(svc, PROJECT)
     changed = change_four_items(fake)
@@ -161,7 +162,9 @@ def test_a_sync_touches_exactly_what_changed_in_ado(fake, setup):
     assert embedder.texts == [] and index.upserted == [] and index.deleted == []
 
 
-def test_a_sync_that_stops_midway_is_finished_by_the_next_one(fake, setup):
+def test_a_sync_that_stops_midway_is_finished_by_the_next_one(
+    fake: FakeAdo, setup: dict[str, Any]
+) -> None:
     svc, client, embedder, index = (setup[k] for k in ("svc", "client", "embedder", "index"))
     watermark = load_state(svc, PROJECT).watermark
     change_four_items(fake)
@@ -188,7 +191,7 @@ def test_a_sync_that_stops_midway_is_finished_by_the_next_one(fake, setup):
     assert load_state(svc, PROJECT).watermark > watermark
 
 
-def test_one_sync_of_a_project_at_a_time(fake, setup):
+def test_one_sync_of_a_project_at_a_time(fake: FakeAdo, setup: dict[str, Any]) -> None:
     svc, client = setup["svc"], setup["client"]
     with index_lease(svc, PROJECT):
         with pytest.raises(IndexBusy, match="in progress"):
@@ -196,7 +199,9 @@ def test_one_sync_of_a_project_at_a_time(fake, setup):
     assert sync_project(svc, PROJECT, client).status == "completed"
 
 
-def test_a_sync_never_replaces_a_newer_revision_and_refuses_an_empty_listing(fake, setup):
+def test_a_sync_never_replaces_a_newer_revision_and_refuses_an_empty_listing(
+    fake: FakeAdo, setup: dict[str, Any]
+) -> None:
     svc, client = setup["svc"], setup["client"]
     # the index holds rev 9 of #1101 (e.g. a write indexed it); ADO answers an older one
     record = svc.index.fetch(PROJECT, ["ado-1101"])["ado-1101"]
@@ -216,7 +221,12 @@ def test_a_sync_never_replaces_a_newer_revision_and_refuses_an_empty_listing(fak
     assert len(svc.index.fetch(PROJECT, ["ado-1102", "ado-1103"])) == 2
 
 
-def test_the_cli_syncs_and_exits_by_outcome(fake, tmp_path, monkeypatch, capsys):
+def test_the_cli_syncs_and_exits_by_outcome(
+    fake: FakeAdo,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for key, value in fake.env().items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SYNTH_LOCAL_STORE_DIR", str(tmp_path / "store"))
@@ -238,7 +248,9 @@ def test_the_cli_syncs_and_exits_by_outcome(fake, tmp_path, monkeypatch, capsys)
     assert json.loads(store.get(layout.sync_state(PROJECT)))["watermark"] == watermark
 
 
-def test_the_timer_syncs_the_configured_project_and_does_nothing_unconfigured(fake, tmp_path):
+def test_the_timer_syncs_the_configured_project_and_does_nothing_unconfigured(
+    fake: FakeAdo, tmp_path: Path
+) -> None:
     embedder = CountingEmbedder()
     svc = fake_services(LocalFolderStore(tmp_path), None, embedder=embedder)
     assert scheduled_sync(svc) is None  # no ADO, no project: nothing to do, nothing raised
@@ -260,7 +272,7 @@ def test_the_timer_syncs_the_configured_project_and_does_nothing_unconfigured(fa
     assert load_state(svc, PROJECT).watermark == report.watermark_to
 
 
-def test_the_sync_timer_exists_only_with_a_schedule():
+def test_the_sync_timer_exists_only_with_a_schedule() -> None:
     code = (
         "import function_app\n"
         "f = [f for f in function_app.app.get_functions() if f.get_function_name() == 'sync']\n"
@@ -282,7 +294,9 @@ def test_the_sync_timer_exists_only_with_a_schedule():
     assert schedule({"SYNTH_SYNC_SCHEDULE": "0 */15 * * * *"}) == "0 */15 * * * *"
 
 
-def test_the_project_route_shows_the_last_sync(setup, monkeypatch):
+def test_the_project_route_shows_the_last_sync(
+    setup: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import azure.functions as func
 
     import function_app

@@ -4,7 +4,8 @@ stands, says why, and writing again or the next sync indexes what it wrote. A ha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,7 +39,7 @@ class BrokenIndex(EmbeddedVectorIndex):
 
 
 @pytest.fixture
-def setup(tmp_path):
+def setup(tmp_path: Path) -> Iterator[dict[str, Any]]:
     embedder = HashEmbedder()
     store = LocalFolderStore(tmp_path)
     index = BrokenIndex(store, embedder.dimension)
@@ -62,7 +63,9 @@ def in_index(svc: Any, ids: list[int]) -> set[int]:
     return {int(v[4:]) for v in svc.index.fetch(PROJECT, [f"ado-{i}" for i in ids])}
 
 
-def test_a_write_while_a_sync_runs_is_indexed_by_the_next_sync(setup, monkeypatch):
+def test_a_write_while_a_sync_runs_is_indexed_by_the_next_sync(
+    setup: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     svc, client, run_id = setup["svc"], setup["client"], setup["run_id"]
     monkeypatch.setattr(writes, "INDEX_WAIT_SECONDS", 0.0)
     with index_lease(svc, PROJECT):  # a sync or load of the project is running
@@ -79,7 +82,9 @@ def test_a_write_while_a_sync_runs_is_indexed_by_the_next_sync(setup, monkeypatc
     assert in_index(svc, ids) == set(ids)
 
 
-def test_an_index_that_fails_never_fails_the_write_and_writing_again_finishes_it(setup):
+def test_an_index_that_fails_never_fails_the_write_and_writing_again_finishes_it(
+    setup: dict[str, Any],
+) -> None:
     svc, client, run_id, index = (setup[k] for k in ("svc", "client", "run_id", "index"))
     index.broken = True
     body = write_run(svc, run_id, client)

@@ -45,7 +45,7 @@ def with_pending() -> tuple[Backlog, dict[str, str], dict[str, int]]:
     return b, ids, cids
 
 
-def test_a_pending_counterpart_is_never_patched_or_linked():
+def test_a_pending_counterpart_is_never_patched_or_linked() -> None:
     b, ids, _ = with_pending()
     plan = {p.item_id: p for p in build_plan(b.run_id, b.items, b.records).items}
     dup, ext, con = plan[ids["dup"]], plan[ids["ext"]], plan[ids["con"]]
@@ -63,7 +63,7 @@ def test_a_pending_counterpart_is_never_patched_or_linked():
     assert plan[ids["f1"]].action == "skip"
 
 
-def test_accept_creates_it_as_a_story_of_its_own_and_skip_skips_it():
+def test_accept_creates_it_as_a_story_of_its_own_and_skip_skips_it() -> None:
     b, ids, _ = with_pending()
     decisions = {ids["ext"]: "accept", ids["con"]: "skip", ids["dup"]: "accept"}
     plan = {p.item_id: p for p in build_plan(b.run_id, b.items, b.records, decisions).items}
@@ -75,13 +75,13 @@ def test_accept_creates_it_as_a_story_of_its_own_and_skip_skips_it():
 
 
 @pytest.mark.parametrize("decision", ["keep_existing", "replace", "both"])
-def test_decisions_that_need_an_ado_item_are_refused(decision):
+def test_decisions_that_need_an_ado_item_are_refused(decision: str) -> None:
     b, ids, _ = with_pending()
     with pytest.raises(InvalidDecisions, match="not yet written"):
         build_plan(b.run_id, b.items, b.records, {ids["con"]: decision})
 
 
-def test_an_unsure_tag_against_a_pending_story_waits_even_when_a_duplicate():
+def test_an_unsure_tag_against_a_pending_story_waits_even_when_a_duplicate() -> None:
     b, ids, _ = with_pending()
     b.records = [
         r.model_copy(update={"needs_review": True, "review_reasons": ["low confidence"]})
@@ -93,7 +93,7 @@ def test_an_unsure_tag_against_a_pending_story_waits_even_when_a_duplicate():
     assert plan[ids["dup"]].action == "blocked" and "low confidence" in plan[ids["dup"]].reason
 
 
-def test_candidate_ids_are_negative_and_stable():
+def test_candidate_ids_are_negative_and_stable() -> None:
     a = candidate_id(OTHER, "seg-0001-st01")
     assert a < 0 and a == candidate_id(OTHER, "seg-0001-st01")
     assert a != candidate_id(OTHER, "seg-0001-st02")
@@ -114,7 +114,7 @@ def conditions(when: datetime, precise: bool) -> list:
     return [_date_condition(c, precise) for c in query.conditions]
 
 
-def test_changed_since_compares_to_the_second_with_time_precision():
+def test_changed_since_compares_to_the_second_with_time_precision() -> None:
     when = datetime(2026, 3, 1, 12, 0, 30, 900_000, tzinfo=UTC)  # rounded down to :30
     conds = [c for c in conditions(when, True) if c[0] == "System.ChangedDate"]
     assert _matches(item("2026-03-01T12:00:30.000Z"), conds[0], "P", True)
@@ -123,7 +123,7 @@ def test_changed_since_compares_to_the_second_with_time_precision():
     assert not _matches(item("2026-02-28T23:59:59Z"), conds[0], "P", True)
 
 
-def test_a_time_of_day_without_time_precision_is_refused_and_dates_compare_by_day():
+def test_a_time_of_day_without_time_precision_is_refused_and_dates_compare_by_day() -> None:
     with pytest.raises(_Reply) as refused:
         conditions(datetime(2026, 3, 1, 12, 0, tzinfo=UTC), False)
     assert refused.value.status == 400 and "timePrecision" in refused.value.message

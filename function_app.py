@@ -38,6 +38,9 @@ TRANSCRIPT_SOURCE = (
 # make the function fail to load wherever the setting is missing. Retention itself is off until
 # SYNTH_RETENTION_DAYS is set (shared/retention.py).
 RETENTION_SCHEDULE = os.environ.get("SYNTH_RETENTION_SCHEDULE") or "0 30 3 * * *"
+# The sync timer (shared/indexing/sync.py) exists only when SYNTH_SYNC_SCHEDULE (NCRONTAB) is set:
+# unset, there is no function to run, so no deployment syncs unless it asks to.
+SYNC_SCHEDULE = os.environ.get("SYNTH_SYNC_SCHEDULE", "").strip()
 
 
 def _http(response: api.ApiResponse) -> func.HttpResponse:
@@ -241,6 +244,13 @@ def retry_post(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.retry_run(app_services(), req.route_params.get("run_id", "")))
 
 
+# a project at a glance: its runs and what each wrote, its index, the last sync, pending stories
+@app.function_name("project_get")
+@app.route(route="projects/{project}", methods=["GET"])
+def project_get(req: func.HttpRequest) -> func.HttpResponse:
+    return _http(api.get_project(app_services(), req.route_params.get("project", "")))
+
+
 @app.function_name("review_get")
 @app.route(route="runs/{run_id}/review", methods=["GET"])
 def review_get(req: func.HttpRequest) -> func.HttpResponse:
@@ -303,3 +313,16 @@ def retention(timer: func.TimerRequest) -> None:
     from shared.retention import purge_expired
 
     purge_expired(app_services())
+
+
+# ------------------------------------------------------------------------------------------------
+# sync (only with SYNTH_SYNC_SCHEDULE): the index follows what changed in Azure DevOps
+
+if SYNC_SCHEDULE:
+
+    @app.function_name("sync")
+    @app.timer_trigger(arg_name="timer", schedule=SYNC_SCHEDULE, run_on_startup=False)
+    def sync(timer: func.TimerRequest) -> None:
+        from shared.indexing.sync import scheduled_sync
+
+        scheduled_sync(app_services())

@@ -164,6 +164,12 @@ param azureDevOpsProject string = ''
 ])
 param azureDevOpsProcess string = ''
 
+@description('SYNTH_SYNC_SCHEDULE (NCRONTAB, e.g. 0 */15 * * * *): the sync timer keeps the index up to date with Azure DevOps; empty: no sync timer.')
+param syncSchedule string = ''
+
+@description('SYNTH_SYNC_PROJECT: the index namespace the sync timer brings up to date; empty: AZURE_DEVOPS_PROJECT.')
+param syncProject string = ''
+
 // ---- secrets: stored in Key Vault, never in app settings ---------------------------------------
 
 @secure()
@@ -370,6 +376,10 @@ var optionalSettings = union(empty(openAiBaseUrl) ? {} : {
   AZURE_DEVOPS_PROJECT: azureDevOpsProject
 }, empty(azureDevOpsProcess) ? {} : {
   AZURE_DEVOPS_PROCESS: azureDevOpsProcess
+}, empty(syncSchedule) ? {} : {
+  SYNTH_SYNC_SCHEDULE: syncSchedule
+}, empty(syncProject) ? {} : {
+  SYNTH_SYNC_PROJECT: syncProject
 })
 
 var secretSettings = union(empty(openAiApiKey) ? {} : {

@@ -5,8 +5,6 @@ same functions through ``python -m shared.cli load-backlog`` / ``load-docs``), a
 embedder and vector store the settings choose.
 
 - ``ado_loader`` / ``arch_loader``: the commands and their whole-load functions
-- ``workitems``: work items from REST JSON, ADO CSV exports and normalized JSONL; ``work_item_hash``
-- ``html_text``: ADO rich text to plain text and criteria lists
-- ``indexer``: incremental upsert, skip and prune in the index; the ingestion records
+- ``workitems``, ``html_text``, ``indexer``: import paths kept; the code is in ``shared.indexing``
 - ``console``: services, progress bar, summary and exit codes shared by both commands
 """

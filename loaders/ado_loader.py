@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,17 +44,23 @@ from loaders.console import (
     progress_bar,
     setup_logging,
 )
-from loaders.indexer import LoadSummary, index_work_items, work_item_lines
-from loaders.workitems import parse_backlog_file, parse_records
 from shared import layout
 from shared.ado import process as processes
 from shared.ado.process import Process, normalize_types
+from shared.indexing.backlog import (
+    IndexBusy,
+    configured_types,
+    index_lease,
+    parse_rest,
+    select_types,
+    write_ado_vectors,
+)
+from shared.indexing.indexer import LoadSummary, index_work_items
+from shared.indexing.workitems import parse_backlog_file
 from shared.models import WorkItem
-from shared.storage import dump_jsonl
+from shared.storage.leases import LEASE_SECONDS
 
 log = logging.getLogger("loaders.ado")
-
-BUG = "Bug"
 
 
 @dataclass
@@ -75,15 +80,6 @@ class FetchedBacklog:
         return all("work_item_id" in e for e in self.errors)
 
 
-def _select(items: list[WorkItem], types: Sequence[str]) -> list[WorkItem]:
-    wanted = {t.lower() for t in types}
-    kept = [i for i in items if i.work_item_type.lower() in wanted]
-    other = Counter(i.work_item_type for i in items if i.work_item_type.lower() not in wanted)
-    if other:
-        log.info("left out work items of other types: %s", dict(other))
-    return kept
-
-
 def fetch_rest(
     client: Any, work_item_types: Sequence[str], progress: Callable[[int], None] | None = None
 ) -> FetchedBacklog:
@@ -95,11 +91,8 @@ def fetch_rest(
         raw.append(item)
         if progress:
             progress(1)
-    items, errors = parse_records(raw)
-    for error in errors:
-        error["error"] = f"work item {error.get('work_item_id', '?')}: {error['error']}"
-        error.pop("record", None)
-    return FetchedBacklog(_select(items, work_item_types), errors)
+    items, errors = parse_rest(raw)
+    return FetchedBacklog(select_types(items, work_item_types), errors)
 
 
 def read_file(
@@ -113,18 +106,14 @@ def read_file(
     chosen = chosen or processes.AGILE
     # the configured names as given too: a normalized JSONL already says "User Story"
     wanted = chosen.ado_types(work_item_types) + list(work_item_types)
-    return FetchedBacklog(normalize_types(_select(items, wanted), chosen), errors)
+    return FetchedBacklog(normalize_types(select_types(items, wanted), chosen), errors)
 
 
 def work_item_types(
     settings: Any, include_bugs: bool = False, types: Sequence[str] = ()
 ) -> list[str]:
-    """The types to load as configured (``--types`` or the settings' ``work_item_types``), Bug
-    added with ``include_bugs``; Epic, Feature and User Story stand for the process's levels."""
-    chosen = list(types) or list(settings.pipeline.external_loaders.ado.work_item_types)
-    if include_bugs and BUG not in chosen:
-        chosen.append(BUG)
-    return chosen
+    """The types to load as configured (shared.indexing.backlog.configured_types)."""
+    return configured_types(settings, include_bugs, types)
 
 
 def load_work_items(
@@ -136,7 +125,21 @@ def load_work_items(
     allow_empty: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> LoadSummary:
-    """Index what a source gave, delete what it no longer has, rewrite ``ado_vectors.jsonl``."""
+    """Index what a source gave, delete what it no longer has, rewrite ``ado_vectors.jsonl``;
+    under the project's index lease (a sync, or another load, of the project waits; one still
+    holding it after a minute is IndexBusy)."""
+    with index_lease(svc, project, wait=LEASE_SECONDS):
+        return _load_work_items(svc, project, fetched, prune, allow_empty, progress)
+
+
+def _load_work_items(
+    svc: Any,
+    project: str,
+    fetched: FetchedBacklog,
+    prune: bool,
+    allow_empty: bool,
+    progress: Callable[[int], None] | None,
+) -> LoadSummary:
     if prune and not fetched.complete_listing:
         log.warning("some records have no readable id: nothing is pruned this time")
         prune = False
@@ -157,7 +160,7 @@ def load_work_items(
         summary.errors.append(
             {"error": "records without a readable id: stale items were not pruned this time"}
         )
-    svc.store.put(layout.ado_vectors(project), dump_jsonl(work_item_lines(svc.index, project)))
+    write_ado_vectors(svc, project)
     return summary
 
 
@@ -274,7 +277,7 @@ def main(
         )
     except InvalidIdentifier as error:
         return fail(f"{error}; pass --project with a valid namespace", err)
-    except (AdoError, NotConfigured, ValueError, OSError) as error:
+    except (AdoError, NotConfigured, ValueError, OSError, IndexBusy) as error:
         return fail(str(error), err)
     print_summary(
         summary,

@@ -37,8 +37,14 @@ from loaders.console import (
     progress_bar,
     setup_logging,
 )
-from loaders.indexer import DocumentSource, LoaderError, LoadSummary, chunk_lines, index_documents
 from shared import layout
+from shared.indexing.indexer import (
+    DocumentSource,
+    LoaderError,
+    LoadSummary,
+    chunk_lines,
+    index_documents,
+)
 from shared.storage import dump_jsonl
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from loaders.indexer import LoadSummary
+from shared.indexing.indexer import LoadSummary
 
 log = logging.getLogger("loaders")
 

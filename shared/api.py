@@ -344,6 +344,18 @@ def get_review(svc: Services, run_id: str) -> ApiResponse:
     return json_response(200, bundle)
 
 
+def get_project(svc: Services, project: str) -> ApiResponse:
+    """GET /api/projects/{project}: its runs and what each wrote, its index, the last sync and
+    its pending stories (shape in shared/indexing/project.py); 400 for an invalid name."""
+    from shared.indexing.project import project_view
+
+    try:
+        check_project(project)
+    except InvalidIdentifier as err:
+        return error_response(400, str(err))
+    return json_response(200, project_view(svc, project))
+
+
 # ------------------------------------------------------------------------------------------------
 # ADO write and retag (request and response shapes: shared/writer/__init__.py)
 
@@ -582,6 +594,7 @@ def put_review_state(
     header; else the body's ``etag``) is the saved one's ETag (none for the first save)."""
     from pydantic import ValidationError
 
+    from shared.indexing.pending import refresh_quietly, resolve
     from shared.review_state import (
         SERVER_FIELDS,
         ReviewState,
@@ -627,6 +640,7 @@ def put_review_state(
     problems = check(state, items)
     if not problems:
         edited, tagging, _ = apply(state, items, records)
+        tagging, _ = resolve(svc, tagging)  # as the write will see them
         try:
             build_plan(run_id, edited, tagging, state.decisions)
         except InvalidDecisions as err:
@@ -651,6 +665,8 @@ def put_review_state(
             ),
             stale.etag,
         )
+    # the reviewed stories not written yet are candidates for later runs' tagging
+    refresh_quietly(svc, run_id)
     return _with_etag(json_response(200, saved.view(etag)), etag)
 
 

@@ -17,6 +17,8 @@ rollback     undo a write: ``rollback RUN_ID [--write-id W] [--dry-run]`` (the l
 export       a completed run (its saved review applied) as a file:
              ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/export.py)
 retag        tag a completed run's stories again against the current index
+sync         the project's index up to date with what changed in Azure DevOps since the last
+             sync: ``sync [--project P] [--full] [--json]`` (shared/indexing/sync.py)
 retry        run a failed (or completed_with_errors) run again from its stored upload, with the
              current settings, in-process like ``run``: ``retry RUN_ID [--out DIR]``
 eval         evaluation: ``eval tagging DIR``, ``eval segmentation [GOLD]``, ``eval judge RUN_ID``
@@ -151,13 +153,14 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
     from loaders.ado_loader import load_backlog
     from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
+    from shared.indexing.backlog import IndexBusy
 
     svc, _ = _services(settings)
     try:
         summary = load_backlog(
             svc, args.project, file=args.file, prune=not args.no_prune, rebuild=args.rebuild
         )
-    except (AdoError, ProcessError, OSError) as err:
+    except (AdoError, ProcessError, OSError, IndexBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(summary.as_dict()))
@@ -314,6 +317,46 @@ def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if counts["failed"] or counts["changed_since_write"] or counts["kept"] else 0
 
 
+def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit 0 when the sync completed, 1 when it completed with unreadable items, 2 when it
+    failed or could not start (ADO not configured, another sync or a load of the project
+    running); the watermark of a failed sync stays, so running it again resumes."""
+    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.process import ProcessError
+    from shared.indexing.backlog import IndexBusy
+    from shared.indexing.sync import scheduled_project, sync_project
+
+    project = args.project or scheduled_project(settings)
+    if not project:
+        print(
+            "error: give --project or set SYNTH_SYNC_PROJECT / AZURE_DEVOPS_PROJECT",
+            file=sys.stderr,
+        )
+        return 2
+    svc, _ = _services(settings)
+    try:
+        report = sync_project(svc, project, full=args.full)
+    except (AdoNotConfigured, IndexBusy) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (AdoError, ProcessError, OSError, RuntimeError, ValueError) as err:
+        print(f"error: the sync of {project} failed: {err}", file=sys.stderr)
+        print("running it again resumes from the same watermark", file=sys.stderr)
+        return 2
+    if args.json:
+        print(report.model_dump_json())
+    else:
+        counts = report.counts()
+        print(
+            f"sync {report.sync_id} of {project} ({'full' if report.full else 'since ' + str(report.watermark_from)}): "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+        )
+        for error in report.errors:
+            print(f"  error: {error.get('error')}")
+        print(f"wrote {layout.sync_report(project, report.sync_id)}")
+    return 1 if report.errors else 0
+
+
 def _os_user() -> str:
     """Who runs the CLI, for ``decided_by`` (``--by`` overrides it)."""
     import getpass
@@ -455,6 +498,18 @@ def parser() -> argparse.ArgumentParser:
     )
     rb.add_argument("--json", action="store_true", help="print the JSON body instead of a table")
     rb.set_defaults(func=cmd_rollback)
+    sy = sub.add_parser(
+        "sync", help="bring a project's index up to date with what changed in Azure DevOps"
+    )
+    sy.add_argument(
+        "--project",
+        help="index namespace (default: SYNTH_SYNC_PROJECT, else AZURE_DEVOPS_PROJECT)",
+    )
+    sy.add_argument(
+        "--full", action="store_true", help="compare every item, not only those changed since"
+    )
+    sy.add_argument("--json", action="store_true", help="print the sync report as JSON")
+    sy.set_defaults(func=cmd_sync)
     ex = sub.add_parser("export", help="a completed run's reviewed backlog as CSV or Markdown")
     ex.add_argument("run_id")
     ex.add_argument(

@@ -24,6 +24,9 @@ runs/{run_id}/
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
 ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
+ingestion/ado/{project}/index.lock    leased by a sync or a load of the project's backlog
+ingestion/ado/{project}/sync.json     the sync's watermark and its last outcome
+ingestion/ado/{project}/syncs/{sync_id}.json   every sync's report (added, updated, deleted ids)
 """
 
 from __future__ import annotations
@@ -172,3 +175,22 @@ def arch_raw_prefix(project: str) -> str:
 def arch_raw(project: str, source_path: str) -> str:
     """The original document as loaded (``source_path`` relative to the loaded folder)."""
     return f"ingestion/architecture/{project}/raw/{source_path}"
+
+
+def index_lock(project: str) -> str:
+    """Leased while a sync, a load or a write's index update changes the project's ADO items in
+    the index (shared/indexing/backlog.py)."""
+    return f"ingestion/ado/{project}/index.lock"
+
+
+def sync_state(project: str) -> str:
+    """The sync's watermark (advanced only by a completed sync) and its last outcome."""
+    return f"ingestion/ado/{project}/sync.json"
+
+
+def sync_report(project: str, sync_id: str) -> str:
+    return f"ingestion/ado/{project}/syncs/{sync_id}.json"
+
+
+def sync_reports_prefix(project: str) -> str:
+    return f"ingestion/ado/{project}/syncs/"

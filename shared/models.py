@@ -58,6 +58,8 @@ class WorkItem(Record):
     priority: int | None = None
     # the type's name in Azure DevOps when it differs (Product Backlog Item, Requirement, Issue)
     ado_work_item_type: str | None = None
+    # the item's revision in Azure DevOps (REST sources only): a sync never replaces a newer one
+    rev: int | None = None
 
     def embedding_text(self) -> str:
         """Title + description + ACs (seed §2.1 step 4 and §7.3 step 3.1 embed the same fields)."""
@@ -243,6 +245,17 @@ class SimilarityScore(Record):
     score: float
 
 
+class PendingRef(Record):
+    """A story of another run of the project, reviewed but not yet written to Azure DevOps, that
+    tagging saw as a candidate (shared/indexing/pending.py). Tagging names it by a negative
+    ``candidate_id`` in ``related_story_ids`` and ``similarity_scores`` (ADO ids are positive)."""
+
+    candidate_id: int = Field(lt=0)
+    run_id: str
+    story_id: str
+    title: str = ""
+
+
 class TaggingRecord(Record):
     run_id: str
     segment_id: str
@@ -251,6 +264,8 @@ class TaggingRecord(Record):
     similarity_scores: list[SimilarityScore] = Field(default_factory=list)
     max_similarity: float = 0.0
     related_story_ids: list[int] = Field(default_factory=list)
+    # the pending stories of other runs among the candidates (their negative ids above)
+    pending_refs: list[PendingRef] = Field(default_factory=list)
     reasoning_excerpt: str = ""
     # calibrated probability of decision_tag (pair model); None when nothing scored it
     confidence: float | None = None

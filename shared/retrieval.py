@@ -7,7 +7,9 @@ trim to the context budget, lowest-ranked architecture chunks first.
 
 Tagging: embed the story (title + description + ACs) and retrieve the top existing user stories:
 the index's ``User Story`` items, which is what the loader calls the story type of every process
-(a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process).
+(a Scrum Product Backlog Item, a CMMI Requirement, a Basic Issue; see shared.ado.process); and the
+nearest pending stories of the project's other runs (reviewed, not yet written:
+shared/indexing/pending.py), which generation never sees.
 
 Degradation (given the ``store``; docs/RELIABILITY.md "Degradation"): when the index cannot be
 queried (any error but ``DimensionMismatch``, which is a configuration error and raised), or the
@@ -49,6 +51,18 @@ ARCHITECTURE_FILTER = {"doc_type": {"$eq": "architecture"}}
 USER_STORY_FILTER = {
     "$and": [{"work_item_type": {"$eq": "User Story"}}, {"source_type": {"$eq": "ado_backlog"}}]
 }
+PENDING_TOP_K = 3  # pending stories of other runs a story is also compared with
+
+
+def pending_filter(exclude_runs: Sequence[str]) -> dict[str, Any]:
+    """Pending stories (shared/indexing/pending.py) of runs other than ``exclude_runs``."""
+    return {
+        "$and": [
+            {"source_type": {"$eq": "pending_story"}},
+            {"run_id": {"$nin": list(exclude_runs)}},
+        ]
+    }
+
 
 KEYWORD_RETRIEVAL = "keyword retrieval"
 INDEX_RETRY_SECONDS = 30.0
@@ -323,23 +337,43 @@ def tagging_candidates(
     *,
     store: ArtifactStore | None = None,
     notes: list[str] | None = None,
+    pending_exclude: Sequence[str] | None = None,
 ) -> list[Candidate]:
-    """The existing user stories most similar to ``story``; with ``store``, keyword retrieval
-    when the index cannot be queried, its warning appended to ``notes``."""
+    """The ``tagging_top_k`` existing user stories nearest to ``story``; with ``pending_exclude``
+    (the run itself and its earlier attempts) also the ``PENDING_TOP_K`` nearest pending stories
+    of the project's other runs, each under its negative candidate id. Most similar first. With
+    ``store``, keyword retrieval when the index cannot be queried, its warning appended to
+    ``notes``."""
     text = story_text(story.title, story.description, story.acceptance_criteria)
-    (matches,), warning = retrieve(
-        embedder, index, namespace, text, [(cfg.tagging_top_k, USER_STORY_FILTER)], store=store
-    )
+    queries: list[tuple[int, dict[str, Any]]] = [(cfg.tagging_top_k, USER_STORY_FILTER)]
+    if pending_exclude is not None:
+        queries.append((PENDING_TOP_K, pending_filter(pending_exclude)))
+    found, warning = retrieve(embedder, index, namespace, text, queries, store=store)
     if warning and notes is not None:
         notes.append(warning)
-    return [
-        Candidate(
-            work_item_id=int(m.metadata.get("work_item_id", 0)),
-            title=str(m.metadata.get("title", "")),
-            description=str(m.metadata.get("description", "")),
-            acceptance_criteria=list(m.metadata.get("acceptance_criteria") or []),
-            similarity=round(m.score, 4),
-            state=str(m.metadata.get("state", "")),
-        )
-        for m in matches
-    ]
+    candidates = [_candidate(m, int(m.metadata.get("work_item_id", 0))) for m in found[0]]
+    if pending_exclude is not None:
+        candidates += [
+            _candidate(
+                m,
+                int(m.metadata["candidate_id"]),
+                pending_run_id=str(m.metadata.get("run_id")),
+                pending_story_id=str(m.metadata.get("story_id")),
+            )
+            for m in found[1]
+            if isinstance(m.metadata.get("candidate_id"), int)
+        ]
+        candidates.sort(key=lambda c: -c.similarity)
+    return candidates
+
+
+def _candidate(m: Match, work_item_id: int, **pending: str) -> Candidate:
+    return Candidate(
+        work_item_id=work_item_id,
+        title=str(m.metadata.get("title", "")),
+        description=str(m.metadata.get("description", "")),
+        acceptance_criteria=list(m.metadata.get("acceptance_criteria") or []),
+        similarity=round(m.score, 4),
+        state=str(m.metadata.get("state", "")),
+        **pending,
+    )

@@ -15,13 +15,18 @@
           "superseded": [same shape],        # statements a later one revised
           "open_questions": [{question, quote?: {..., segment_start, segment_end}}],
           "compare_with": work_item_id | null,   # the existing story the tag was decided against
+                                                 # (negative: a pending story of another run)
+          "also_in": [{run_id, story_id, title, source_name}],   # pending stories of other runs
+                                                 # (reviewed, not yet written) it relates to
           "generated_acs": [{text, added}],      # added: not among the existing story's ACs
           "existing_acs": [{text, kept}],        # kept: also among the generated story's ACs
           "hygiene": [Flag]}},                   # flags inside this story's quotes
       Flag: {"type": "secret"|"instruction", "kinds": [rule kinds], "line", "start", "end",
              "text": the instruction-like span | null (a secret's value is never shown)}
       "existing": {"<work_item_id>": {work_item_id, work_item_type, title, description,
-                    acceptance_criteria, state, tags, parent_id, url, found}},
+                    acceptance_criteria, state, tags, parent_id, url, found,
+                    pending?: {run_id, story_id, source_name}}},   # pending: another run's
+                                             # story, not yet written (a negative id)
       "hygiene": {"flags": [Flag], "outside": [Flag]},   # hygiene.json's flags; outside: in no
                                              # story's quotes (each story lists its own, below)
       "summary": summary.json | null, "coverage": summary.coverage | null,
@@ -57,7 +62,15 @@ from typing import TYPE_CHECKING, Any
 
 from shared import layout
 from shared.backlog_tree import build_tree
-from shared.models import GeneratedItem, RunStatus, Segment, SourceQuote, TaggingRecord
+from shared.indexing import pending
+from shared.models import (
+    GeneratedItem,
+    PendingRef,
+    RunStatus,
+    Segment,
+    SourceQuote,
+    TaggingRecord,
+)
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
 
@@ -185,6 +198,38 @@ def existing_items(svc: Services, project: str, ids: Iterable[int]) -> dict[int,
     return found
 
 
+def pending_items(
+    svc: Services, project: str, refs: Iterable[PendingRef]
+) -> dict[int, dict[str, Any]]:
+    """Pending stories of other runs (negative ids) as the page shows existing items, with
+    ``pending: {run_id, story_id, source_name}``; from their records in the index, else what the
+    tagging record knew (``found: false``)."""
+    wanted = {r.candidate_id: r for r in refs}
+    if not wanted:
+        return {}
+    from shared.indexing.pending import vector_id
+
+    ids = {vector_id(r.run_id, r.story_id): cid for cid, r in wanted.items()}
+    try:
+        records = svc.index.fetch(project, sorted(ids))
+    except Exception as err:  # the index is optional for the page: show what is known
+        log.warning("review: pending stories not fetched from the index: %s", err)
+        records = {}
+    out: dict[int, dict[str, Any]] = {}
+    for cid, ref in wanted.items():
+        rec = records.get(vector_id(ref.run_id, ref.story_id))
+        meta = dict(rec.metadata) if rec is not None else {"title": ref.title}
+        view = _existing_view(cid, {**meta, "url": None})
+        view["found"] = rec is not None
+        view["pending"] = {
+            "run_id": ref.run_id,
+            "story_id": ref.story_id,
+            "source_name": meta.get("source_name"),
+        }
+        out[cid] = view
+    return out
+
+
 def _compare(
     item: GeneratedItem, existing: dict[str, Any] | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -300,13 +345,18 @@ def build_bundle(
     except NotFound:
         records = []
     items, records, applied = _reviewed(svc, run_id, items, records, bundle)
+    # pending stories of other runs written since are their ADO items now
+    records, unresolved = pending.resolve(svc, records)
     tags = {r.story_id: r for r in records}
     bundle["tree"] = build_tree(items, tags)
 
     wanted: list[int] = []
     for item in items:
         wanted.extend(referenced_ids(item, tags.get(item.item_id)))
-    known = existing_items(svc, run.project, wanted)
+    known = existing_items(svc, run.project, [i for i in wanted if i > 0])
+    known.update(
+        pending_items(svc, run.project, [unresolved[i] for i in wanted if i in unresolved])
+    )
     for record in records:  # what tagging saw, for items the loaders no longer list
         for score in record.similarity_scores:
             if score.work_item_id in wanted and score.work_item_id not in known:
@@ -348,6 +398,16 @@ def build_bundle(
                 for q in item.open_questions
             ],
             "compare_with": compare_with,
+            "also_in": [
+                {
+                    "run_id": unresolved[i].run_id,
+                    "story_id": unresolved[i].story_id,
+                    "title": unresolved[i].title,
+                    "source_name": known.get(i, {}).get("pending", {}).get("source_name"),
+                }
+                for i in (record.related_story_ids[:MAX_RELATED] if record else [])
+                if i in unresolved
+            ],
             "generated_acs": generated,
             "existing_acs": kept,
             "hygiene": own_flags,

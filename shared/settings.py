@@ -361,6 +361,20 @@ class Settings(BaseSettings):
         "0 = unlimited",
     )
 
+    # --- keeping the index current (shared/indexing; the sync timer in function_app.py) --------
+    pending_stories: Literal["reviewed", "completed", "off"] = Field(
+        "reviewed",
+        description="stories of other runs, not yet written, that tagging compares with: those "
+        "of runs whose review was saved, of every completed run, or none "
+        "(shared/indexing/pending.py)",
+    )
+    sync_project: str | None = Field(
+        None,
+        description="the index namespace the sync timer brings up to date from "
+        "AZURE_DEVOPS_PROJECT (default: AZURE_DEVOPS_PROJECT itself, when it is a valid "
+        "namespace); the timer exists only with SYNTH_SYNC_SCHEDULE",
+    )
+
     # --- retention (shared/retention.py; the timer function in function_app.py) ----------------
     retention_days: int = Field(
         0, ge=0, description="delete runs created more than this many days ago; 0 = off"

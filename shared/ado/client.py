@@ -4,7 +4,9 @@
   token is a 401 rather than a 203 sign-in page (both, and any HTML answer, raise AdoAuthError).
 - ``api-version=7.1`` on every request; the organization URL is taken whole from settings
   (``https://dev.azure.com/{org}``, a Server collection URL, or a local stand-in).
-- Reads: WIQL with id-window keyset paging past the 20,000-result cap (VS402337), then
+- Reads: WIQL (its ``asOf``; ``timePrecision`` for date-time comparisons, which the sync's
+  ``[System.ChangedDate] >=`` needs) with id-window keyset paging past the 20,000-result cap
+  (VS402337), then
   ``workitemsbatch`` in batches of 200 with ``$expand=relations`` (which returns all fields);
   the project's work item types (``workitemtypes``), from which its process is told.
 - Writes: create (``POST .../workitems/${type}``) and update (``PATCH .../workitems/{id}``) with
@@ -22,6 +24,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -45,6 +48,15 @@ API_VERSION = "7.1"
 BATCH_LIMIT = 200  # workitemsbatch accepts at most 200 ids
 WIQL_CAP = 20_000  # VS402337 above this many results
 JSON_PATCH = "application/json-patch+json"
+
+
+@dataclass(frozen=True)
+class WiqlResult:
+    """What a WIQL query returned: the work item ids, and ``asOf``, the server time it ran at
+    (ADO's own clock, as an ISO string; None when the answer did not say)."""
+
+    ids: list[int]
+    as_of: str | None = None
 
 
 class AdoClient:
@@ -243,13 +255,28 @@ class AdoClient:
         result = self._request("GET", self._project_url("workitemtypes"))
         return [t for t in (result or {}).get("value") or [] if isinstance(t, dict)]
 
+    def query(
+        self, wiql: str, *, top: int | None = None, time_precision: bool = False
+    ) -> WiqlResult:
+        """Run one WIQL query: the ids of the work items it returns and ``asOf``, the server time
+        it ran at. ``time_precision``: date-time literals compare to the second
+        (``timePrecision=true``; without it WIQL compares dates by day)."""
+        params: dict[str, Any] = {}
+        if top:
+            params["$top"] = int(top)
+        if time_precision:
+            params["timePrecision"] = "true"
+        result = self._request(
+            "POST", self._project_url("wiql"), params=params or None, json_body={"query": wiql}
+        )
+        return WiqlResult(
+            [int(w["id"]) for w in (result or {}).get("workItems") or []],
+            str((result or {}).get("asOf") or "") or None,
+        )
+
     def query_ids(self, wiql: str, *, top: int | None = None) -> list[int]:
         """Run one WIQL query; the ids of the work items it returns."""
-        params = {"$top": int(top)} if top else None
-        result = self._request(
-            "POST", self._project_url("wiql"), params=params, json_body={"query": wiql}
-        )
-        return [int(w["id"]) for w in (result or {}).get("workItems") or []]
+        return self.query(wiql, top=top).ids
 
     def iter_ids(
         self,
@@ -257,8 +284,36 @@ class AdoClient:
         *,
         tag: str | None = None,
         conditions: Sequence[str] = (),
+        time_precision: bool = False,
     ) -> Iterator[int]:
-        """Every matching id in ascending order, however many there are.
+        """Every matching id in ascending order, however many there are (``_pages``)."""
+        for page in self._pages(work_item_types, tag, conditions, time_precision):
+            yield from page.ids
+
+    def listing(
+        self,
+        work_item_types: Sequence[str] = (),
+        *,
+        conditions: Sequence[str] = (),
+        time_precision: bool = False,
+    ) -> WiqlResult:
+        """Every matching id, and the ``asOf`` of the first page: anything changed after it may
+        be missing from the listing (later pages saw at least as much)."""
+        ids: list[int] = []
+        as_of: str | None = None
+        for page in self._pages(work_item_types, None, conditions, time_precision):
+            ids.extend(page.ids)
+            as_of = as_of or page.as_of
+        return WiqlResult(ids, as_of)
+
+    def _pages(
+        self,
+        work_item_types: Sequence[str],
+        tag: str | None,
+        conditions: Sequence[str],
+        time_precision: bool,
+    ) -> Iterator[WiqlResult]:
+        """The matching ids page by page, in ascending order.
 
         Keyset paging: ``[System.Id] > last`` with ``$top`` = the page size. If the server still
         counts every match against the cap (VS402337), it switches to bounded id windows
@@ -276,16 +331,16 @@ class AdoClient:
                     work_item_types, after_id=last, tag=tag, conditions=conditions
                 )
                 try:
-                    ids = self.query_ids(query, top=page)
+                    found = self.query(query, top=page, time_precision=time_precision)
                 except AdoQueryTooLarge:
                     log.info(
                         "WIQL: more than %d items above id %d; paging by id window", page, last
                     )
                 else:
-                    yield from ids
-                    if len(ids) < page:
+                    yield found
+                    if len(found.ids) < page:
                         return
-                    last = ids[-1]
+                    last = found.ids[-1]
                     continue
             query = ops.work_items_query(
                 work_item_types,
@@ -295,17 +350,17 @@ class AdoClient:
                 conditions=conditions,
             )
             try:
-                ids = self.query_ids(query)
+                found = self.query(query, time_precision=time_precision)
             except AdoQueryTooLarge:
                 if window == 1:
                     raise
                 window = max(1, window // 2)
                 try_unbounded = False
                 continue
-            yield from ids
+            yield found
             last += window
-            try_unbounded = bool(ids)
-            if len(ids) < page // 4:
+            try_unbounded = bool(found.ids)
+            if len(found.ids) < page // 4:
                 window *= 2
 
     def ids_with_tag(self, tag: str, work_item_types: Sequence[str] = ()) -> list[int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 PARENT_REL = "System.LinkTypes.Hierarchy-Reverse"  # on a child: points to its parent
@@ -64,6 +65,13 @@ def work_items_query(
     return (
         "SELECT [System.Id] FROM WorkItems WHERE " + " AND ".join(where) + " ORDER BY [System.Id]"
     )
+
+
+def changed_since(when: datetime) -> str:
+    """``[System.ChangedDate] >= 'YYYY-MM-DDTHH:MM:SSZ'`` (UTC, to the second, rounded down):
+    a condition for ``work_items_query`` that needs ``timePrecision`` (shared.ado.client)."""
+    utc = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    return f"{wiql_field(CHANGED_DATE)} >= {wiql_literal(utc.strftime('%Y-%m-%dT%H:%M:%SZ'))}"
 
 
 # ------------------------------------------------------------------------------------------------

@@ -187,7 +187,9 @@ def locate_quote(segment: Segment, quote: str) -> SourceQuote:
 
 @dataclass
 class Candidate:
-    """An existing user story retrieved for tagging, with its similarity to the generated story."""
+    """An existing user story retrieved for tagging, with its similarity to the generated story;
+    or a pending story of another run (``pending_run_id`` / ``pending_story_id``, reviewed but not
+    yet written), whose ``work_item_id`` is then its negative candidate id."""
 
     work_item_id: int
     title: str
@@ -195,6 +197,8 @@ class Candidate:
     acceptance_criteria: list[str]
     similarity: float
     state: str = ""
+    pending_run_id: str | None = None
+    pending_story_id: str | None = None
 
 
 class TagDecision(Record):

@@ -45,7 +45,7 @@ def retrieve(
     settings: Settings, split: DatasetSplit
 ) -> list[tuple[GeneratedItem, list[Candidate]]]:
     """Each case with its retrieved candidates (what the tagger sees in ``eval tagging``)."""
-    from loaders.indexer import index_work_items
+    from shared.indexing.indexer import index_work_items
     from shared.retrieval import tagging_candidates
 
     with tempfile.TemporaryDirectory(prefix="synth-calibrate-") as tmp:

@@ -111,7 +111,7 @@ def evaluate_split(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Tag every case of ``split``; returns (the tagging_f1.json document, one row per case)."""
-    from loaders.indexer import index_work_items
+    from shared.indexing.indexer import index_work_items
     from shared.pipeline.tag import tag_story
 
     with tempfile.TemporaryDirectory(prefix="synth-eval-") as tmp:

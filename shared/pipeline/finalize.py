@@ -12,6 +12,8 @@ from collections import Counter
 
 from shared import layout
 from shared.agents import SegmentationResult
+from shared.indexing.pending import mode as pending_mode
+from shared.indexing.pending import refresh_quietly
 from shared.models import (
     TAGS,
     TERMINAL_STATES,
@@ -270,3 +272,6 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         token_usage_completion=summary.usage.completion_tokens,
     )
     log.info("run %s %s: %d stories, %d errors", run.run_id, status, len(story_order), len(errors))
+    if pending_mode(svc.settings) == "completed":
+        # SYNTH_PENDING_STORIES=completed: later runs are tagged against these stories too
+        refresh_quietly(svc, run.run_id)

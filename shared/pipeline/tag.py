@@ -14,13 +14,17 @@ would not fit is tagged new with ``tagging_failed`` and ``needs_review`` and rec
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from shared import layout
 from shared.agents import TagDecision, TaggingFailed
+from shared.indexing.pending import mode as pending_mode
 from shared.models import (
     TERMINAL_STATES,
     ErrorRecord,
     GeneratedItem,
     GeneratedPart,
+    PendingRef,
     RunStatus,
     SimilarityScore,
     TaggingRecord,
@@ -91,7 +95,9 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
                 svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
             )
             story = part.story(msg.story_id)
-        create_model(svc.store, path, tag_story(svc, run.run_id, run.project, story, run=run))
+        earlier = [run.retry_of] if run.retry_of else []
+        part = tag_story(svc, run.run_id, run.project, story, run=run, earlier_runs=earlier)
+        create_model(svc.store, path, part)
     check_completion(svc, run.run_id, after_tag=True)  # the tag part is written: see fanin
 
 
@@ -102,14 +108,19 @@ def tag_story(
     story: GeneratedItem,
     *,
     run: RunStatus | None = None,
+    earlier_runs: Sequence[str] = (),
 ) -> TagPart:
     """Retrieve the existing user stories of ``project`` and tag ``story`` (seed §7.3); a failed
     tagging is recorded under ``run_id`` and falls back to ``new``. The evaluation and the retag
     call this too, so the F1 it reports is the pipeline's own tagging step. ``run`` (the pipeline's
-    tag unit): the run whose token budget applies and whose warnings a degradation is added to."""
+    tag unit): the run whose token budget applies and whose warnings a degradation is added to.
+    Unless ``SYNTH_PENDING_STORIES`` is off, the pending stories of the project's other runs are
+    candidates too (not those of ``run_id`` and of ``earlier_runs``, the attempts it retries); the
+    record names them in ``pending_refs``."""
     story_id = story.item_id
     thresholds = svc.settings.pipeline.thresholds
     notes: list[str] = []
+    exclude = None if pending_mode(svc.settings) == "off" else [run_id, *earlier_runs]
     with svc.tracer.span(run_id, f"story_{story_id}_tagging_retrieval") as span:
         candidates = tagging_candidates(
             svc.embedder,
@@ -119,6 +130,7 @@ def tag_story(
             story,
             store=svc.store,
             notes=notes,
+            pending_exclude=exclude,
         )
         span.update(retrieved_story_count=len(candidates), keyword_retrieval=bool(notes))
     notes = [masked(svc, n) for n in notes]
@@ -196,6 +208,16 @@ def tag_story(
             similarity_scores=scores,
             max_similarity=round(max_similarity, 4),
             related_story_ids=related,
+            pending_refs=[
+                PendingRef(
+                    candidate_id=c.work_item_id,
+                    run_id=c.pending_run_id,
+                    story_id=c.pending_story_id or "",
+                    title=c.title,
+                )
+                for c in candidates
+                if c.pending_run_id is not None
+            ],
             # the model may quote the transcript in its reasoning: its markers go, its words stay
             reasoning_excerpt=strip_markers(decision.reasoning_excerpt)[:1000],
             confidence=decision.confidence,

@@ -281,6 +281,7 @@
       return;
     }
     const run = res.body;
+    if (!state.run || state.run.run_id !== run.run_id || TERMINAL.has(run.status)) loadProject(run.project);
     state.run = run;
     showStatus(run);
     if (!TERMINAL.has(run.status)) {
@@ -449,6 +450,8 @@
       const tag = storyTag(node);
       // unresolved until the reviewer decides: conflicts and tags the tagging is unsure of
       if (tag === "conflict" || (node.tag && node.tag.needs_review)) continue;
+      // extend / gap of another run's story not written yet: nothing in ADO to act on
+      if (pendingTarget(node.item.item_id) && tag !== "duplicate" && tag !== "new") continue;
       state.decisions[node.item.item_id] = tag === "duplicate" ? "skip" : "accept";
     }
     const saved = (state.reviewDoc && state.reviewDoc.decisions) || {};
@@ -474,6 +477,64 @@
 
   function existing(id) {
     return state.review.existing[String(id)] || null;
+  }
+
+  // the pending story (another run's, reviewed, not yet written) a story was tagged against
+  function pendingTarget(storyId) {
+    const info = state.review && state.review.stories[storyId];
+    return info && info.also_in && info.also_in.length ? info.also_in[0] : null;
+  }
+
+  function relatedLabel(id) {
+    const other = existing(id);
+    if (id < 0 && other && other.pending) return "story " + other.pending.story_id + " of run " + other.pending.run_id + " (not yet written)";
+    return "#" + id;
+  }
+
+  function alsoIn(info) {
+    return (info.also_in || []).map((p) =>
+      h(
+        "p",
+        { class: "also-in" },
+        "Also in run ",
+        h("a", { href: "#run=" + p.run_id }, p.run_id),
+        p.source_name ? " (" + p.source_name + ")" : "",
+        ", story " + p.story_id + ": “" + (p.title || "") + "” (not yet written). Write that run first, or decide here."
+      )
+    );
+  }
+
+  // a project at a glance (GET /api/projects/{project}): its runs and what each wrote, its index,
+  // the last sync and the stories reviewed but not yet written
+  async function loadProject(project) {
+    const section = $("project-view");
+    const res = await api("projects/" + encodeURIComponent(project));
+    if (!res.ok) {
+      section.hidden = true;
+      return;
+    }
+    const view = res.body;
+    const idx = view.index || {};
+    const sync = view.sync;
+    $("project-heading").textContent = "Project " + view.project;
+    const lines = [
+      "Index: " + (idx.error ? "unavailable (" + idx.error + ")" : idx.ado_items + " Azure DevOps items, " + idx.pending_stories + " pending stories, " + idx.architecture_chunks + " architecture chunks") + ".",
+      "Last sync: " + (sync ? sync.last_sync_id + ", " + sync.last_status + (sync.last_completed_at ? " (last completed " + fmtDate(sync.last_completed_at) + ")" : "") + (sync.last_report ? ": " + sync.last_report.added + " added, " + sync.last_report.updated + " updated, " + sync.last_report.deleted + " deleted" : "") : "never") + ".",
+    ];
+    const runs = (view.runs || []).map((r) => {
+      const w = r.write;
+      const wrote = w ? "wrote: " + w.created_ids.length + " created, " + w.modified_ids.length + " modified" + (w.created_ids.length ? " (#" + w.created_ids.join(", #") + ")" : "") : "not written";
+      return h("li", {}, fmtDate(r.created_at) + " · ", h("a", { href: "#run=" + r.run_id }, r.source_name || r.run_id), " · " + r.status + " · " + wrote + (r.pending ? " · " + r.pending + " pending" : ""));
+    });
+    const pending = (view.pending || []).map((p) => h("li", {}, "“" + (p.title || "") + "” (" + p.story_id + ", run ", h("a", { href: "#run=" + p.run_id }, p.run_id), ")"));
+    clear($("project-body")).append(
+      ...lines.map((t) => h("p", { class: "meta" }, t)),
+      h("h3", {}, "Runs"),
+      runs.length ? h("ul", { class: "project-runs" }, runs) : h("p", {}, "No runs yet."),
+      h("h3", {}, "Pending stories (reviewed, not yet written)"),
+      pending.length ? h("ul", { class: "project-pending" }, pending) : h("p", {}, "None.")
+    );
+    section.hidden = false;
   }
 
   function renderTree() {
@@ -595,7 +656,7 @@
       storyEditor(item, info),
     ];
     if (record) {
-      const related = (record.related_story_ids || []).map((id) => "#" + id).join(", ");
+      const related = (record.related_story_ids || []).map(relatedLabel).join(", ");
       children.push(
         h(
           "p",
@@ -632,6 +693,7 @@
     }
     children.push(questions(item));
     children.push(sourceDetails(item, info));
+    children.push(alsoIn(info));
     if (info.compare_with != null) children.push(diffDetails(item, info));
     children.push(decisionControls(item, tag, headingId));
     children.push(h("p", { class: "planned", id: "planned-" + item.item_id, hidden: true }));
@@ -1053,7 +1115,7 @@
     const summary = h(
       "summary",
       {},
-      "Compare with existing #" + other.work_item_id + (other.title ? ": " + other.title : "") +
+      (other.pending ? "Compare with " + relatedLabel(other.work_item_id) : "Compare with existing #" + other.work_item_id) + (other.title ? ": " + other.title : "") +
         " (" + added + " acceptance criteri" + (added === 1 ? "on" : "a") + " added)"
     );
     const existingAcs = h(
@@ -1096,11 +1158,14 @@
   }
 
   function decisionControls(item, tag, headingId) {
-    const choices = tag === "conflict" ? CONFLICT_CHOICES : PLAIN_CHOICES;
+    // keep / replace / both need an item in Azure DevOps: another run's unwritten story is not one
+    const choices = tag === "conflict" && !pendingTarget(item.item_id) ? CONFLICT_CHOICES : PLAIN_CHOICES;
     const name = "decision-" + item.item_id;
     const current = state.decisions[item.item_id];
     const legendId = "legend-" + item.item_id;
-    const unsure = tag === "conflict" ? "Unresolved conflict: choose how to resolve it." : "The tagging is unsure: choose an action.";
+    const unsure = pendingTarget(item.item_id)
+      ? "Its counterpart is another run's story, not yet written: accept creates it as a new story."
+      : tag === "conflict" ? "Unresolved conflict: choose how to resolve it." : "The tagging is unsure: choose an action.";
     const status = h("span", { class: "decision-state", id: "state-" + item.item_id }, current ? "" : unsure);
     const fieldset = h(
       "fieldset",
@@ -1140,7 +1205,7 @@
 
   function unresolved() {
     return allStories().filter(
-      (n) => (storyTag(n) === "conflict" || (n.tag && n.tag.needs_review)) && !state.decisions[n.item.item_id]
+      (n) => (storyTag(n) === "conflict" || (n.tag && n.tag.needs_review) || (pendingTarget(n.item.item_id) && !["duplicate", "new"].includes(storyTag(n)))) && !state.decisions[n.item.item_id]
     );
   }
 

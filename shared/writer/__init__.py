@@ -60,14 +60,18 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
      "ado_id": 1203 | null,        # the work item already holding it (status existing)
      "criteria": ["…"],            # patch: the ACs it appends (replace: the new ACs)
      "reason": "…", "error": "…"|null, "signature": "<sha256 hex>",
-     "decided_by": "ana@example.org"|"function key"|…|null, "decided_at": "…Z"|null}
+     "decided_by": "ana@example.org"|"function key"|…|null, "decided_at": "…Z"|null,
+     "pending": {"run_id", "story_id", "title"}|null}   # the counterpart is another run's story,
+                                                        # reviewed, not yet written
 
 - write → 200 (also when some items failed: see ``counts.failed``)::
 
     {"run_id": "run-…", "dry_run": false, "write_id": "w-0001-20260101T120000Z",
      "process": "agile"|…, "results": [WriteResult, …], "counts": {"created": 0,
      "modified": 0, "existing": 0, "skipped": 0, "blocked": 0, "failed": 0},
-     "created_ids": [..], "modified_ids": [..]}
+     "created_ids": [..], "modified_ids": [..],
+     "index_update": {"status": "updated"|"deferred"|"failed", "indexed_ids", …}}
+                     # the project's index after the write (shared/indexing/writes.py)
 
   WriteResult (also each line of ``runs/{run_id}/ado_write_results.jsonl``)::
 
@@ -79,7 +83,9 @@ create anything, unless ``"allow_empty_backlog": true``; the dry run lists the r
      "error": "…"|null, "signature", "timestamp",
      "before": {field: value|null}|null,   # patches: each field it changed, as it was
      "after": {field: value|null}|null,    # patches: the same fields as the write left them
-     "rev_after": 7|null}                  # created / modified: the item's rev when it ended
+     "rev_after": 7|null,                  # created / modified: the item's rev when it ended
+     "indexed": true|false|null}           # created / modified / existing: in the index as ADO
+                                           # has it after the write
 
   (``before``, ``after`` and ``rev_after`` are absent, null, in writes made before rollbacks.)
 
@@ -104,7 +110,8 @@ for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200:
      "results": [RollbackRecord, …],   # the write's patches first, then its creates, children first
      "counts": {"pending", "deleted", "reverted", "changed_since_write", "already_gone",
                 "already_reverted", "kept", "failed"},
-     "deleted_ids": [..], "reverted_ids": [..]}
+     "deleted_ids": [..], "reverted_ids": [..],
+     "index_update": {...}|absent}    # not in a dry run: the project's index after it
 
   RollbackRecord (also each line of ``runs/{run_id}/parts/rollbacks/{rollback_id}.jsonl``; one
   per item the write created or modified)::
@@ -121,7 +128,8 @@ for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200:
              | "kept"               # created, but children it still has stay (not orphaned)
              | "failed",            # error / reason, e.g. "cannot revert: the write recorded
                                     # no previous values" (a write older than rollbacks)
-     "fields_reverted": ["System.Description", …], "reason", "error", "rev_after", "timestamp"}
+     "fields_reverted": ["System.Description", …], "reason", "error", "rev_after",
+     "index": "removed"|"updated"|"failed"|null, "timestamp"}
 
   400 bad body or malformed ``write_id``; 404 unknown run or write; 409 the run has no write, or a
   write / retag / rollback of it (or another ADO write) is in progress; 503 ADO not configured

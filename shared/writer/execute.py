@@ -81,6 +81,9 @@ class WriteResult(Record):
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     rev_after: int | None = None
+    # created / modified / existing: whether the project's index holds the item as ADO has it
+    # after the write (shared/indexing/writes.py); None in writes made before it did
+    indexed: bool | None = None
     url: str | None = None
     reason: str = ""
     error: str | None = None

@@ -14,6 +14,13 @@ reviewer's decisions, with no I/O. Rules:
   existing story with the generated title, description and ACs); ``both`` (create the story and
   link it to the existing one, ``System.LinkTypes.Related``). The last three need an existing
   story (the tagging's first related id, else the generation's extends / AC-delta target).
+- a story whose counterpart is a **pending story** (a story of another run of the project,
+  reviewed but not yet written: a negative related id, ``TaggingRecord.pending_refs``; the
+  references to stories written since are resolved to their ADO items before planning,
+  shared/indexing/pending.resolve) has nothing in ADO to patch or link: a ``duplicate`` is
+  skipped (that run's write writes it); ``extend``, ``gap`` and ``conflict`` are blocked until the
+  reviewer decides ``accept`` (create it as a new story) or ``skip``, or that run is written and
+  this one is planned again. ``keep_existing``, ``replace`` and ``both`` need an ADO item.
 - epics and features are created only when some story of the run is created under them (no empty
   containers); an item under an existing work item (``parent_work_item_id``) is linked to it.
 - order: epics, then features, then stories, so every parent is written before its children.
@@ -34,7 +41,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from shared.ado.process import AGILE, Process
-from shared.models import GeneratedItem, TaggingRecord
+from shared.models import GeneratedItem, PendingRef, TaggingRecord
 from shared.writer import render
 
 Decision = Literal["accept", "skip", "keep_existing", "replace", "both"]
@@ -71,6 +78,7 @@ class PlannedItem:
     decided_by: str | None = None
     decided_at: datetime | None = None
     ado_type: str | None = None  # the work item type written; None: nothing can be (Basic feature)
+    pending: PendingRef | None = None  # the counterpart is another run's story, not yet written
     feature_title: str | None = None  # Basic: the feature a story was generated under
     # filled by a preview or a write
     status: str | None = None
@@ -130,6 +138,11 @@ class PlannedItem:
             ),
             "error": self.error,
             "signature": self.signature,
+            "pending": (
+                self.pending.model_dump(include={"run_id", "story_id", "title"})
+                if self.pending
+                else None
+            ),
         }
 
 
@@ -188,9 +201,16 @@ def validate_decisions(
         if not isinstance(value, str) or value not in DECISIONS:
             problems.append(f"{story_id}: {value!r} is not one of {', '.join(DECISIONS)}")
             continue
-        if value in NEEDS_EXISTING and related_id(stories[story_id], records.get(story_id)) is None:
+        existing = related_id(stories[story_id], records.get(story_id))
+        if value in NEEDS_EXISTING and existing is None:
             problems.append(
                 f"{story_id}: {value!r} needs an existing work item, and this story names none"
+            )
+        elif value in NEEDS_EXISTING and existing is not None and existing < 0:
+            ref = pending_ref(records.get(story_id), existing)
+            problems.append(
+                f"{story_id}: {value!r} needs an existing work item, and its counterpart "
+                f"({_pending_name(ref)}) is not yet written"
             )
     if problems:
         raise InvalidDecisions(problems)
@@ -221,12 +241,54 @@ def _parent(
     return None, item.parent_work_item_id
 
 
+def pending_ref(record: TaggingRecord | None, candidate: int) -> PendingRef | None:
+    """The pending story a negative related id names."""
+    if record is None:
+        return None
+    return next((r for r in record.pending_refs if r.candidate_id == candidate), None)
+
+
+def _pending_name(ref: PendingRef | None) -> str:
+    return f"story {ref.story_id} of run {ref.run_id}" if ref else "a pending story of another run"
+
+
+def _pending_action(
+    tag: str | None, record: TaggingRecord | None, decision: str, decided: bool, existing: int
+) -> tuple[Action, int | None, str]:
+    """A story whose counterpart is another run's story, not written yet (module docstring)."""
+    name = _pending_name(pending_ref(record, existing))
+    if record is not None and record.needs_review and not decided:
+        why = "; ".join(record.review_reasons) or "the tagging asks for a review"
+        return (
+            "blocked",
+            None,
+            f"needs a decision ({tag} of {name}, not yet written: {why}): "
+            + ("pick accept or skip"),
+        )
+    if decision == "skip":
+        return "skip", None, "skipped by the reviewer"
+    if tag == "new":
+        return "create", None, "new story"
+    if tag == "duplicate":
+        return "skip", None, f"duplicate of {name}, not yet written: that run's write writes it"
+    if decided and decision == "accept":
+        return "create", None, f"created as a new story: {name} is not yet written"
+    return (
+        "blocked",
+        None,
+        f"{tag} of {name}, not yet written: write that run first and plan this one again (it "
+        "then acts on what that run wrote), or decide accept (create it as a new story) or skip",
+    )
+
+
 def _story_action(
     story: GeneratedItem, record: TaggingRecord | None, decision: str, decided: bool = True
 ) -> tuple[Action, int | None, str]:
     """``decided``: the reviewer named ``decision`` (not the default ``accept``)."""
     tag = record.decision_tag if record is not None else story.assigned_tag
     existing = related_id(story, record)
+    if existing is not None and existing < 0:
+        return _pending_action(tag, record, decision, decided, existing)
     if record is not None and record.needs_review and not decided:
         why = "; ".join(record.review_reasons) or "the tagging asks for a review"
         options = "accept, skip" + (", keep_existing, replace or both" if existing else "")
@@ -300,6 +362,9 @@ def build_plan(
             entry.action, entry.existing_id, entry.reason = _story_action(
                 item, record, entry.decision, item.item_id in chosen
             )
+            related = related_id(item, record)
+            if related is not None and related < 0:
+                entry.pending = pending_ref(record, related)
             entry.needs_decision = entry.action == "blocked" and record is not None
             if entry.action == "patch" and entry.existing_id is not None:
                 entry.criteria = (

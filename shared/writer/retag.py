@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from shared import layout
+from shared.indexing.pending import refresh_quietly
 from shared.models import TAGS, Summary, TaggingRecord, Usage
 from shared.pipeline.segment import index_warnings, with_index_warnings
 from shared.pipeline.tag import tag_story
@@ -51,7 +52,8 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
         new_records: list[TaggingRecord] = []
         changes = []
         for story in stories:
-            part = tag_story(svc, run_id, run.project, story)
+            earlier = [run.retry_of] if run.retry_of else []
+            part = tag_story(svc, run_id, run.project, story, earlier_runs=earlier)
             usage = usage + part.usage
             record = part.record
             before = old.get(story.item_id)
@@ -115,6 +117,8 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
                 }
             )
             svc.store.put(summary_path, dump_model(summary))
+    # what the run has pending may follow its tags (a duplicate now is skipped when written)
+    refresh_quietly(svc, run_id)
     return {
         "run_id": run_id,
         "retagged_at": now.isoformat(),

@@ -60,13 +60,15 @@ from shared.ado.errors import (
     AdoNotFound,
     AdoThrottled,
 )
+from shared.ado.process import AGILE, Process, ProcessError
 from shared.ids import InvalidIdentifier
+from shared.indexing.writes import after_rollback
 from shared.models import Record, utcnow
 from shared.pipeline.runs import load_run
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
 from shared.writer.execute import WriteResult, _maybe_applied
-from shared.writer.runs import held_lease, run_lock, write_ids
+from shared.writer.runs import held_lease, project_process, run_lock, write_ids
 
 log = logging.getLogger("shared.writer")
 
@@ -113,6 +115,9 @@ class RollbackRecord(Record):
     reason: str = ""
     error: str | None = None
     rev_after: int | None = None  # a revert: the item's rev after it
+    # the project's index after the rollback (shared/indexing/writes.py): the item left it
+    # (removed), holds it as ADO has it now (updated), or could not be updated (failed)
+    index: Literal["removed", "updated", "failed"] | None = None
     timestamp: datetime
 
 
@@ -531,7 +536,7 @@ def rollback_run(
     NothingToRollBack (the run was never written), UnknownWrite, WriteInProgress, and ValueError
     when a rollback has no client.
     """
-    load_run(svc, run_id)
+    run = load_run(svc, run_id)
     if write_id is not None:
         check_write_id(write_id)
 
@@ -606,12 +611,16 @@ def rollback_run(
             clock=svc.clock,
             on_record=on_record,
         )
+        index_update: dict[str, Any] | None = None
         try:
             records = rollback.run()
+            index_update = after_rollback(
+                svc, run_id, run.project, client, _process(svc, client), records
+            )
         finally:
             flush(rollback.records)
     log.info("rollback %s of write %s of run %s: %s", rollback_id, chosen, run_id, counts(records))
-    return rollback_body(
+    body = rollback_body(
         run_id,
         chosen,
         rollback_id,
@@ -620,6 +629,18 @@ def rollback_run(
         checked=True,
         ado_error=rollback.ado_error,
     )
+    body["index_update"] = index_update
+    return body
+
+
+def _process(svc: Services, client: Any) -> Process:
+    """The project's process for reading items back into the index (AGILE when it cannot be
+    told: the rollback itself does not depend on it)."""
+    try:
+        return project_process(svc.settings, client) or AGILE
+    except (AdoError, ProcessError) as err:
+        log.warning("the project's process could not be told (%s): indexed as agile", err)
+        return AGILE
 
 
 # ------------------------------------------------------------------------------------------------

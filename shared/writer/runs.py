@@ -17,10 +17,9 @@ each item that changed ADO and at the end, so a write that dies still says what 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,18 +28,19 @@ from shared import layout
 from shared.ado import process as processes
 from shared.ado.errors import AdoError
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review_state import Applied, ReviewState, apply, check, load_state
 from shared.services import Services
-from shared.storage import ArtifactStore, LeaseHeld, NotFound, dump_jsonl, read_jsonl
+from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
+from shared.storage.leases import LEASE_SECONDS, LeaseBusy
 from shared.writer.execute import Writer, WriteResult, counts, preview
 from shared.writer.plan import InvalidDecisions, Plan, build_plan
 
 log = logging.getLogger("shared.writer")
 
 WRITABLE = ("completed", "completed_with_errors")
-LEASE_SECONDS = 60  # the longest finite blob lease; renewed every third of it
 
 
 class RunNotWritable(RuntimeError):
@@ -52,7 +52,7 @@ class EmptyBacklogRefused(RuntimeError):
     all is refused unless the request allows it."""
 
 
-class WriteInProgress(RuntimeError):
+class WriteInProgress(LeaseBusy):
     """Another write or retag holds the lease."""
 
 
@@ -60,40 +60,11 @@ class WriteInProgress(RuntimeError):
 # leases
 
 
-class _Renewer(threading.Thread):
-    def __init__(self, handle: Any, every: float) -> None:
-        super().__init__(name="write-lease-renewer", daemon=True)
-        self.handle = handle
-        self.every = every
-        self.stopped = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopped.wait(self.every):
-            try:
-                self.handle.renew()
-            except Exception as err:  # the holder goes on; a lost lease shows as a 409 elsewhere
-                log.warning("renewing the write lease failed: %s", err)
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.join(timeout=5)
-
-
-@contextmanager
 def held_lease(
     store: ArtifactStore, path: str, busy: str, seconds: int = LEASE_SECONDS
-) -> Iterator[None]:
+) -> AbstractContextManager[None]:
     """Hold the lease on ``path`` for the block, renewing it; WriteInProgress(busy) if taken."""
-    with ExitStack() as stack:
-        try:
-            handle = stack.enter_context(store.lease(path, seconds=seconds))
-        except LeaseHeld:
-            raise WriteInProgress(busy) from None
-        if hasattr(handle, "renew"):
-            renewer = _Renewer(handle, max(0.2, seconds / 3))
-            renewer.start()
-            stack.callback(renewer.stop)
-        yield
+    return leases.held_lease(store, path, busy, seconds, error=WriteInProgress)
 
 
 def run_lock(svc: Services, run_id: str) -> Any:
@@ -146,6 +117,8 @@ def reviewed_run(svc: Services, run_id: str) -> ReviewedRun:
     if problems:
         raise InvalidDecisions([f"the saved review: {p}" for p in problems])
     items, records, applied = apply(state, items, records)
+    # pending stories of other runs written since: their ADO items (shared/indexing/pending.py)
+    records, _ = pending.resolve(svc, records)
     return ReviewedRun(run, items, records, state, etag, applied)
 
 
@@ -286,12 +259,19 @@ def write_run(
             clock=svc.clock,
             on_result=on_result,
         )
+        index_update: dict[str, Any] | None = None
         try:
             results = writer.run(plan)
+            # the project's index follows what was written (shared/indexing/writes.py)
+            index_update = writes.after_write(svc, run_id, run.project, client, process, results)
         finally:
             flush(writer.results)
     log.info("write %s of run %s (%s): %s", write_id, run_id, process.name, counts(results))
-    return {**results_body(run_id, write_id, results, dry_run=False), "process": process.name}
+    return {
+        **results_body(run_id, write_id, results, dry_run=False),
+        "process": process.name,
+        "index_update": index_update,
+    }
 
 
 def results_body(

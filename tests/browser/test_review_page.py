@@ -471,6 +471,25 @@ def test_a_second_write_creates_nothing(session, state, ado, written_once):
     assert session.problems == []
 
 
+def test_the_project_section_shows_what_the_run_wrote(session, state, ado, written_once):
+    """GET /api/projects/{project} on the page: the run and what it wrote, the index size (the
+    written items are in it now), the pending stories: all text."""
+    page = session.page
+    session.open(f"#run={state['run_id']}")
+    section = page.locator("#project-view")
+    section.locator("ul.project-runs li").first.wait_for()
+    assert page.locator("#project-heading").inner_text() == f"Project {PROJECT}"
+    text = section.inner_text()
+    assert re.search(r"Index: \d+ Azure DevOps items, \d+ pending stories", text)
+    row = section.locator("ul.project-runs li").filter(
+        has=page.locator(f"a[href='#run={state['run_id']}']")
+    )
+    assert re.search(r"wrote: [1-9]\d* created, [1-9]\d* modified", row.inner_text())
+    assert "Pending stories (reviewed, not yet written)" in text
+    shot(section, "review-project.png")
+    assert session.problems == []
+
+
 # ------------------------------------------------------------------------------------------------
 # hostile model text
 
@@ -580,13 +599,19 @@ def test_hygiene_flags_are_shown_beside_the_story(browser, host, tmp_path):
 
 @pytest.fixture
 def own_run(browser, host, tmp_path, request) -> Iterator[tuple[Session, str]]:
-    """A run of its own (the review meeting under this test's name) and a tab on it."""
+    """A run of its own (the review meeting under this test's name) and a tab on it, in a project
+    of its own with the sample backlog: in PROJECT, the main flow's write is in the index now
+    (and reviewed runs' stories are pending), so the same meeting again is all duplicates."""
+    from devhost.demo import load_index
+
     copy = tmp_path / f"edit_{request.node.name[5:40]}.txt"
     copy.write_bytes(MEETING.read_bytes())
+    project = request.node.name[5:35].replace("_", "-")
+    load_index(project)
     s = Session(browser, host)
     try:
         s.open()
-        run_id = upload(s.page, copy)
+        run_id = upload(s.page, copy, project)
         wait_completed(s.page)
         yield s, run_id
     finally:

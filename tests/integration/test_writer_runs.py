@@ -57,8 +57,12 @@ def runs(tmp_path_factory, engine):
     notes_a = run_file(svc, bus, "rc", "notes-a.md", NOTES.read_bytes())
     notes_b = run_file(svc, bus, "rc", "notes-b.md", NOTES.read_bytes())
     assert design.status == notes_a.status == notes_b.status == "completed"
+    # a copy before any test writes: a write indexes what it created (shared/indexing/writes.py)
+    pristine = tmp_path_factory.mktemp("pristine") / "store"
+    shutil.copytree(root, pristine)
     return {
         "root": root,
+        "pristine": pristine,
         "svc": svc,
         "design": design.run_id,
         "a": notes_a.run_id,
@@ -384,7 +388,7 @@ def test_cli_write(runs, fake, monkeypatch, capsys, tmp_path):
 
 def test_retag_follows_the_index_and_is_idempotent(runs, engine, tmp_path):
     root = tmp_path / "store"
-    shutil.copytree(runs["root"], root)
+    shutil.copytree(runs["pristine"], root)  # the index as loaded: no test's write in it
     svc, _ = pipeline(root, engine)
     run_id = runs["a"]
     path = layout.run_file(run_id, "tagging_analysis.jsonl")

@@ -10,7 +10,11 @@ MicrosoftDocs/vsts-rest-api-specs, ``specification/wit/7.1/workItemTracking.json
 - **WIQL** ``POST {org}/{project}/_apis/wit/wiql[?$top=N]``: ``SELECT ... FROM WorkItems WHERE
   c1 AND c2 ... ORDER BY [field] [ASC|DESC]`` with conditions ``[Field] op value``, op one of
   ``= <> > >= < <= IN NOT IN CONTAINS NOT CONTAINS``, values ``'text'``, numbers, ``@project``,
-  ``(list)``. ``[System.Tags] CONTAINS 'x'`` matches a whole tag, case-insensitively. OR and
+  ``(list)``. Date fields (``System.ChangedDate``, ``System.CreatedDate``) compare as dates: by day,
+  unless the request says ``timePrecision=true``; a literal with a time of day without it is a 400
+  (ADO does not compare times without that parameter; this message is the fake's own). The answer
+  carries ``asOf``, the fake's clock when the query ran (the clock every write's ChangedDate comes
+  from). ``[System.Tags] CONTAINS 'x'`` matches a whole tag, case-insensitively. OR and
   parentheses are refused (400), so a client relying on them fails loudly here. Result cap
   ``wiql_cap`` (ADO: 20,000) → 400 **VS402337**; by default every match counts against the cap
   even with ``$top`` (the pessimistic reading of ADO); ``cap_counts_before_top=False`` applies
@@ -338,11 +342,55 @@ def _tags(value: Any) -> list[str]:
     return [t.strip() for t in str(value or "").split(";") if t.strip()]
 
 
-def _matches(item: dict[str, Any], cond: tuple[str, str, Any], project: str) -> bool:
+DATE_FIELDS = frozenset({"System.ChangedDate", "System.CreatedDate"})
+
+
+def _date(value: Any) -> datetime | None:
+    try:
+        parsed = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _date_condition(cond: tuple[str, str, Any], time_precision: bool) -> tuple[str, str, Any]:
+    """A date field's literal as a datetime (a date alone: midnight UTC); a time of day without
+    ``timePrecision`` is refused."""
+    fld, op, value = cond
+    if fld not in DATE_FIELDS or op not in ("=", "<>", ">", ">=", "<", "<="):
+        return cond
+    when = _date(value)
+    if when is None:
+        raise WiqlError(f"{value!r} is not a date")
+    if not time_precision and (when.hour, when.minute, when.second, when.microsecond) != (
+        0,
+        0,
+        0,
+        0,
+    ):
+        raise _Reply(
+            400,
+            f"The query compares [{fld}] with a time of day ({value!r}): ask with "
+            "timePrecision=true, or give a date.",
+            "QueryException",
+        )
+    return fld, op, when
+
+
+def _matches(
+    item: dict[str, Any], cond: tuple[str, str, Any], project: str, time_precision: bool = False
+) -> bool:
     fld, op, value = cond
     actual = item["id"] if fld == "System.Id" else item["fields"].get(fld)
     if value == "@project":
         value = project
+    if isinstance(value, datetime):
+        when = _date(actual)
+        if when is None:
+            return op == "<>"
+        if not time_precision:
+            when, value = when.date(), value.date()  # type: ignore[assignment]
+        actual, value = when, value
     if op in ("CONTAINS", "NOT CONTAINS"):
         if fld == "System.Tags":
             found = str(value).lower() in (t.lower() for t in _tags(actual))
@@ -978,10 +1026,18 @@ class FakeAdo:
             raise _Reply(
                 400, f"TF51005: The query could not be parsed: {err}", "QueryException"
             ) from None
+        precise = req.query.get("timePrecision", "").lower() == "true"
+        try:
+            conditions = [_date_condition(c, precise) for c in query.conditions]
+        except WiqlError as err:
+            raise _Reply(
+                400, f"TF51005: The query could not be parsed: {err}", "QueryException"
+            ) from None
+        as_of = self.now()
         matched = [
             item
             for item in self.items.values()
-            if all(_matches(item, c, self.project) for c in query.conditions)
+            if all(_matches(item, c, self.project, precise) for c in conditions)
         ]
         key = query.order_by
         matched.sort(
@@ -1007,7 +1063,7 @@ class FakeAdo:
         return 200, {
             "queryType": "flat",
             "queryResultType": "workItem",
-            "asOf": self.now(),
+            "asOf": as_of,
             "columns": [
                 {
                     "referenceName": "System.Id",

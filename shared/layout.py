@@ -24,9 +24,12 @@ runs/{run_id}/
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
 ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
+ingestion/limits/{deployment}.json    a model deployment's shared rate budget (shared/llm/limiter.py)
 """
 
 from __future__ import annotations
+
+import re
 
 FINAL_ARTIFACTS = (
     "run.json",
@@ -172,3 +175,10 @@ def arch_raw_prefix(project: str) -> str:
 def arch_raw(project: str, source_path: str) -> str:
     """The original document as loaded (``source_path`` relative to the loaded folder)."""
     return f"ingestion/architecture/{project}/raw/{source_path}"
+
+
+def model_limit(deployment: str) -> str:
+    """The rate budget every instance shares for one model deployment (shared/llm/limiter.py);
+    the name is reduced to letters, digits, ``.``, ``_`` and ``-``."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", deployment).strip("-.") or "model"
+    return f"ingestion/limits/{slug}.json"

@@ -161,7 +161,7 @@ def build_embedder(
 
     try:
         client = build_openai_client(
-            settings, on_response=limits.observe if limits is not None else None
+            settings, event_hooks=limits.event_hooks() if limits is not None else None
         )
     except LLMNotConfigured as err:
         raise NotConfigured(f"SYNTH_EMBEDDER=openai: {err}") from None

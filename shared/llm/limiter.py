@@ -46,8 +46,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
@@ -68,12 +67,14 @@ REQUEST_WINDOW_SHARE = 6  # requests: RPM/6 per sixth of the window (Azure: 10-s
 DECREASE = 0.7  # a 429 multiplies the rate by this ...
 MIN_FACTOR = 0.25  # ... down to this ...
 RECOVERY = 0.1  # ... and it grows back by this per sixth of a window without a 429
-MAX_WAIT_WINDOWS = 1.0  # how long a caller waits in-process before it is re-queued
+MAX_WAIT_WINDOWS = 2.0  # how long a caller waits in-process before it is re-queued
 DEFAULT_RETRY_AFTER_WINDOWS = 1 / 12  # a 429 without Retry-After: 5 s of a minute
 DEFAULT_MAX_TOKENS = 4096  # counted when a call names no max_tokens
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators per message
 SCHEMA_MARGIN = 1.15  # the SDK's strict schema is a little longer than pydantic's
 CAS_TRIES = 8
+MAX_BATCH = 64  # callers granted by one compare-and-swap at most
+SEND_SLACK_S = 0.05  # the network time from sending a request to its arrival
 # the longest expected time from a grant to the request's arrival at the service (the SDK builds
 # the request, the network carries it): a reservation is counted at least this much past its window
 ARRIVAL_MARGIN_S = 0.25
@@ -194,7 +195,8 @@ class BucketState:
         return wait
 
     # -- changing --------------------------------------------------------------------------------
-    def grant(self, now: float, tokens: int, limits: Limits) -> None:
+    def grant(self, now: float, tokens: int, limits: Limits) -> int:
+        """Count ``tokens`` and one request from ``now``; returns the slot they are kept in."""
         slot = math.ceil((now + limits.margin_s) / limits.slot_s)
         counts = self.slots.setdefault(slot, [0, 0])
         counts[0] += tokens
@@ -202,6 +204,18 @@ class BucketState:
         horizon = max(limits.window_s, limits.request_window_s)
         for k in [k for k in self.slots if k * limits.slot_s + horizon <= now]:
             del self.slots[k]
+        return slot
+
+    def move(self, old: int, now: float, tokens: int, limits: Limits) -> int:
+        """A reservation counted in slot ``old`` is sent only now: count it from now instead
+        (it stays counted throughout; if it already left the window it is counted again)."""
+        counts = self.slots.get(old)
+        if counts is not None and counts[0] >= tokens and counts[1] >= 1:
+            counts[0] -= tokens
+            counts[1] -= 1
+            if counts == [0, 0]:
+                del self.slots[old]
+        return self.grant(now, tokens, limits)
 
     def throttle(self, now: float, retry_after: float, limits: Limits) -> bool:
         """A 429 with ``retry_after``: block until then, lower the rate (once per sixth of a
@@ -242,58 +256,37 @@ class LimiterStats:
 
     grants: int = 0
     tokens: int = 0
-    waits: int = 0
-    waited_s: float = 0.0
+    waited_s: float = 0.0  # time callers spent in acquire, in line and for capacity
+    sleeps: int = 0  # times the head of the line slept until the budget had room
+    slept_s: float = 0.0
     deferred: int = 0  # CapacityUnavailable raised: the unit is re-queued
     throttled: int = 0  # 429s reported by the service
     conflicts: int = 0  # compare-and-swap races lost to another writer
     storage_calls: int = 0
+    batches: int = 0  # compare-and-swaps that granted callers (several at once under load)
+    moved: int = 0  # grants sent later than counted (a busy process; SDK retries), moved to then
 
 
-@dataclass
+# the reservation of the model call this thread is making (ModelLimiter.run), for the request hook
+_sending = threading.local()
+
+
+@dataclass(eq=False)
 class _Ticket:
     tokens: int
-
-
-class _TurnTimeout(Exception):
-    def __init__(self, ahead_tokens: int, ahead_requests: int) -> None:
-        super().__init__("no turn in time")
-        self.ahead_tokens = ahead_tokens
-        self.ahead_requests = ahead_requests
-
-
-class _Turns:
-    """Callers of one process take their turn in arrival order (a large reservation is not passed
-    by a stream of small ones); one whose deadline passes in the line leaves it."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._line: deque[_Ticket] = deque()
-
-    @contextmanager
-    def turn(self, tokens: int, timeout: float) -> Iterator[None]:
-        ticket = _Ticket(tokens)
-        end = time.monotonic() + max(0.0, timeout)
-        with self._cond:
-            self._line.append(ticket)
-            while self._line[0] is not ticket:
-                left = end - time.monotonic()
-                if left <= 0:
-                    ahead = list(self._line)[: self._line.index(ticket)]
-                    self._line.remove(ticket)
-                    self._cond.notify_all()
-                    raise _TurnTimeout(sum(t.tokens for t in ahead), len(ahead))
-                self._cond.wait(left)
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._line.remove(ticket)
-                self._cond.notify_all()
+    slot: int = 0  # where the shared state counts the grant
+    granted: bool = False
+    in_flight: bool = False  # picked by the head of the line for the write under way
 
 
 class ModelLimiter:
-    """The shared budget of one deployment, as seen from this process."""
+    """The shared budget of one deployment, as seen from this process.
+
+    Callers wait in one line, in arrival order. The caller at the head reads the state (or uses
+    the copy it holds), grants itself and every caller behind it that fits now, in order, and
+    writes all those grants with one compare-and-swap: under a burst, one storage request serves
+    many calls. When nothing fits, it sleeps until the state says the window has room.
+    """
 
     def __init__(
         self,
@@ -318,27 +311,57 @@ class ModelLimiter:
         self._state: BucketState | None = None
         self._etag: str | None = None
         self._lock = threading.Lock()  # the cached state and its storage round trips
-        self._turns = _Turns()
+        self._line: deque[_Ticket] = deque()
+        self._cond = threading.Condition()
 
     # -- the public operations ---------------------------------------------------------------------
     def acquire(self, tokens: int, *, deadline: float | None = None) -> float:
         """Reserve ``tokens`` and one request, waiting up to ``deadline`` (default: now + the wait
         bound); returns the seconds waited. ``CapacityUnavailable`` says when to come back."""
-        tokens = max(0, int(tokens))
+        start = self.clock()
+        self._acquire(tokens, deadline)
+        return self.clock() - start
+
+    def sent(self, reservation: _Ticket) -> None:
+        """The request of ``reservation`` leaves now (the HTTP client's request hook). The service
+        counts it from its arrival: when that is later than the shared state assumed (a busy
+        process, or the SDK sending again after a 429), the grant is moved to now, so the
+        limiter never forgets a request before the service does. On time: nothing to do."""
+        now = self.clock()
+        if now + SEND_SLACK_S <= reservation.slot * self.limits.slot_s:
+            return
+        self.stats.moved += 1
+        for _ in range(CAS_TRIES):
+            state, etag = self._load()
+            slot = state.move(reservation.slot, now, reservation.tokens, self.limits)
+            if self._store(state, etag):
+                reservation.slot = slot
+                return
+
+    def _acquire(self, tokens: int, deadline: float | None) -> _Ticket:
+        ticket = _Ticket(max(0, int(tokens)))
         start = self.clock()
         deadline = start + self.max_wait_s if deadline is None else deadline
+        with self._cond:
+            self._line.append(ticket)
         try:
-            with self._turns.turn(tokens, deadline - start):
-                return self._acquire_in_turn(tokens, start, deadline)
-        except _TurnTimeout as late:
-            self.stats.deferred += 1
-            state, _ = self._load()
-            retry = self._backlog_wait(state, late.ahead_tokens + tokens, late.ahead_requests + 1)
-            raise CapacityUnavailable(
-                f"model {self.name}: {late.ahead_requests} calls of this instance are waiting "
-                f"ahead of this one for the shared budget",
-                retry_after=_jitter(retry),
-            ) from None
+            while True:
+                with self._cond:
+                    if ticket.granted:
+                        self.stats.waited_s += self.clock() - start
+                        return ticket
+                    if self._line[0] is not ticket:  # behind others: wait for the head's grants
+                        left = deadline - self.clock()
+                        if left <= 0 and not ticket.in_flight:
+                            raise self._late(ticket)
+                        self._cond.wait(max(0.005, min(left, self.limits.window_s)))
+                        continue
+                self._lead(ticket, deadline)
+        finally:
+            with self._cond:
+                if ticket in self._line:
+                    self._line.remove(ticket)
+                self._cond.notify_all()
 
     def throttled(self, retry_after: float | None = None) -> None:
         """The service answered 429 (``retry_after`` seconds, when it said): every instance waits
@@ -364,7 +387,8 @@ class ModelLimiter:
         is fed to the budget and waited out within the wait bound, then ``CapacityUnavailable``."""
         deadline = self.clock() + self.max_wait_s
         while True:
-            self.acquire(tokens, deadline=deadline)
+            reservation = self._acquire(tokens, deadline)
+            _sending.reservation = (self, reservation)
             try:
                 return call()
             except Exception as err:
@@ -381,6 +405,8 @@ class ModelLimiter:
                         service=True,
                     ) from err
                 self.sleep(pause)
+            finally:
+                _sending.reservation = None
 
     @property
     def default_retry_after(self) -> float:
@@ -394,30 +420,62 @@ class ModelLimiter:
         return state.usage(self.clock(), self.limits)
 
     # -- inside ------------------------------------------------------------------------------------
-    def _acquire_in_turn(self, tokens: int, start: float, deadline: float) -> float:
-        while True:
-            state, etag = self._load()
-            now = self.clock()
-            wait = state.wait_for(now, tokens, self.limits)
-            if wait <= 0:
-                state.grant(now, tokens, self.limits)
-                if self._store(state, etag):
-                    self.stats.grants += 1
-                    self.stats.tokens += tokens
-                    waited = now - start
-                    if waited > 0:
-                        self.stats.waits += 1
-                        self.stats.waited_s += waited
-                    return waited
-                continue
-            if now + wait > deadline:
-                self.stats.deferred += 1
-                raise CapacityUnavailable(
-                    f"model {self.name}: the shared budget has no room for {tokens} tokens "
-                    f"for {wait:.1f} s",
-                    retry_after=_jitter(wait),
-                )
-            self.sleep(wait)
+    def _lead(self, ticket: _Ticket, deadline: float) -> None:
+        """At the head of the line: grant every caller that fits now, in order, with one write;
+        or sleep until the head's own call fits; or give up at its deadline."""
+        state, etag = self._load()
+        now = self.clock()
+        with self._cond:
+            batch = list(self._line)[:MAX_BATCH]
+            for t in batch:
+                t.in_flight = True
+        chosen = []
+        for t in batch:
+            if state.wait_for(now, t.tokens, self.limits) > 0:
+                break
+            t.slot = state.grant(now, t.tokens, self.limits)
+            chosen.append(t)
+        stored = bool(chosen) and self._store(state, etag)
+        with self._cond:
+            for t in batch:
+                t.in_flight = False
+            if stored:
+                for t in chosen:
+                    t.granted = True
+                    self._line.remove(t)
+                self.stats.grants += len(chosen)
+                self.stats.tokens += sum(t.tokens for t in chosen)
+                self.stats.batches += 1
+            self._cond.notify_all()
+        if chosen:
+            return  # granted (the head is the first chosen), or a lost race: read and try again
+        wait = state.wait_for(now, ticket.tokens, self.limits)
+        if now + wait > deadline:
+            self.stats.deferred += 1
+            raise CapacityUnavailable(
+                f"model {self.name}: the shared budget has no room for {ticket.tokens} tokens "
+                f"for {wait:.1f} s",
+                retry_after=_jitter(wait),
+            )
+        self.stats.sleeps += 1
+        self.stats.slept_s += wait
+        self.sleep(wait)
+
+    def _late(self, ticket: _Ticket) -> CapacityUnavailable:
+        """A caller whose deadline passed in the line (the caller holds ``_cond``)."""
+        ahead = list(self._line)[: self._line.index(ticket)]
+        self._line.remove(ticket)
+        self._cond.notify_all()
+        self.stats.deferred += 1
+        state = self._state.copy() if self._state is not None else BucketState()
+        retry = self._backlog_wait(
+            state, sum(t.tokens for t in ahead) + ticket.tokens, len(ahead) + 1
+        )
+        return CapacityUnavailable(
+            f"model {self.name}: {len(ahead)} calls of this instance are waiting ahead of this "
+            "one for the shared budget",
+            retry_after=_jitter(retry),
+        )
 
     def _backlog_wait(self, state: BucketState, tokens: int, requests: int) -> float:
         """About how long until ``tokens`` and ``requests`` more have all been granted."""
@@ -535,6 +593,21 @@ class ModelLimits:
                 )
                 self._limiters[(kind, model)] = limiter
             return limiter
+
+    def event_hooks(self) -> dict[str, list[Callable[[Any], None]]]:
+        """The HTTP client's hooks: each request's send time, each response's status."""
+        return {"request": [self.on_request], "response": [self.observe]}
+
+    def on_request(self, request: Any) -> None:
+        """A request leaves: the reservation of this thread's call is checked against the time
+        (``ModelLimiter.sent``). Never raises."""
+        try:
+            pending = getattr(_sending, "reservation", None)
+            if pending is not None:
+                limiter, reservation = pending
+                limiter.sent(reservation)
+        except Exception:  # noqa: BLE001 - a hook must never break the call
+            log.warning("could not record a request's send time with the limiter", exc_info=True)
 
     def observe(self, response: Any) -> None:
         """The HTTP client's response hook: a 429 (also one the SDK retries itself) goes to the

@@ -83,7 +83,7 @@ def test_a_binding_quota_with_the_limiter_fails_no_unit(tmp_path: Path) -> None:
     assert sum(r.counted for r in admitted) > 2 * QUOTA.tokens
     assert limits is not None
     chat = limits.chat("gpt-4o")
-    assert chat is not None and chat.stats.waits + chat.stats.deferred > 0
+    assert chat is not None and chat.stats.sleeps + chat.stats.deferred > 0
     assert svc.store.exists(layout.model_limit("gpt-4o"))
 
 

@@ -6,6 +6,8 @@ nothing is stored."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 from pathlib import Path
 
 import httpx2
@@ -269,3 +271,82 @@ def test_a_calls_reservation_covers_what_the_service_counts() -> None:
                 "max_completion_tokens": 800,
             }
             assert chat_tokens(messages, schema, 800, MODEL) >= RateLimits().counted("chat", body)
+
+
+class GatedStore(LocalFolderStore):
+    """Once ``armed``, holds the first compare-and-swap until ``release`` is set."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.armed = threading.Event()
+        self.release = threading.Event()
+        self.held = threading.Event()
+
+    def replace_if_match(self, path, data, etag, content_type=None):  # type: ignore[no-untyped-def]
+        if self.armed.is_set() and not self.held.is_set():
+            self.held.set()
+            self.release.wait(30)
+        return super().replace_if_match(path, data, etag, content_type)
+
+
+def test_callers_waiting_in_line_are_granted_together_by_one_write(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path)
+    one = ModelLimiter(store, MODEL, Limits(tokens=1_000_000, requests=60_000))
+    one.acquire(10)  # creates the blob
+    one.acquire(10)  # reads its ETag
+    store.armed.set()  # the next write is held
+    callers = [threading.Thread(target=one.acquire, args=(100,)) for _ in range(12)]
+    callers[0].start()
+    assert store.held.wait(30)  # the first caller's write is under way
+    for c in callers[1:]:
+        c.start()
+    while len(one._line) < 12:  # the other eleven queue behind it
+        time.sleep(0.01)
+    store.release.set()
+    for c in callers:
+        c.join(30)
+    assert one.stats.grants == 14
+    assert one.stats.batches == 4  # the two first, the held one, then the eleven at once
+
+
+def test_a_large_call_at_the_head_is_not_passed_by_smaller_ones(tmp_path: Path) -> None:
+    one = ModelLimiter(
+        LocalFolderStore(tmp_path), MODEL, Limits(tokens=10_000, window_s=1.0), max_wait_s=10
+    )
+    one.acquire(9000)
+    large = threading.Thread(target=one.acquire, args=(5000,))
+    large.start()
+    while not one._line:
+        time.sleep(0.005)
+    small = threading.Thread(target=one.acquire, args=(500,))  # would fit at once
+    small.start()
+    large.join(30)
+    small.join(30)
+    # the small call waited for the large one and went with it: no write granted it alone
+    assert one.stats.grants == 3 and one.stats.batches == 2 and one.stats.sleeps >= 1
+
+
+def test_a_request_sent_late_is_counted_from_when_it_leaves(tmp_path: Path) -> None:
+    """The service counts a request from its arrival: one that leaves long after its grant (a
+    busy process, the SDK sending again after a 429) must not leave the limiter's window first."""
+    clock = Clock()
+    limits = ModelLimits(
+        LocalFolderStore(tmp_path), Limits(tokens=10_000), Limits(), clock=clock, sleep=clock.sleep
+    )
+    chat = limits.chat(MODEL)
+    assert chat is not None
+    granted = clock()
+
+    def slow_to_send(delay: float) -> str:
+        clock.now += delay  # building the request took this long
+        limits.on_request(None)  # the HTTP client's request hook
+        return "answer"
+
+    assert chat.run(4000, lambda: slow_to_send(5.0)) == "answer"
+    assert chat.run(1000, lambda: slow_to_send(0.0)) == "answer"  # on time: nothing moved
+    assert chat.stats.moved == 1
+    # 61 s after the first grant the service still counts the first request (it arrived 5 s late)
+    clock.now = granted + 63.0
+    assert chat.usage() == (4000 + 1000, 2)
+    clock.now = granted + 67.0
+    assert chat.usage() == (0, 0)

@@ -57,7 +57,7 @@ def build_llm_agents(
         from shared.llm.openai_chat import OpenAIChatModel
 
         client = build_openai_client(
-            settings, on_response=limits.observe if limits is not None else None
+            settings, event_hooks=limits.event_hooks() if limits is not None else None
         )
 
         def chat(agent: AgentName) -> ChatModel:

@@ -312,6 +312,8 @@ class Recorded:
     status: int = 200
     counted: int = 0  # tokens counted against the quota (with ``limits``; 0 when refused)
     arrived: float = 0.0  # time.time() when the request arrived
+    answered: float = 0.0  # time.time() when the answer was ready to send
+    usage: dict[str, int] = field(default_factory=dict)  # the usage the answer reported
 
     @property
     def schema_name(self) -> str | None:
@@ -364,14 +366,17 @@ class OpenAIStandIn:
         stories_per_segment: int = 3,
         embedding_dim: int = 1536,
         limits: RateLimits | dict[str, RateLimits] | None = None,
-        token_latency: TokenLatency | None = None,
+        token_latency: TokenLatency | dict[str, TokenLatency] | None = None,
+        listener: Callable[[Recorded], None] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
         self.delay = delay
         # one RateLimits for every model (each model its own quota), or per model name
         self.limits = limits
+        # one TokenLatency for every route, or per route ("chat", "embeddings")
         self.token_latency = token_latency
+        self.listener = listener  # called with each request once it is answered
         self._quotas: dict[str, _Quota] = {}
         self.embedding_delay = embedding_delay  # None: embeddings wait ``delay`` like chat calls
         self.failures = failures or Failures()
@@ -506,6 +511,20 @@ class OpenAIStandIn:
         rec = Recorded(route, path, headers, body, m.group(1) if m else None, arrived=time.time())
         with self._lock:
             self.requests.append(rec)
+        result = self._respond(route, raw, headers, body, rec)
+        rec.answered = time.time()
+        if self.listener is not None:
+            self.listener(rec)
+        return result
+
+    def latency_for(self, route: str) -> TokenLatency | None:
+        if isinstance(self.token_latency, dict):
+            return self.token_latency.get(route)
+        return self.token_latency
+
+    def _respond(
+        self, route: str, raw: bytes, headers: dict[str, str], body: dict[str, Any], rec: Recorded
+    ) -> tuple:
         reply = self._over_quota(route, rec)
         if reply is not None:
             rec.answered_with = "limited"
@@ -527,11 +546,13 @@ class OpenAIStandIn:
             rec.status = reply.status
             return reply.status, reply.headers, reply.body
         result = self._answer(route, body, rec, reply)
+        rec.usage = dict(result[2].get("usage") or {})
         wait = reply.delay
-        if reply.kind == "auto" and self.token_latency is not None:
-            usage = result[2].get("usage") or {}
-            wait += self.token_latency.seconds(
-                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        latency = self.latency_for(route)
+        if reply.kind == "auto" and latency is not None:
+            wait += latency.seconds(
+                int(rec.usage.get("prompt_tokens") or 0),
+                int(rec.usage.get("completion_tokens") or 0),
             )
         if wait:
             self._stopping.wait(wait)

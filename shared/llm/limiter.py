@@ -22,16 +22,22 @@ The rules:
   at least ``ARRIVAL_MARGIN_S``): the service counts a request from its arrival, a moment after
   the grant, and must have forgotten it before the limiter does. Every change is a compare-and-swap
   on the blob's ETag. A process keeps the state it last read or wrote and tries its change on it,
-  so an uncontended grant is one storage request (a conditional PUT); a lost race re-reads.
-- **No capacity**: the caller sleeps until the window frees enough (computed from the state),
-  callers of one process in arrival order, up to ``MAX_WAIT_WINDOWS`` windows; past that it
-  raises ``CapacityUnavailable`` with the time to come back, and the queue handler re-queues the
-  unit with that visibility delay (``shared.pipeline.process``): not a failed delivery.
+  so an uncontended grant is one storage request (a conditional PUT); a lost race re-reads. The
+  callers of a process wait in one line; the one at its head grants itself and every caller
+  behind it that fits with one write (a burst costs one request).
+- **Late sends**: a request that leaves later than its grant assumed (a busy process; the SDK
+  sending again after a 429) is moved to its send time by the HTTP client's request hook
+  (``ModelLimits.on_request``, ``ModelLimiter.sent``).
+- **No capacity**: the head of the line sleeps until the window frees enough (computed from the
+  state), up to ``MAX_WAIT_WINDOWS`` windows; past that a caller raises ``CapacityUnavailable``
+  with the time to come back, and the queue handler re-queues the unit with that visibility delay
+  (``shared.pipeline.process``): not a failed delivery.
 - **429 from the service** (every response is seen, also those the SDK retries itself, through
   ``ModelLimits.observe``): ``blocked_until`` = now + ``Retry-After`` for every instance, and the
   rate factor drops to 0.7 x (at most once per sixth of a window, down to 0.25), regaining 0.1 per
   sixth of a window without a 429 (AIMD). A 429 left after the SDK's retries is waited out like
-  missing capacity, never a failure; ``insufficient_quota`` (billing) stays an error.
+  missing capacity, then deferred with ``service=True`` (the pipeline bounds those re-queues);
+  ``insufficient_quota`` (billing) stays an error.
 """
 
 from __future__ import annotations

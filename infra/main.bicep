@@ -404,6 +404,12 @@ var openAiSettings = enableAzureOpenAI ? {
   SYNTH_PIPELINE__GENERATION__MODEL: chatDeploymentName
   SYNTH_PIPELINE__TAGGING__MODEL: chatDeploymentName
   SYNTH_PIPELINE__EMBEDDING__MODEL: embeddingDeploymentName
+  // The shared rate limiter (shared/llm/limiter.py) at the deployments' quota: capacity x 1,000
+  // tokens per minute and, by Microsoft's ratio for most models, 6 requests per 1,000 TPM.
+  SYNTH_MODEL_TPM: string(chatDeploymentCapacity * 1000)
+  SYNTH_MODEL_RPM: string(chatDeploymentCapacity * 6)
+  SYNTH_EMBEDDING_TPM: string(embeddingDeploymentCapacity * 1000)
+  SYNTH_EMBEDDING_RPM: string(embeddingDeploymentCapacity * 6)
 } : empty(azureOpenAiEndpoint) ? {} : {
   AZURE_OPENAI_ENDPOINT: azureOpenAiEndpoint
 }

@@ -27,9 +27,12 @@ ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
 ingestion/ado/{project}/index.lock    leased by a sync or a load of the project's backlog
 ingestion/ado/{project}/sync.json     the sync's watermark and its last outcome
 ingestion/ado/{project}/syncs/{sync_id}.json   every sync's report (added, updated, deleted ids)
+ingestion/limits/{deployment}.json    a model deployment's shared rate budget (shared/llm/limiter.py)
 """
 
 from __future__ import annotations
+
+import re
 
 FINAL_ARTIFACTS = (
     "run.json",
@@ -194,3 +197,10 @@ def sync_report(project: str, sync_id: str) -> str:
 
 def sync_reports_prefix(project: str) -> str:
     return f"ingestion/ado/{project}/syncs/"
+
+
+def model_limit(deployment: str) -> str:
+    """The rate budget every instance shares for one model deployment (shared/llm/limiter.py);
+    the name is reduced to letters, digits, ``.``, ``_`` and ``-``."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", deployment).strip("-.") or "model"
+    return f"ingestion/limits/{slug}.json"

@@ -479,6 +479,9 @@ class Summary(Record):
 class Message(Record):
     v: Literal[1] = 1
     run_id: str
+    # times the unit was re-queued because the model service kept answering 429 past the rate
+    # limiter's wait (shared/pipeline process); waits for the shared budget alone are not counted
+    deferrals: int = Field(0, ge=0)
 
 
 class SegmentMessage(Message):

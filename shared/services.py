@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.agents import Agents
 from shared.bus import MessageBus
@@ -23,6 +23,9 @@ from shared.settings import Settings, get_settings
 from shared.storage import ArtifactStore
 from shared.tracing import NullTracer, Tracer
 from shared.vectorstore import VectorIndex
+
+if TYPE_CHECKING:
+    from shared.llm.limiter import ModelLimits
 
 # how long the embedded index's copy in memory is used without checking the blob's ETag: a burst
 # of queries (a run's 36 taggings) makes one check; another process's write (a loader) is seen at
@@ -55,10 +58,22 @@ class Services:
             return self._cache[name]
 
     @property
+    def limits(self) -> ModelLimits | None:
+        """The shared rate limiter's per-deployment budgets (``shared.llm.limiter``); None when
+        ``SYNTH_MODEL_TPM`` / ``RPM`` (and the embedding ones) are 0: no limiter, no storage call."""
+
+        def build() -> ModelLimits | None:
+            from shared.llm.limiter import ModelLimits
+
+            return ModelLimits.from_settings(self.settings, self.store)
+
+        return self._lazy("limits", build)  # type: ignore[no-any-return]
+
+    @property
     def embedder(self) -> Embedder:
         if self.embedder_factory is None:  # the default factory caches vectors in the store
             return self._lazy(  # type: ignore[no-any-return]
-                "embedder", lambda: build_embedder(self.settings, self.store)
+                "embedder", lambda: build_embedder(self.settings, self.store, self.limits)
             )
         factory = self.embedder_factory
         return self._lazy("embedder", lambda: factory(self.settings))  # type: ignore[no-any-return]
@@ -72,7 +87,11 @@ class Services:
 
     @property
     def agents(self) -> Agents:
-        factory = self.agents_factory or build_agents
+        if self.agents_factory is None:  # the default factory's model calls share the limits
+            return self._lazy(  # type: ignore[no-any-return]
+                "agents", lambda: build_agents(self.settings, self.embedder, self.limits)
+            )
+        factory = self.agents_factory
         return self._lazy(  # type: ignore[no-any-return]
             "agents", lambda: factory(self.settings, self.embedder)
         )
@@ -138,7 +157,10 @@ def build_bus(settings: Settings) -> MessageBus:
     )
 
 
-def build_embedder(settings: Settings, store: ArtifactStore | None = None) -> Embedder:
+def build_embedder(
+    settings: Settings, store: ArtifactStore | None = None, limits: ModelLimits | None = None
+) -> Embedder:
+    """The embedder the settings choose; ``limits``: the shared rate limiter for the OpenAI one."""
     if settings.resolved_embedder() == "minilm":
         from shared.embeddings.minilm import MiniLMEmbedder
 
@@ -148,16 +170,20 @@ def build_embedder(settings: Settings, store: ArtifactStore | None = None) -> Em
     from shared.llm.config import embedding_model
 
     try:
-        client = build_openai_client(settings)
+        client = build_openai_client(
+            settings, event_hooks=limits.event_hooks() if limits is not None else None
+        )
     except LLMNotConfigured as err:
         raise NotConfigured(f"SYNTH_EMBEDDER=openai: {err}") from None
     cfg = settings.pipeline.embedding
+    model = embedding_model(settings)
     return OpenAIEmbedder(
         client,
-        embedding_model(settings),
+        model,
         cfg.dimensions,
         store=store,  # content-hash cache: nothing is embedded twice
         batch_size=cfg.batch_size,
+        limiter=limits.embeddings(model) if limits is not None else None,
     )
 
 
@@ -185,7 +211,10 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
     )
 
 
-def build_agents(settings: Settings, embedder: Embedder) -> Agents:
+def build_agents(
+    settings: Settings, embedder: Embedder, limits: ModelLimits | None = None
+) -> Agents:
+    """The engine the settings choose; ``limits``: the shared rate limiter for the LLM engine."""
     if settings.resolved_engine() == "offline":
         from shared.engine.offline import build_offline_agents
 
@@ -197,7 +226,7 @@ def build_agents(settings: Settings, embedder: Embedder) -> Agents:
     # the hygiene gate's instruction-like spans, listed in the prompt before each data block
     annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None
     try:
-        return build_llm_agents(settings, embedder, annotate=annotate)
+        return build_llm_agents(settings, embedder, annotate=annotate, limits=limits)
     except LLMNotConfigured as err:
         raise NotConfigured(str(err)) from None
 

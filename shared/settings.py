@@ -311,6 +311,34 @@ class Settings(BaseSettings):
         description="the openai SDK's own retries of 429/5xx/timeouts (honouring Retry-After)",
     )
 
+    # --- model rate limits shared by every instance (shared/llm/limiter.py) ---------------------
+    model_tpm: int = Field(
+        0,
+        ge=0,
+        description="SYNTH_MODEL_TPM: tokens per minute of each chat deployment, shared by all "
+        "instances (prompt estimate + max_tokens per call); 0 = no limit",
+    )
+    model_rpm: int = Field(
+        0, ge=0, description="SYNTH_MODEL_RPM: requests per minute of each chat deployment; 0 = off"
+    )
+    embedding_tpm: int | None = Field(
+        None,
+        ge=0,
+        description="SYNTH_EMBEDDING_TPM: the same for embeddings; unset: SYNTH_MODEL_TPM",
+    )
+    embedding_rpm: int | None = Field(
+        None,
+        ge=0,
+        description="SYNTH_EMBEDDING_RPM: the same for embeddings; unset: SYNTH_MODEL_RPM",
+    )
+    model_limit_window_seconds: float = Field(
+        60.0,
+        gt=0,
+        le=3600,
+        description="SYNTH_MODEL_LIMIT_WINDOW_SECONDS: the 'minute' of the limits; only benchmarks "
+        "that scale time down change it",
+    )
+
     pinecone_api_key: SecretStr | None = Field(None, validation_alias=_alias("PINECONE_API_KEY"))
     pinecone_index: str = Field("brd-upload", validation_alias=_alias("PINECONE_INDEX"))
     pinecone_host: str | None = Field(None, validation_alias=_alias("PINECONE_HOST"))

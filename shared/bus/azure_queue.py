@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,8 @@ from shared.models import Message
 
 if TYPE_CHECKING:
     from azure.storage.queue import QueueServiceClient
+
+MAX_DELAY_SECONDS = 7 * 24 * 3600  # the queue service's longest initial visibility
 
 
 class AzureQueueBus:
@@ -57,3 +60,8 @@ class AzureQueueBus:
 
     def send(self, queue: str, message: Message) -> None:
         self.client(queue).send_message(message.model_dump_json())
+
+    def send_later(self, queue: str, message: Message, delay_seconds: float) -> None:
+        """Invisible for ``delay_seconds`` (whole seconds, at least 1; the service's unit)."""
+        delay = max(1, min(MAX_DELAY_SECONDS, math.ceil(delay_seconds)))
+        self.client(queue).send_message(message.model_dump_json(), visibility_timeout=delay)

@@ -4,12 +4,14 @@ Used by the CLI ``run`` and by tests: messages are processed by a pool of worker
 that raises gets the message again (``dequeue_count`` + 1) until ``max_dequeue_count``, then the
 message moves to ``{queue}-poison`` and that queue's handler runs, exactly as the Functions host does
 with Storage queues. Duplicate delivery can be switched on to prove handlers idempotent.
+``send_later`` holds a message back for a delay, as a queue's initial visibility timeout does.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -29,6 +31,7 @@ class Delivery:
     queue: str
     body: str
     dequeue_count: int = 1
+    not_before: float = 0.0  # time.monotonic() before which it is not delivered
 
 
 class InProcessBus:
@@ -40,6 +43,7 @@ class InProcessBus:
         self.deliver_twice = deliver_twice
         self.handlers: dict[str, Handler] = {}
         self.sent: list[tuple[str, str]] = []
+        self.delayed: list[tuple[str, float]] = []  # (queue, delay) of every send_later
         self.dead: list[Delivery] = []
         self._pending: deque[Delivery] = deque()
         self._lock = threading.Lock()
@@ -56,6 +60,15 @@ class InProcessBus:
             self._pending.append(Delivery(queue, body))
             if self.deliver_twice:
                 self._pending.append(Delivery(queue, body))
+
+    def send_later(self, queue: str, message: Message, delay_seconds: float) -> None:
+        body = message.model_dump_json()
+        with self._lock:
+            self.sent.append((queue, body))
+            self.delayed.append((queue, delay_seconds))
+            self._pending.append(
+                Delivery(queue, body, not_before=time.monotonic() + max(0.0, delay_seconds))
+            )
 
     def pending(self) -> int:
         with self._lock:
@@ -89,10 +102,19 @@ class InProcessBus:
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bus") as pool:
             while True:
                 with self._lock:
-                    while self._pending and len(running) < self.workers:
-                        running.add(pool.submit(self._run, self._pending.popleft()))
+                    now = time.monotonic()
+                    ready = [d for d in self._pending if d.not_before <= now]
+                    for delivery in ready[: self.workers - len(running)]:
+                        self._pending.remove(delivery)
+                        running.add(pool.submit(self._run, delivery))
                     if not running and not self._pending:
                         return
-                done, running = wait(running, return_when=FIRST_COMPLETED)
+                    held = [d.not_before - now for d in self._pending if d.not_before > now]
+                # wake for the first held-back delivery (send_later) unless a handler ends first
+                due = max(0.0, min(held)) if held else None
+                if not running:
+                    time.sleep(due or 0.0)
+                    continue
+                done, running = wait(running, timeout=due, return_when=FIRST_COMPLETED)
                 for fut in done:
                     fut.result()  # _run never raises except for an unbound queue

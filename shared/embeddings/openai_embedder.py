@@ -11,6 +11,9 @@ Vectors are L2-normalized float32 (the ``Embedder`` port). ``dimension`` is what
 expects; a model that answers another size is a clear ``DimensionMismatch``, never a silently
 different index. The ``dimensions`` request parameter is sent only when it differs from
 text-embedding-3's native 1536 (models without the parameter then keep working at their size).
+
+With a ``limiter`` (the shared rate limiter, ``shared.llm.limiter``) each request first reserves
+its inputs' tokens and one request from the embedding deployment's budget.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from shared.storage import ArtifactStore, NotFound
 from shared.vectorstore import OPENAI_NATIVE_DIMENSION, DimensionMismatch
+
+if TYPE_CHECKING:
+    from shared.llm.limiter import ModelLimiter
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +57,7 @@ class OpenAIEmbedder:
         store: ArtifactStore | None = None,
         batch_size: int = 256,
         lookup_threads: int = 8,
+        limiter: ModelLimiter | None = None,
     ) -> None:
         self.client = client
         self.model_name = model
@@ -58,6 +65,7 @@ class OpenAIEmbedder:
         self.store = store
         self.batch_size = max(1, batch_size)
         self.lookup_threads = lookup_threads
+        self.limiter = limiter
         self.embedded_texts = 0  # texts sent to the API by this instance (for tests and logs)
         self.requests = 0
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -158,6 +166,16 @@ class OpenAIEmbedder:
             except Exception:  # noqa: BLE001 - a cache write must never fail an embedding
                 log.warning("could not cache an embedding under %s", self._path(key), exc_info=True)
 
+    def _request(self, batch: list[str], extra: dict[str, Any]) -> Any:
+        def call() -> Any:
+            return self.client.embeddings.create(model=self.model_name, input=batch, **extra)
+
+        if self.limiter is None:
+            return call()
+        from shared.llm.limiter import embedding_tokens
+
+        return self.limiter.run(embedding_tokens(batch, self.model_name), call)
+
     def _embed_api(self, texts: list[str]) -> list[np.ndarray]:
         vectors: list[np.ndarray] = []
         extra: dict[str, Any] = {}
@@ -165,7 +183,7 @@ class OpenAIEmbedder:
             extra["dimensions"] = self.dimension
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start : start + self.batch_size]
-            response = self.client.embeddings.create(model=self.model_name, input=batch, **extra)
+            response = self._request(batch, extra)
             self.requests += 1
             rows = sorted(response.data, key=lambda d: d.index)
             if len(rows) != len(batch):

@@ -6,7 +6,10 @@ Owns what every LLM agent needs from a chat model and nothing more:
 - ``InvalidOutput`` when the answer is not usable data (malformed or schema-violating JSON, a
   refusal, output cut at the token limit, a content filter): the agents retry once on it;
 - transport failures (429/5xx after the SDK's own retries, timeouts, connection errors) are left
-  to propagate, so the queue host retries the unit and finally its poison handler closes it.
+  to propagate, so the queue host retries the unit and finally its poison handler closes it;
+- ``CapacityUnavailable`` when the shared rate limiter (``shared.llm.limiter``, on with
+  ``SYNTH_MODEL_TPM`` / ``SYNTH_MODEL_RPM``) found no capacity within its wait, or the service kept
+  answering 429: not a failure; the queue handler re-queues the unit after ``retry_after`` seconds.
 
 The adapter on the ``openai`` SDK is ``shared.llm.openai_chat.OpenAIChatModel``; it is imported
 lazily (``import openai`` costs about 0.7 s).
@@ -50,6 +53,18 @@ class InvalidRequest(ValueError):
     window): sending it again cannot help, so the agent gives up without its retry."""
 
 
+class CapacityUnavailable(RuntimeError):
+    """No model capacity now: the shared budget is spent for longer than a unit may wait, or the
+    service answered 429 past the wait. Not the unit's fault: it is re-queued with a visibility
+    delay of ``retry_after`` seconds (``shared.pipeline.process``), which is not a failed delivery.
+    ``service``: the service refused (429 after the SDK's retries), not only the shared budget."""
+
+    def __init__(self, message: str, *, retry_after: float, service: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = max(0.0, float(retry_after))
+        self.service = service
+
+
 @dataclass
 class StructuredAnswer(Generic[T]):
     value: T
@@ -72,6 +87,7 @@ class ChatModel(Protocol):
 
 
 __all__ = [
+    "CapacityUnavailable",
     "ChatModel",
     "InvalidOutput",
     "InvalidRequest",

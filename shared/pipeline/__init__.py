@@ -18,8 +18,10 @@ from shared.bus import (
     SEGMENT_QUEUE,
     TAG_QUEUE,
     poison_queue,
+    send_later,
 )
 from shared.bus.memory import InProcessBus
+from shared.llm import CapacityUnavailable
 from shared.models import FinalizeMessage, GenerateMessage, Message, SegmentMessage, TagMessage
 from shared.pipeline.finalize import handle_finalize
 from shared.pipeline.generate import handle_generate
@@ -30,6 +32,13 @@ from shared.pipeline.tag import handle_tag
 from shared.services import Services
 
 log = logging.getLogger(__name__)
+
+# a unit waiting for model capacity comes back after the limiter's estimate, within these bounds
+MIN_REQUEUE_DELAY_S = 1.0
+MAX_REQUEUE_DELAY_S = 300.0
+# re-queues after the service itself kept answering 429 (not the shared budget's waits): past this
+# many the unit fails like any other error, so a deployment that never answers cannot hold a run
+MAX_SERVICE_DEFERRALS = 10
 
 MESSAGE_TYPES: dict[str, type[Message]] = {
     SEGMENT_QUEUE: SegmentMessage,
@@ -60,7 +69,13 @@ def process(svc: Services, queue: str, body: str | bytes, dequeue_count: int = 1
     if message is None:
         return
     try:
-        HANDLERS[queue](svc, message)
+        try:
+            HANDLERS[queue](svc, message)
+        except CapacityUnavailable as busy:
+            if not (busy.service and message.deferrals >= MAX_SERVICE_DEFERRALS):
+                _requeue(svc, queue, message, busy)
+                return
+            raise
     except UnknownRun:
         log.warning("message on %s for unknown run %s dropped", queue, message.run_id)
     except Exception as err:
@@ -74,6 +89,23 @@ def process(svc: Services, queue: str, body: str | bytes, dequeue_count: int = 1
         raise
     finally:
         svc.tracer.flush()  # an invocation's spans leave with it (the tracer never raises)
+
+
+def _requeue(svc: Services, queue: str, message: Message, busy: CapacityUnavailable) -> None:
+    """Send the unit again, invisible for the limiter's estimate: this delivery ends without an
+    error (no attempt recorded, nothing towards poison), and the new message starts at dequeue 1."""
+    delay = min(MAX_REQUEUE_DELAY_S, max(MIN_REQUEUE_DELAY_S, busy.retry_after))
+    again = (
+        message.model_copy(update={"deferrals": message.deferrals + 1}) if busy.service else message
+    )
+    send_later(svc.bus, queue, again, delay)
+    log.info(
+        "%s %s waits %.1f s for model capacity (re-queued): %s",
+        PHASES[queue],
+        unit_id(message),
+        delay,
+        busy,
+    )
 
 
 def process_poison(

@@ -8,13 +8,16 @@ Routes (OpenAI and Azure OpenAI spellings):
 (any path prefix before ``/chat/completions`` or ``/embeddings`` works; the query string is ignored)
 
 Answers, in this order of precedence for each request:
+0. the quota (``limits``, off by default): a request past its deployment's tokens or requests per
+   window is answered 429 with ``Retry-After`` / ``retry-after-ms`` (see ``RateLimits``);
 1. a scripted reply: ``standin.script(Reply..., match=...)`` queues one-shot replies, consumed in
    order by the first request they match (``match``: a JSON schema name such as
    "GenerationAnswer", a predicate on ``Recorded``, or None for any chat request);
 2. the failure plan (``Failures``): a seeded share of requests answered with malformed JSON, 429,
    500 or a hang (client timeout);
 3. the automatic answer: valid, plausible output derived from the prompt, after ``delay`` seconds
-   (embeddings after ``embedding_delay`` seconds when it is given, else after ``delay`` too).
+   (embeddings after ``embedding_delay`` seconds when it is given, else after ``delay`` too), plus,
+   with ``token_latency``, a time proportional to its prompt and completion tokens.
 
 Automatic answers by response schema name (``response_format.json_schema.name``):
 - ``SegmentationAnswer``: reads the numbered units ``[n] text`` of the prompt and starts a segment
@@ -44,11 +47,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import random
 import re
 import struct
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -203,6 +208,97 @@ class Failures:
 
 
 # ------------------------------------------------------------------------------------------------
+# quota and latency
+
+
+@dataclass
+class RateLimits:
+    """A deployment's quota as Azure OpenAI enforces it, applied to each model (deployment) on
+    its own: ``tokens`` per ``window_s`` (TPM; what a request counts is added when it arrives:
+    its prompt, one token per 4 characters of the messages and the response format, plus its
+    ``max_completion_tokens`` / ``max_tokens``, else ``default_max_tokens``; embeddings: their
+    inputs) and ``requests`` per window (RPM), evaluated over a sixth of the window at RPM/6 (Azure
+    evaluates RPM over 1 or 10 s). Both windows slide, so no span of a window's length ever holds
+    more than the limit. A request past either is answered 429 with the seconds until it would
+    fit (``retry-after``, whole seconds, and ``retry-after-ms``) and is not counted. 0 = no limit.
+    ``window_s`` below 60 runs the quota's clock faster (benchmarks scale time down)."""
+
+    tokens: int = 0
+    requests: int = 0
+    window_s: float = 60.0
+    default_max_tokens: int = 4096
+
+    @property
+    def request_window_s(self) -> float:
+        return self.window_s / 6 if self.requests >= 6 else self.window_s
+
+    def counted(self, route: str, body: dict[str, Any]) -> int:
+        """The tokens a request counts against ``tokens`` when it arrives."""
+        if route == "embeddings":
+            inputs = body.get("input")
+            texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+            return sum(-(-len(str(t)) // 4) for t in texts)
+        text = "".join(str(m.get("content") or "") for m in body.get("messages") or [])
+        if body.get("response_format"):
+            text += json.dumps(body["response_format"])
+        most = body.get("max_completion_tokens") or body.get("max_tokens")
+        return -(-len(text) // 4) + int(most or self.default_max_tokens)
+
+
+@dataclass
+class TokenLatency:
+    """An automatic answer takes ``base_s`` + ``per_prompt_token_s`` x its prompt tokens +
+    ``per_completion_token_s`` x its completion tokens (the usage it reports), on top of
+    ``delay``: a model's time to first token and its output speed."""
+
+    base_s: float = 0.0
+    per_prompt_token_s: float = 0.0
+    per_completion_token_s: float = 0.0
+
+    def seconds(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (
+            self.base_s
+            + self.per_prompt_token_s * prompt_tokens
+            + self.per_completion_token_s * completion_tokens
+        )
+
+
+class _Quota:
+    """The sliding windows of one deployment."""
+
+    def __init__(self, limits: RateLimits) -> None:
+        self.limits = limits
+        self.admitted: deque[tuple[float, int]] = deque()  # (arrival, tokens counted)
+        self.tokens = 0
+
+    def admit(self, now: float, cost: int) -> float:
+        """0 when admitted (and counted), else the seconds until the request would fit."""
+        lim = self.limits
+        while self.admitted and self.admitted[0][0] <= now - lim.window_s:
+            self.tokens -= self.admitted.popleft()[1]
+        wait = 0.0
+        if lim.tokens > 0:
+            need = min(cost, lim.tokens)  # a request over the whole limit fits an empty window
+            used = self.tokens
+            for arrived, tokens in self.admitted:
+                if used + need <= lim.tokens:
+                    break
+                used -= tokens
+                wait = max(wait, arrived + lim.window_s - now)
+        if lim.requests > 0:
+            per = lim.requests * lim.request_window_s / lim.window_s
+            recent = [a for a, _ in self.admitted if a > now - lim.request_window_s]
+            over = len(recent) + 1 - int(per)
+            if over > 0:
+                wait = max(wait, recent[over - 1] + lim.request_window_s - now)
+        if wait > 0:
+            return wait
+        self.admitted.append((now, cost))
+        self.tokens += cost
+        return 0.0
+
+
+# ------------------------------------------------------------------------------------------------
 # recorded requests
 
 
@@ -213,8 +309,12 @@ class Recorded:
     headers: dict[str, str]
     body: dict[str, Any]
     deployment: str | None
-    answered_with: str = ""  # "scripted:<kind>" | "failure:<kind>" | "auto"
+    answered_with: str = ""  # "limited" | "scripted:<kind>" | "failure:<kind>" | "auto"
     status: int = 200
+    counted: int = 0  # tokens counted against the quota (with ``limits``; 0 when refused)
+    arrived: float = 0.0  # time.time() when the request arrived
+    answered: float = 0.0  # time.time() when the answer was ready to send
+    usage: dict[str, int] = field(default_factory=dict)  # the usage the answer reported
 
     @property
     def schema_name(self) -> str | None:
@@ -266,10 +366,19 @@ class OpenAIStandIn:
         segments_per_call: int | None = None,
         stories_per_segment: int = 3,
         embedding_dim: int = 1536,
+        limits: RateLimits | dict[str, RateLimits] | None = None,
+        token_latency: TokenLatency | dict[str, TokenLatency] | None = None,
+        listener: Callable[[Recorded], None] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
         self.delay = delay
+        # one RateLimits for every model (each model its own quota), or per model name
+        self.limits = limits
+        # one TokenLatency for every route, or per route ("chat", "embeddings")
+        self.token_latency = token_latency
+        self.listener = listener  # called with each request once it is answered
+        self._quotas: dict[str, _Quota] = {}
         self.embedding_delay = embedding_delay  # None: embeddings wait ``delay`` like chat calls
         self.failures = failures or Failures()
         self.units_per_segment = units_per_segment
@@ -389,19 +498,64 @@ class OpenAIStandIn:
             return self.embedding_delay
         return self.delay
 
+    def limits_for(self, model: str | None) -> RateLimits | None:
+        if isinstance(self.limits, dict):
+            return self.limits.get(model or "")
+        return self.limits
+
+    def _over_quota(self, route: str, rec: Recorded) -> Reply | None:
+        """None when the request fits its deployment's quota (and is counted), else the 429."""
+        limits = self.limits_for(rec.model)
+        if limits is None or not (limits.tokens > 0 or limits.requests > 0):
+            return None
+        cost = limits.counted(route, rec.body)
+        with self._lock:
+            quota = self._quotas.setdefault(rec.model or "", _Quota(limits))
+            rec.arrived = time.time()  # in arrival order, under the lock
+            wait = quota.admit(rec.arrived, cost)
+        if wait <= 0:
+            rec.counted = cost
+            return None
+        reply = Reply.status_code(
+            429,
+            retry_after=math.ceil(wait),
+            message=f"Requests to {rec.model} have exceeded the rate limit of your deployment; "
+            f"retry after {wait:.3f} s",
+        )
+        reply.headers["retry-after-ms"] = str(math.ceil(wait * 1000))
+        return reply
+
     def handle(self, route: str, path: str, headers: dict[str, str], raw: bytes) -> tuple:
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
             return 400, {}, {"error": {"message": "request body is not JSON", "type": "invalid"}}
         m = re.search(r"/deployments/([^/]+)/", path)
-        rec = Recorded(route, path, headers, body, m.group(1) if m else None)
+        rec = Recorded(route, path, headers, body, m.group(1) if m else None, arrived=time.time())
         with self._lock:
             self.requests.append(rec)
-        reply = self._scripted(rec) if route == "chat" else None
+        result = self._respond(route, raw, headers, body, rec)
+        rec.answered = time.time()
+        if self.listener is not None:
+            self.listener(rec)
+        return result
+
+    def latency_for(self, route: str) -> TokenLatency | None:
+        if isinstance(self.token_latency, dict):
+            return self.token_latency.get(route)
+        return self.token_latency
+
+    def _respond(
+        self, route: str, raw: bytes, headers: dict[str, str], body: dict[str, Any], rec: Recorded
+    ) -> tuple:
+        reply = self._over_quota(route, rec)
         if reply is not None:
-            rec.answered_with = f"scripted:{reply.kind}"
+            rec.answered_with = "limited"
         else:
+            reply = self._scripted(rec) if route == "chat" else None
+            if reply is not None:
+                rec.answered_with = f"scripted:{reply.kind}"
+        if reply is None:
             failure = self.failures.pick(route, raw, headers.get("x-stainless-retry-count", "0"))
             if failure is not None:
                 reply = self.failures.reply(failure)
@@ -409,11 +563,25 @@ class OpenAIStandIn:
             else:
                 reply = Reply.auto(delay=self.auto_delay(route))
                 rec.answered_with = "auto"
-        if reply.delay:
-            self._stopping.wait(reply.delay)
         if reply.kind == "status":
+            if reply.delay:
+                self._stopping.wait(reply.delay)
             rec.status = reply.status
             return reply.status, reply.headers, reply.body
+        result = self._answer(route, body, rec, reply)
+        rec.usage = dict(result[2].get("usage") or {})
+        wait = reply.delay
+        latency = self.latency_for(route)
+        if reply.kind == "auto" and latency is not None:
+            wait += latency.seconds(
+                int(rec.usage.get("prompt_tokens") or 0),
+                int(rec.usage.get("completion_tokens") or 0),
+            )
+        if wait:
+            self._stopping.wait(wait)
+        return result
+
+    def _answer(self, route: str, body: dict[str, Any], rec: Recorded, reply: Reply) -> tuple:
         if route == "embeddings":
             return 200, {}, self._embeddings(body, rec)
         if reply.kind in ("json", "content"):

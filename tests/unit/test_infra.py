@@ -407,6 +407,22 @@ def test_optional_azure_openai_has_chat_and_embedding_deployments() -> None:
     assert names == {"chatDeploymentName", "embeddingDeploymentName"}
 
 
+def test_azure_openai_turns_the_shared_rate_limiter_on_at_the_deployments_quota() -> None:
+    """Capacity c gives c x 1,000 TPM and 6 RPM per 1,000 TPM: the limiter's settings follow."""
+    settings = app_settings()
+
+    def product(name: str) -> tuple[str, int]:
+        value = settings[name]["function"]
+        assert value["type"] == "string"
+        operands = value["parameters"]["value_to_convert"]["operator"]["operands"]
+        return operands["operand_1"], operands["operand_2"]
+
+    assert product("SYNTH_MODEL_TPM") == ("chatDeploymentCapacity", 1000)
+    assert product("SYNTH_MODEL_RPM") == ("chatDeploymentCapacity", 6)
+    assert product("SYNTH_EMBEDDING_TPM") == ("embeddingDeploymentCapacity", 1000)
+    assert product("SYNTH_EMBEDDING_RPM") == ("embeddingDeploymentCapacity", 6)
+
+
 # ------------------------------------------------------------------------------------------------
 # azure.yaml and the postdeploy hook
 

@@ -85,3 +85,91 @@ def test_embedding_delay_over_http() -> None:
         client = OpenAI(base_url=standin.base_url, api_key="x", timeout=10, max_retries=0)
         response = client.embeddings.create(model="text-embedding-3-small", input=["a", "b"])
         assert [len(d.embedding) for d in response.data] == [1536, 1536]
+
+
+# ------------------------------------------------------------------------------------------------
+# the quota (RateLimits) and answers that take time in proportion to their tokens (TokenLatency)
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def chat_body(content: str, max_tokens: int = 100, model: str = "gpt-4o") -> bytes:
+    return json.dumps(
+        {
+            "model": model,
+            "messages": [{"role": "user", "content": content}],
+            "max_completion_tokens": max_tokens,
+        }
+    ).encode()
+
+
+def test_the_quota_counts_prompt_characters_and_max_tokens_and_answers_429_past_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.support import openai_standin
+    from tests.support.openai_standin import RateLimits
+
+    clock = FakeTime()
+    monkeypatch.setattr(openai_standin.time, "time", clock)
+    quota = RateLimits(tokens=1000, window_s=60.0)
+    assert quota.counted("chat", json.loads(chat_body("x" * 401, 100))) == 101 + 100
+    assert quota.counted("embeddings", {"input": ["abcd", "abcde"]}) == 1 + 2
+    standin = OpenAIStandIn(limits=quota)
+    standin._stopping = Waits()  # type: ignore[assignment]
+    try:
+        first = standin.handle("chat", "/v1/chat/completions", {}, chat_body("x" * 1600, 200))
+        clock.now += 10.0
+        second = standin.handle("chat", "/v1/chat/completions", {}, chat_body("x" * 1200, 100))
+        clock.now += 5.0
+        refused = standin.handle("chat", "/v1/chat/completions", {}, chat_body("x" * 400, 100))
+        other = standin.handle(
+            "chat", "/v1/chat/completions", {}, chat_body("x" * 400, 100, model="gpt-4o-mini")
+        )
+        clock.now += 45.0  # the first request (600 tokens) leaves the window
+        again = standin.handle("chat", "/v1/chat/completions", {}, chat_body("x" * 400, 100))
+    finally:
+        standin._server.server_close()
+    assert [first[0], second[0], refused[0], other[0], again[0]] == [200, 200, 429, 200, 200]
+    assert refused[1] == {"retry-after": "45", "retry-after-ms": "45000"}
+    assert [r.counted for r in standin.requests] == [600, 400, 0, 200, 200]
+    assert [r.answered_with for r in standin.requests].count("limited") == 1
+
+
+def test_requests_are_limited_per_sixth_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support import openai_standin
+    from tests.support.openai_standin import RateLimits
+
+    clock = FakeTime()
+    monkeypatch.setattr(openai_standin.time, "time", clock)
+    standin = OpenAIStandIn(limits=RateLimits(requests=12, window_s=60.0))  # 2 per 10 s
+    standin._stopping = Waits()  # type: ignore[assignment]
+    try:
+        statuses = []
+        for _ in range(3):
+            statuses.append(standin.handle("embeddings", "/v1/embeddings", {}, EMBED)[0])
+            clock.now += 1.0
+        clock.now += 8.0  # 10 s after the first
+        statuses.append(standin.handle("embeddings", "/v1/embeddings", {}, EMBED)[0])
+    finally:
+        standin._server.server_close()
+    assert statuses == [200, 200, 429, 200]
+
+
+def test_token_latency_adds_time_in_proportion_to_the_answer() -> None:
+    from tests.support.openai_standin import TokenLatency
+
+    latency = TokenLatency(base_s=0.5, per_prompt_token_s=0.001, per_completion_token_s=0.01)
+    with OpenAIStandIn(token_latency={"chat": latency}) as standin:
+        waits = waits_for(standin, "chat")
+        usage = standin.requests[0].usage
+        assert usage["completion_tokens"] > 0
+        assert waits == [
+            pytest.approx(0.5 + 0.001 * usage["prompt_tokens"] + 0.01 * usage["completion_tokens"])
+        ]
+        assert waits_for(standin, "embeddings") == []  # no latency set for embeddings

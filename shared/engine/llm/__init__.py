@@ -14,6 +14,7 @@ of their calls, and share the retry rule of ``base.py``. Prompts are versioned f
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from shared.agents import Agents
 from shared.embeddings import Embedder
@@ -24,6 +25,9 @@ from shared.engine.llm.tagging import LLMTagger
 from shared.llm import ChatModel
 from shared.llm.config import AgentName, chat_model
 from shared.settings import Settings
+
+if TYPE_CHECKING:
+    from shared.llm.limiter import ModelLimits
 
 __all__ = [
     "Annotator",
@@ -41,17 +45,23 @@ def build_llm_agents(
     *,
     chat: Callable[[AgentName], ChatModel] | None = None,
     annotate: Annotator | None = None,
+    limits: ModelLimits | None = None,
 ) -> Agents:
     """The three agents; ``chat(agent)`` gives each its chat model (default: the ``openai`` SDK
-    client the settings describe, one client shared by the three)."""
+    client the settings describe, one client shared by the three). With ``limits`` (the shared
+    rate limiter, ``shared.llm.limiter``) every call of the default chat models reserves its tokens
+    first, and the client reports each 429 to it."""
     if chat is None:
         from shared.llm.client import build_openai_client
+        from shared.llm.limiter import limit_chat
         from shared.llm.openai_chat import OpenAIChatModel
 
-        client = build_openai_client(settings)
+        client = build_openai_client(
+            settings, event_hooks=limits.event_hooks() if limits is not None else None
+        )
 
         def chat(agent: AgentName) -> ChatModel:
-            return OpenAIChatModel(client, chat_model(settings, agent))
+            return limit_chat(OpenAIChatModel(client, chat_model(settings, agent)), limits)
 
     cfg = settings.pipeline
     return Agents(

@@ -6,8 +6,12 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
-from collections.abc import Sequence
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -87,3 +91,47 @@ def write_result(name: str, report: dict[str, Any]) -> Path:
     }
     path.write_text(json.dumps(report, indent=2) + "\n")
     return path
+
+
+# the model stand-in in a process of its own (its CPU is counted apart from the worker's)
+STANDIN_PIDS: dict[str, int] = {}
+
+
+@contextmanager
+def standin_subprocess(module: str, args: Sequence[str]) -> Iterator[str]:
+    """``python -m module *args`` serving the OpenAI stand-in: yields the base URL it prints on
+    its first line, and stops it (closing its stdin) at the end. Its pid is in STANDIN_PIDS."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    STANDIN_PIDS["standin"] = proc.pid
+    try:
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()
+        if not base_url.startswith("http"):
+            raise RuntimeError(f"the stand-in did not start (exit {proc.poll()})")
+        yield base_url
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def post_transcript(url: str, data: bytes, timeout: float = 60) -> dict[str, Any]:
+    """POST a transcript to ``/api/runs`` (202 expected); the run it started."""
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "text/plain"}
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        if response.status != 202:
+            raise RuntimeError(f"POST {url} answered {response.status}")
+        return dict(json.loads(response.read()))

@@ -100,19 +100,22 @@ import json
 import logging
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import REPO, median, write_result
+from benchmarks._common import (
+    REPO,
+    STANDIN_PIDS,
+    median,
+    post_transcript,
+    standin_subprocess,
+    write_result,
+)
 
 DELAY_S = 0.3
 SEGMENTS = 12
@@ -193,7 +196,7 @@ def serve_standin(log_path: str, embedding_delay: float) -> int:
 # CPU seconds used, per process, to show where a 2-core machine's time goes: the worker (this
 # process but its main thread: the host, the app, MiniLM), Azurite (its process group) and the
 # model stand-in
-_PIDS: dict[str, int] = {}
+_PIDS = STANDIN_PIDS
 
 
 def _cpu_of_group(pgid: int) -> float:
@@ -244,39 +247,11 @@ def count_storage_requests() -> None:
     RequestsTransport.send = send  # type: ignore[method-assign]
 
 
-@contextmanager
-def standin_process(log_path: Path, embedding_delay: float) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.bench_fanout",
-            "--serve-standin",
-            str(log_path),
-            "--embedding-delay",
-            str(embedding_delay),
-        ],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+def standin_process(log_path: Path, embedding_delay: float) -> Any:
+    return standin_subprocess(
+        "benchmarks.bench_fanout",
+        ["--serve-standin", str(log_path), "--embedding-delay", str(embedding_delay)],
     )
-    _PIDS["standin"] = proc.pid
-    try:
-        assert proc.stdout is not None
-        base_url = proc.stdout.readline().strip()
-        if not base_url.startswith("http"):
-            raise RuntimeError(f"the stand-in did not start (exit {proc.poll()})")
-        yield base_url
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def read_calls(log_path: Path, since: float) -> list[dict[str, Any]]:
@@ -308,16 +283,6 @@ def forget_embeddings(svc: Any) -> int:
 
 # ------------------------------------------------------------------------------------------------
 # one run
-
-
-def _post(url: str, data: bytes) -> dict[str, Any]:
-    request = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "text/plain"}
-    )
-    with urllib.request.urlopen(request, timeout=60) as response:
-        if response.status != 202:
-            raise RuntimeError(f"POST {url} answered {response.status}")
-        return dict(json.loads(response.read()))
 
 
 def _peak(intervals: list[tuple[float, float]]) -> int:
@@ -353,7 +318,7 @@ def one_run(
     cpu0, main0, requests0 = cpu_now(), time.thread_time(), _REQUESTS[0]
     t0 = time.time()
     if entry == "http":
-        accepted = _post(f"{host.url}/api/runs?project={PROJECT}&name={name}", data)
+        accepted = post_transcript(f"{host.url}/api/runs?project={PROJECT}&name={name}", data)
         if accepted["run_id"] != run_id:
             raise RuntimeError(f"unexpected run id {accepted['run_id']} (expected {run_id})")
     else:

@@ -53,19 +53,15 @@ import argparse
 import json
 import logging
 import os
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import REPO, percentile, write_result
+from benchmarks._common import REPO, percentile, post_transcript, standin_subprocess, write_result
 
 PROJECT = "remote-control"
 CHAT_MODEL = "gpt-4o"
@@ -154,41 +150,11 @@ def serve_standin(log_path: str, config: dict[str, Any]) -> int:
     return 0
 
 
-@contextmanager
-def standin_process(log_path: Path, config: dict[str, Any]) -> Iterator[str]:
-    from benchmarks.bench_fanout import _PIDS
-
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.bench_scale",
-            "--serve-standin",
-            str(log_path),
-            "--standin-config",
-            json.dumps(config),
-        ],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+def standin_process(log_path: Path, config: dict[str, Any]) -> Any:
+    return standin_subprocess(
+        "benchmarks.bench_scale",
+        ["--serve-standin", str(log_path), "--standin-config", json.dumps(config)],
     )
-    _PIDS["standin"] = proc.pid
-    try:
-        assert proc.stdout is not None
-        base_url = proc.stdout.readline().strip()
-        if not base_url.startswith("http"):
-            raise RuntimeError(f"the stand-in did not start (exit {proc.poll()})")
-        yield base_url
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def read_calls(log_path: Path, since: float, until: float) -> list[dict[str, Any]]:
@@ -228,16 +194,6 @@ def _fresh_services() -> Any:
     get_settings.cache_clear()
     app_services.cache_clear()
     return app_services()
-
-
-def _post(url: str, data: bytes) -> dict[str, Any]:
-    request = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "text/plain"}
-    )
-    with urllib.request.urlopen(request, timeout=120) as response:
-        if response.status != 202:
-            raise RuntimeError(f"POST {url} answered {response.status}")
-        return dict(json.loads(response.read()))
 
 
 def count_lost(svc: Any, run: Any) -> int:
@@ -292,9 +248,10 @@ def run_variant(
         t0 = time.time()
         run_ids: dict[str, str] = {}
         for meeting, text in transcripts:
-            accepted = _post(
+            accepted = post_transcript(
                 f"{host.url}/api/runs?project={PROJECT}&name={name}-{meeting}.txt",
                 text.encode(),
+                timeout=120,
             )
             run_ids[meeting] = accepted["run_id"]
         submitted = time.time() - t0
@@ -504,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     for noisy in ("devhost", "function_app", "shared", "urllib3", "openai", "httpx", "azure"):
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
 
-    from benchmarks.bench_fanout import _PIDS
+    from benchmarks._common import STANDIN_PIDS as _PIDS
     from devhost.azurite import Azurite
     from devhost.demo import load_index
 

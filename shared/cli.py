@@ -220,9 +220,24 @@ def _read_decisions(path: str) -> Any:
     return data
 
 
-def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
+def _ado_client(settings: Settings, *, dry_run: bool) -> tuple[Any, bool]:
+    """The ADO client, or None when ADO is not configured: fine for a dry run (said on stderr),
+    an error otherwise (``configured`` False: exit 2)."""
     from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.errors import AdoNotConfigured
+
+    try:
+        return AdoClient.from_settings(settings), True
+    except AdoNotConfigured as err:
+        if not dry_run:
+            print(f"error: {err}", file=sys.stderr)
+            return None, False
+        print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
+        return None, True
+
+
+def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
@@ -238,14 +253,9 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
         except (OSError, ValueError) as err:
             print(f"error: cannot read the decisions file {args.decisions}: {err}", file=sys.stderr)
             return 2
-    client = None
-    try:
-        client = AdoClient.from_settings(settings)
-    except AdoNotConfigured as err:
-        if not args.dry_run:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
+    client, configured = _ado_client(settings, dry_run=args.dry_run)
+    if not configured:
+        return 2
     svc, _ = _services(settings)
     try:
         body = write_run(
@@ -276,8 +286,6 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0 when everything is (or would be) rolled back, 1 when something stays (changed
     since the write, kept, failed) or the rollback is refused, 2 on bad input or no ADO."""
-    from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
     from shared.writer.rollback import (
@@ -292,14 +300,9 @@ def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
     check_run_id(args.run_id)
     if args.write_id is not None:
         check_write_id(args.write_id)
-    client = None
-    try:
-        client = AdoClient.from_settings(settings)
-    except AdoNotConfigured as err:
-        if not args.dry_run:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
-        print(f"note: not checked against Azure DevOps ({err})", file=sys.stderr)
+    client, configured = _ado_client(settings, dry_run=args.dry_run)
+    if not configured:
+        return 2
     svc, _ = _services(settings)
     try:
         body = rollback_run(svc, args.run_id, client, write_id=args.write_id, dry_run=args.dry_run)

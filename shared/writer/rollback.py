@@ -46,7 +46,6 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import ExitStack
 from datetime import datetime
 from typing import Any, Literal
 
@@ -68,7 +67,7 @@ from shared.pipeline.runs import load_run
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
 from shared.writer.execute import WriteResult, _maybe_applied
-from shared.writer.runs import held_lease, project_process, run_lock, write_ids
+from shared.writer.runs import ado_write_locks, project_process, write_ids
 
 log = logging.getLogger("shared.writer")
 
@@ -586,15 +585,7 @@ def rollback_run(
         if record.status in ("deleted", "reverted"):
             flush(records)
 
-    with ExitStack() as locks:
-        locks.enter_context(run_lock(svc, run_id))
-        locks.enter_context(
-            held_lease(
-                svc.store,
-                layout.ado_write_lock(),
-                "another write to Azure DevOps is in progress; try again when it has finished",
-            )
-        )
+    with ado_write_locks(svc, run_id):
         chosen, writes = target()
         left, reverted = _marks(svc, run_id, chosen, writes)
         rollback_id = new_rollback_id(svc, run_id)

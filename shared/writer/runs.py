@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager, ExitStack
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -71,6 +71,20 @@ def run_lock(svc: Services, run_id: str) -> Any:
     return held_lease(
         svc.store, layout.write_lock(run_id), f"a write or retag of run {run_id} is in progress"
     )
+
+
+@contextmanager
+def ado_write_locks(svc: Services, run_id: str) -> Iterator[None]:
+    """The run's lease and the one ADO write lease: held by a write and by a rollback."""
+    with (
+        run_lock(svc, run_id),
+        held_lease(
+            svc.store,
+            layout.ado_write_lock(),
+            "another write to Azure DevOps is in progress; try again when it has finished",
+        ),
+    ):
+        yield
 
 
 # ------------------------------------------------------------------------------------------------
@@ -239,15 +253,7 @@ def write_run(
         if result.status in ("created", "modified"):
             flush(results)
 
-    with ExitStack() as locks:
-        locks.enter_context(run_lock(svc, run_id))
-        locks.enter_context(
-            held_lease(
-                svc.store,
-                layout.ado_write_lock(),
-                "another write to Azure DevOps is in progress; try again when it has finished",
-            )
-        )
+    with ado_write_locks(svc, run_id):
         # planned again under the lease: a retag of the run may just have ended
         plan = plan_run(svc, run_id, decisions, process or AGILE, requester=requester, now=now)
         write_id = new_write_id(svc, run_id)

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup chromium demo demo-serve test test-unit test-fast chaos bench lint format clean
+.PHONY: setup chromium demo demo-serve test test-unit test-fast chaos bench lint typecheck format clean
 
 setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed chromium
 
@@ -79,13 +79,18 @@ test-unit: setup
 bench: setup
 	$(PY) -m benchmarks.run_all
 
-lint: setup
+## make lint: ruff (rules and formatting) and mypy; make typecheck: mypy alone (pyproject.toml)
+lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@$(MAKE) --no-print-directory typecheck
+
+typecheck: $(VENV)/.installed
+	$(PY) -m mypy
 
 format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf .data out .pytest_cache .ruff_cache
+	rm -rf .data out .pytest_cache .ruff_cache .mypy_cache

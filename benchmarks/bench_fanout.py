@@ -162,7 +162,7 @@ def serve_standin(log_path: str, embedding_delay: float) -> int:
     from tests.support.openai_standin import OpenAIStandIn
 
     lock = threading.Lock()
-    log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 - open for the server's lifetime
+    log = open(log_path, "a", encoding="utf-8")  # open for the server's lifetime
 
     class Timed(OpenAIStandIn):
         def handle(self, route: str, path: str, headers: dict[str, str], raw: bytes) -> tuple:

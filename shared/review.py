@@ -185,7 +185,7 @@ def existing_items(svc: Services, project: str, ids: Iterable[int]) -> dict[int,
     if missing:
         try:
             records = svc.index.fetch(project, [f"ado-{i}" for i in missing])
-        except Exception as err:  # the index is optional for the page: show what is known
+        except Exception as err:  # noqa: BLE001 - the index is optional for the page
             log.warning("review: existing items %s not fetched from the index: %s", missing, err)
             records = {}
         for rec in records.values():
@@ -212,7 +212,7 @@ def pending_items(
     ids = {vector_id(r.run_id, r.story_id): cid for cid, r in wanted.items()}
     try:
         records = svc.index.fetch(project, sorted(ids))
-    except Exception as err:  # the index is optional for the page: show what is known
+    except Exception as err:  # noqa: BLE001 - the index is optional for the page
         log.warning("review: pending stories not fetched from the index: %s", err)
         records = {}
     out: dict[int, dict[str, Any]] = {}
@@ -439,6 +439,6 @@ def build_bundle(
     if latest_write is not None:
         try:
             bundle["write"] = latest_write()
-        except Exception as err:  # the page also asks GET /write itself
+        except Exception as err:  # noqa: BLE001 - optional: the page also asks GET /write
             log.warning("review: latest write results of %s not read: %s", run_id, err)
     return bundle

@@ -161,7 +161,7 @@ def _docx_text(data: bytes) -> str:
         raise UnreadableInput("reading .docx needs python-docx") from err
     try:
         document = docx.Document(io.BytesIO(data))
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - python-docx on a hostile file raises anything
         raise UnreadableInput(f"the .docx file could not be read: {err}") from None
     return "\n".join(speaker_blocks([p.text for p in document.paragraphs]))
 

@@ -118,7 +118,7 @@ class BlobTrigger:
             for f in self.functions:
                 try:
                     submitted += self._scan(f)
-                except Exception as exc:  # storage down: keep polling
+                except Exception as exc:  # noqa: BLE001 - storage down: keep polling
                     log.warning("blob scan for %s failed: %s", f.name, exc)
             interval = (
                 self.poll_interval if submitted else min(interval * 2, self.max_poll_interval)
@@ -182,7 +182,7 @@ class BlobTrigger:
             binding_data = {**data, "blobTrigger": f"{f.container}/{name}", "uri": client.url}
             try:
                 self.invoker.invoke(f, stream, binding_data)
-            except Exception:
+            except Exception:  # noqa: BLE001 - any function failure is retried
                 with self._lock:
                     count = self._blob_failures.get(key, (0, 0.0))[0] + 1
                     retry_at = time.monotonic() + self.queue_settings.visibility_timeout

@@ -91,7 +91,7 @@ class HttpRouter:
         with self.runtime.working():
             try:
                 result = self.invoker.invoke(f, request, {**route_params, **params})
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any failure is a 500, as the Functions host
                 return _json_response(
                     500, {"error": "function failed", "function": f.name, "detail": repr(exc)}
                 )
@@ -138,7 +138,7 @@ class _HttpHandler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _handle
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         log.debug("http %s - %s", self.address_string(), format % args)
 
 

@@ -102,7 +102,7 @@ class QueuePump:
                         self.runtime.submit(self._process_message, rec)
                 except RuntimeError:  # pool shut down while stopping
                     break
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - the poller must outlive storage
                     log.warning("receive from %s failed: %s", f.queue_name, exc)
             if received:
                 interval = timing.poll_interval
@@ -130,7 +130,7 @@ class QueuePump:
                         rec.message.id, rec.pop_receipt, visibility_timeout=int(lease)
                     )
                     rec.pop_receipt, rec.renewed = r.pop_receipt or rec.pop_receipt, now
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - the renewer must outlive storage
                     log.warning("could not renew message %s: %s", rec.message.id, exc)
 
     def _process_message(self, rec: _InFlight) -> None:
@@ -164,7 +164,7 @@ class QueuePump:
                 try:
                     self.invoker.invoke(f, trigger, binding_data)
                     ok = True
-                except Exception:
+                except Exception:  # noqa: BLE001 - any failure: retry or poison
                     ok = False
             if ok:
                 self._finish(rec, delete=True)

@@ -72,7 +72,7 @@ class Timers:
     def _run_timer(self, f: FunctionInfo, past_due: bool) -> None:
         try:
             self.invoker.invoke(f, TimerRequest(past_due=past_due))
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure, as the Functions host
             pass  # logged by invoke; timers are not retried
         finally:
             with self._lock:

@@ -379,7 +379,7 @@ def document_text(data: bytes, name: str) -> str:
         return normalize(extract_text(data, ext))
     except UnreadableInput:
         raise
-    except Exception as err:  # parsers of hostile files raise anything; one file, one error
+    except Exception as err:  # noqa: BLE001 - parsers of hostile files raise anything
         raise UnreadableInput(f"the .{ext} file could not be read: {err}") from None
 
 

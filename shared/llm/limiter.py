@@ -537,7 +537,7 @@ class ModelLimiter:
 
 def _jitter(seconds: float) -> float:
     """Spread re-queued units a little, so they do not all come back in the same instant."""
-    return seconds * (1.0 + 0.2 * random.random())  # noqa: S311 - not for security
+    return seconds * (1.0 + 0.2 * random.random())  # jitter, not for security
 
 
 # ------------------------------------------------------------------------------------------------

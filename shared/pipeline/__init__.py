@@ -84,7 +84,7 @@ def process(svc: Services, queue: str, body: str | bytes, dequeue_count: int = 1
                 layout.attempt_part(message.run_id, PHASES[queue], unit_id(message)),
                 f"{type(err).__name__}: {err} (delivery {dequeue_count})".encode(),
             )
-        except Exception:  # noqa: BLE001 - the original error matters more
+        except Exception:  # the original error matters more
             log.exception("could not record the failed attempt")
         raise
     finally:

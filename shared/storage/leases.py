@@ -34,7 +34,7 @@ class _Renewer(threading.Thread):
         while not self.stopped.wait(self.every):
             try:
                 self.handle.renew()
-            except Exception as err:  # the holder goes on; a lost lease shows as a 409 elsewhere
+            except Exception as err:  # noqa: BLE001 - the holder goes on; a lost lease: 409
                 log.warning("renewing the lease failed: %s", err)
 
     def stop(self) -> None:

@@ -70,8 +70,9 @@ def start_run_from_blob(blob: func.InputStream) -> None:
     size = blob.length
     data = blob.read(limit + 1)
     # the version's ETag: a duplicate event for it starts nothing, the same bytes uploaded again
-    # after a failed run (a new version) start a new attempt (shared/pipeline/runs.py start_run)
-    etag = (blob.blob_properties or {}).get("ETag")
+    # after a failed run (a new version) start a new attempt (shared/pipeline/runs.py start_run);
+    # the runtime's azure.functions.blob.InputStream has blob_properties, the abstract type not
+    etag = (getattr(blob, "blob_properties", None) or {}).get("ETag")
     start_run(
         svc,
         blob.name or "",

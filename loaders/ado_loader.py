@@ -46,6 +46,7 @@ from loaders.console import (
 )
 from shared import layout
 from shared.ado import process as processes
+from shared.ado.ports import BacklogSource
 from shared.ado.process import Process, normalize_types
 from shared.indexing.backlog import (
     IndexBusy,
@@ -81,7 +82,9 @@ class FetchedBacklog:
 
 
 def fetch_rest(
-    client: Any, work_item_types: Sequence[str], progress: Callable[[int], None] | None = None
+    client: BacklogSource,
+    work_item_types: Sequence[str],
+    progress: Callable[[int], None] | None = None,
 ) -> FetchedBacklog:
     """Every work item of the types through the REST API (ids by WIQL, items by workitemsbatch)."""
     ids = list(client.iter_ids(work_item_types))
@@ -169,7 +172,7 @@ def load_backlog(
     project: str,
     *,
     file: str | Path | None = None,
-    client: Any = None,
+    client: BacklogSource | None = None,
     types: Sequence[str] = (),
     include_bugs: bool = False,
     prune: bool = True,

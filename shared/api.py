@@ -34,6 +34,7 @@ from shared.services import Services
 from shared.storage import NotFound, content_type_for, read_jsonl, read_model
 
 if TYPE_CHECKING:
+    from shared.ado.ports import WorkItemWriter
     from shared.review_state import ReviewState
 
 
@@ -388,7 +389,7 @@ def write_run(
     run_id: str,
     raw_body: bytes | None,
     *,
-    ado_client: Any = None,
+    ado_client: WorkItemWriter | None = None,
     requester: str | None = None,
 ) -> ApiResponse:
     """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write, of the
@@ -458,7 +459,7 @@ ROLLBACK_BODY_KEYS = ("write_id", "dry_run")
 
 
 def rollback_run(
-    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: WorkItemWriter | None = None
 ) -> ApiResponse:
     """POST /api/runs/{run_id}/rollback: what undoing a write would do (``dry_run``, the default,
     as for a write) or the rollback; the latest write unless ``write_id`` names another."""

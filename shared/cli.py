@@ -41,6 +41,7 @@ from shared import layout
 from shared.settings import Settings
 
 if TYPE_CHECKING:
+    from shared.ado.client import AdoClient
     from shared.models import RunStatus
 
 
@@ -99,7 +100,7 @@ def _report(svc: Any, run: RunStatus, args: argparse.Namespace) -> int:
     """Pull a finished run's artifacts to ``--out`` and print what ``run`` and ``retry`` print."""
     out = pull(svc, run.run_id, Path(args.out))
     if args.json:
-        line = {"run_id": run.run_id, "status": run.status, "path": str(out)}
+        line: dict[str, Any] = {"run_id": run.run_id, "status": run.status, "path": str(out)}
         if run.failure_reason:
             line["failure_reason"] = run.failure_reason
         if run.retry_of:
@@ -220,7 +221,7 @@ def _read_decisions(path: str) -> Any:
     return data
 
 
-def _ado_client(settings: Settings, *, dry_run: bool) -> tuple[Any, bool]:
+def _ado_client(settings: Settings, *, dry_run: bool) -> tuple[AdoClient | None, bool]:
     """The ADO client, or None when ADO is not configured: fine for a dry run (said on stderr),
     an error otherwise (``configured`` False: exit 2)."""
     from shared.ado.client import AdoClient

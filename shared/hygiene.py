@@ -29,7 +29,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -315,8 +315,27 @@ _MS_CORES = {
 }
 
 
+class _Detection(Protocol):
+    """What microsoft_security_utilities_secret_masker (untyped) reports for one match."""
+
+    id: str
+    name: str
+    start: int
+    end: int
+
+
+class _SecretPattern(Protocol):
+    """One of that library's regex patterns."""
+
+    id: str
+
+    def get_detections(
+        self, input: str, generate_sha256_hashes: bool = False
+    ) -> list[_Detection]: ...
+
+
 @functools.cache
-def _microsoft_patterns() -> tuple[object, ...]:
+def _microsoft_patterns() -> tuple[_SecretPattern, ...]:
     from microsoft_security_utilities_secret_masker import load_regex_patterns_from_json_file
 
     patterns = load_regex_patterns_from_json_file(
@@ -367,7 +386,7 @@ def _microsoft_hits(text: str) -> Iterable[_Hit]:
     for w_start, w_end in _candidate_windows(text):
         window = text[w_start:w_end]
         for pattern in _microsoft_patterns():
-            for det in pattern.get_detections(window, False):  # type: ignore[attr-defined]
+            for det in pattern.get_detections(window, False):
                 start, end = det.start + w_start, det.end + w_start
                 core = _MS_CORES.get(det.id)
                 if core is not None:

@@ -586,8 +586,8 @@ def apply(
 
     # 4. open questions leave the backlog
     for story_id in order:
-        edit = state.stories.get(story_id)
-        if edit is not None and edit.open_question and story_id in current:
+        asked = state.stories.get(story_id)
+        if asked is not None and asked.open_question and story_id in current:
             item = current.pop(story_id)
             applied.open_questions.append(
                 OpenQuestionStory(story_id, item.title, item.feature_id, item)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.agents import Agents
 from shared.bus import MessageBus
@@ -25,6 +25,8 @@ from shared.tracing import NullTracer, Tracer
 from shared.vectorstore import VectorIndex
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export import SpanExporter
+
     from shared.llm.limiter import ModelLimits
 
 # how long the embedded index's copy in memory is used without checking the blob's ETag: a burst
@@ -35,6 +37,9 @@ INDEX_RECHECK_SECONDS = 1.0
 
 class NotConfigured(RuntimeError):
     """A setting needed for the chosen adapter is missing or the adapter is not available."""
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -51,7 +56,7 @@ class Services:
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def _lazy(self, name: str, build: Callable[[], Any]) -> Any:
+    def _lazy(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
             if name not in self._cache:
                 self._cache[name] = build()
@@ -67,43 +72,37 @@ class Services:
 
             return ModelLimits.from_settings(self.settings, self.store)
 
-        return self._lazy("limits", build)  # type: ignore[no-any-return]
+        return self._lazy("limits", build)
 
     @property
     def embedder(self) -> Embedder:
         if self.embedder_factory is None:  # the default factory caches vectors in the store
-            return self._lazy(  # type: ignore[no-any-return]
+            return self._lazy(
                 "embedder", lambda: build_embedder(self.settings, self.store, self.limits)
             )
         factory = self.embedder_factory
-        return self._lazy("embedder", lambda: factory(self.settings))  # type: ignore[no-any-return]
+        return self._lazy("embedder", lambda: factory(self.settings))
 
     @property
     def index(self) -> VectorIndex:
         factory = self.index_factory or build_index
-        return self._lazy(  # type: ignore[no-any-return]
-            "index", lambda: factory(self.settings, self.store, self.embedder)
-        )
+        return self._lazy("index", lambda: factory(self.settings, self.store, self.embedder))
 
     @property
     def agents(self) -> Agents:
         if self.agents_factory is None:  # the default factory's model calls share the limits
-            return self._lazy(  # type: ignore[no-any-return]
+            return self._lazy(
                 "agents", lambda: build_agents(self.settings, self.embedder, self.limits)
             )
         factory = self.agents_factory
-        return self._lazy(  # type: ignore[no-any-return]
-            "agents", lambda: factory(self.settings, self.embedder)
-        )
+        return self._lazy("agents", lambda: factory(self.settings, self.embedder))
 
     @property
     def fallback_agents(self) -> Agents:
         """The offline engine, for the units of an LLM run whose model endpoint was unreachable
         (shared/pipeline/fallback.py); built on first use."""
         factory = self.fallback_agents_factory or build_fallback_agents
-        return self._lazy(  # type: ignore[no-any-return]
-            "fallback_agents", lambda: factory(self.settings, self.embedder)
-        )
+        return self._lazy("fallback_agents", lambda: factory(self.settings, self.embedder))
 
     @property
     def engine(self) -> str:
@@ -240,7 +239,7 @@ def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
     return build_offline_agents(capture_embedder(embedder), settings.pipeline)
 
 
-def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
+def build_tracer(settings: Settings, *, span_exporter: SpanExporter | None = None) -> Tracer:
     """Langfuse when both keys are set (and ``observability.enable_langfuse``), else no-op.
     ``span_exporter`` replaces Langfuse's OTLP exporter (tests capture spans in memory)."""
     secret = settings.langfuse_secret_key.get_secret_value() if settings.langfuse_secret_key else ""

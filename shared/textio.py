@@ -110,8 +110,8 @@ def captions_to_transcript(text: str) -> str:
                     turns[-1][1].append(words)
                 else:
                     turns.append((speaker, [words]))
-            for speaker, words in turns:
-                said = " ".join(words)
+            for speaker, spoken in turns:
+                said = " ".join(spoken)
                 lines.append(f"[{stamp}] " + (f"{speaker}: {said}" if speaker else said))
             break
         block.clear()

@@ -69,6 +69,13 @@ class Segmenter(Protocol):
     def segment(self, transcript: str) -> SegmentationResult: ...
 
 
+class PromptedSegmenter(Segmenter, Protocol):
+    """A segmenter that calls a model and can show its prompts without calling it (the LLM
+    engine's): what a run's token estimate (shared.pipeline.budget) counts."""
+
+    def prompts(self, transcript: str) -> list[list[dict[str, str]]]: ...
+
+
 # ------------------------------------------------------------------------------------------------
 # generation
 
@@ -161,6 +168,12 @@ class Generator(Protocol):
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult: ...
 
 
+class PromptedGenerator(Generator, Protocol):
+    """A generator that calls a model and can show its prompt without calling it."""
+
+    def messages(self, segment: Segment, context: GenerationContext) -> list[dict[str, str]]: ...
+
+
 class QuoteNotFound(ValueError):
     pass
 
@@ -228,6 +241,14 @@ class Tagger(Protocol):
     model: str | None
 
     def tag(self, story: GeneratedItem, candidates: list[Candidate]) -> TaggingResult: ...
+
+
+class PromptedTagger(Tagger, Protocol):
+    """A tagger that calls a model and can show its prompt without calling it."""
+
+    def messages(
+        self, story: GeneratedItem, candidates: list[Candidate]
+    ) -> list[dict[str, str]]: ...
 
 
 @dataclass

@@ -353,7 +353,7 @@ def _quote_check(
         own = [segment, *merged_segments] if segment else []
         if own and not any(s.start_char <= q.start and q.end <= s.end_char for s in own):
             return Check(
-                "quote_found", False, f"quote at {q.start}-{q.end} is outside {segment.segment_id}"
+                "quote_found", False, f"quote at {q.start}-{q.end} is outside {own[0].segment_id}"
             )
     return Check("quote_found", True, f"{len(story.source_quotes)} quote(s) found")
 

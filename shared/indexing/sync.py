@@ -51,6 +51,7 @@ from pydantic import BaseModel, Field
 from shared import layout
 from shared.ado import ops
 from shared.ado import process as processes
+from shared.ado.ports import BacklogSource
 from shared.ado.process import Process
 from shared.ids import check_project
 from shared.indexing.backlog import (
@@ -161,7 +162,7 @@ def _batches(ids: Sequence[int], size: int) -> Iterator[list[int]]:
 def sync_project(
     svc: Services,
     project: str,
-    client: Any | None = None,
+    client: BacklogSource | None = None,
     *,
     full: bool = False,
     process: Process | None = None,
@@ -189,7 +190,7 @@ def sync_project(
 def _sync(
     svc: Services,
     project: str,
-    client: Any,
+    client: BacklogSource,
     full: bool,
     process: Process | None,
     batch_size: int,
@@ -226,7 +227,7 @@ def _sync(
 def _steps(
     svc: Services,
     project: str,
-    client: Any,
+    client: BacklogSource,
     report: SyncReport,
     since: datetime | None,
     process: Process | None,

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from shared.llm import config
 from shared.settings import Settings
 
 AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
@@ -46,7 +45,8 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
     ``event_hooks``: the HTTP client's ``request`` / ``response`` hooks (the rate limiter's)."""
     timeout = settings.openai_timeout_seconds
     retries = settings.openai_max_retries
-    if config.provider(settings) == "azure":
+    endpoint = settings.azure_openai_endpoint
+    if endpoint:  # the "azure" provider (shared.llm.config.provider)
         from openai import AzureOpenAI
 
         key = settings.azure_openai_api_key
@@ -56,7 +56,7 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
             else {"azure_ad_token_provider": _entra_token_provider(settings)}
         )
         return AzureOpenAI(
-            azure_endpoint=settings.azure_openai_endpoint,
+            azure_endpoint=endpoint,
             api_version=settings.openai_api_version,
             timeout=timeout,
             max_retries=retries,

@@ -209,23 +209,23 @@ def assemble(
     features: dict[str, _Parent] = {}
     for n, feature in enumerate(draft.features, start=1):
         warnings = []
-        epic = epics.get(feature.epic_key or "", _Parent())
+        parent = epics.get(feature.epic_key or "", _Parent())
         reused = existing(feature.existing_work_item_id, ("Feature",), warnings)
         if reused is not None:
             features[feature.key] = _Parent(work_item_id=reused)  # its epic is its own parent
             continue
         fid = ids.feature_id(segment.segment_id, n)
-        features[feature.key] = _Parent(epic_id=epic.epic_id, feature_id=fid)
+        features[feature.key] = _Parent(epic_id=parent.epic_id, feature_id=fid)
         items.append(
             GeneratedItem(
                 **common,
                 type="Feature",
                 item_id=fid,
-                epic_id=epic.epic_id,
+                epic_id=parent.epic_id,
                 feature_id=fid,
                 title=_title(feature.title, "Feature"),
                 description=tidy(feature.description),
-                parent_work_item_id=epic.work_item_id,
+                parent_work_item_id=parent.work_item_id,
                 warnings=warnings,
             )
         )
@@ -403,7 +403,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
             span.update(status="skipped", error=str(err)[:500])
             part = skipped_part(svc, run.run_id, sid)
             part.usage = err.usage
-            part.engine, part.warnings = engine, warnings  # type: ignore[assignment]
+            part.engine, part.warnings = engine, warnings
             return part
         for item in items:
             item.warnings = [*warnings, *item.warnings]
@@ -428,7 +428,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         usage=result.usage,
         timestamp=svc.clock(),
         requirement_spans=spans,
-        engine=engine,  # type: ignore[arg-type]
+        engine=engine,
         warnings=warnings,
     )
 

@@ -68,7 +68,7 @@ def handle_poison(svc: Services, queue: str, message: Message, dequeue_count: in
     def error(outcome: str) -> ErrorRecord:
         return ErrorRecord(
             run_id=run.run_id,
-            phase=phase,  # type: ignore[arg-type]
+            phase=phase,
             unit_id=unit,
             error_type="Poisoned",
             message=f"moved to {poison_queue(queue)} after repeated failures; last error: {reason}",

@@ -84,7 +84,7 @@ def cut_segments(
                 dominant_intent=span.dominant_intent,
                 theme=span.theme,
                 segmentation_version=version,
-                engine=engine,  # type: ignore[arg-type]
+                engine=engine,
                 timestamp=now,
             )
         )

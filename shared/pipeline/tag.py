@@ -91,10 +91,10 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
             msg.segment_id,
             msg.story_id,
         ):
-            part = read_model(
+            generated = read_model(
                 svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
             )
-            story = part.story(msg.story_id)
+            story = generated.story(msg.story_id)
         earlier = [run.retry_of] if run.retry_of else []
         part = tag_story(svc, run.run_id, run.project, story, run=run, earlier_runs=earlier)
         create_model(svc.store, path, part)

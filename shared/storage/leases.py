@@ -10,9 +10,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
 
-from shared.storage import ArtifactStore, LeaseHeld
+from shared.storage import ArtifactStore, Lease, LeaseHeld
 
 log = logging.getLogger("shared.storage")
 
@@ -24,7 +23,7 @@ class LeaseBusy(RuntimeError):
 
 
 class _Renewer(threading.Thread):
-    def __init__(self, handle: Any, every: float) -> None:
+    def __init__(self, handle: Lease, every: float) -> None:
         super().__init__(name="lease-renewer", daemon=True)
         self.handle = handle
         self.every = every

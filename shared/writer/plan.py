@@ -153,7 +153,7 @@ class Plan:
     process: Process = AGILE
 
     def counts(self) -> dict[str, int]:
-        counted = Counter(p.action for p in self.items)
+        counted: Counter[str] = Counter(p.action for p in self.items)
         out = {a: counted.get(a, 0) for a in ACTIONS}
         out["existing"] = sum(1 for p in self.items if p.status == "existing")
         return out

@@ -27,6 +27,7 @@ from typing import Any
 from shared import layout
 from shared.ado import process as processes
 from shared.ado.errors import AdoError
+from shared.ado.ports import WorkItemReader, WorkItemWriter
 from shared.ado.process import AGILE, Process, ProcessError
 from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
@@ -67,7 +68,7 @@ def held_lease(
     return leases.held_lease(store, path, busy, seconds, error=WriteInProgress)
 
 
-def run_lock(svc: Services, run_id: str) -> Any:
+def run_lock(svc: Services, run_id: str) -> AbstractContextManager[None]:
     return held_lease(
         svc.store, layout.write_lock(run_id), f"a write or retag of run {run_id} is in progress"
     )
@@ -165,7 +166,7 @@ def plan_run(
     return plan
 
 
-def project_process(settings: Any, client: Any | None) -> Process | None:
+def project_process(settings: Any, client: WorkItemReader | None) -> Process | None:
     """The process to write for: AZURE_DEVOPS_PROCESS, else the one ``client``'s project has
     (detected once per client); None without either. Raises ProcessError (a project whose types
     say nothing) and AdoError (detection could not ask ADO)."""
@@ -189,7 +190,7 @@ def new_write_id(svc: Services, run_id: str) -> str:
 def write_run(
     svc: Services,
     run_id: str,
-    client: Any | None,
+    client: WorkItemWriter | None,
     *,
     decisions: Mapping[str, Any] | None = None,
     dry_run: bool = False,

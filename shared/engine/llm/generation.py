@@ -41,7 +41,7 @@ from shared.engine.llm.prompting import (
 )
 from shared.engine.llm.schemas import GenerationAnswer
 from shared.llm import ChatModel
-from shared.models import Segment
+from shared.models import Engine, Segment
 from shared.settings import PipelineConfig
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ MAX_OUTPUT_TOKENS = 4096
 
 
 class LLMGenerator:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self, chat: ChatModel, cfg: PipelineConfig, annotate: Annotator | None = None

@@ -43,7 +43,7 @@ from shared.engine.llm.prompting import (
 )
 from shared.engine.llm.schemas import SegmentationAnswer, SegmentProposal
 from shared.llm import ChatModel
-from shared.models import Usage
+from shared.models import Engine, Usage
 from shared.settings import SegmentationConfig
 from shared.textio import jaccard
 from shared.tokens import count_tokens
@@ -66,7 +66,7 @@ class _Seg:
 
 
 class LLMSegmenter:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self,

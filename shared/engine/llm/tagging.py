@@ -33,7 +33,7 @@ from shared.engine.llm.base import ask
 from shared.engine.llm.prompting import Annotator, candidates_text, outside_block
 from shared.engine.llm.schemas import TaggingAnswer
 from shared.llm import ChatModel
-from shared.models import GeneratedItem
+from shared.models import Engine, GeneratedItem
 from shared.settings import PipelineConfig
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def story_block(story: GeneratedItem, hygiene: object = None) -> str:
 
 
 class LLMTagger:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self,

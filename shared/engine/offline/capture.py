@@ -214,9 +214,9 @@ def _load(path: str) -> CaptureModel:
     return CaptureModel(doc)
 
 
-def capture_embedder(embedder: Embedder) -> Embedder:
+def capture_embedder(embedder: Embedder | None) -> Embedder:
     """The packaged MiniLM the classifier was trained on: ``embedder`` when it is MiniLM."""
-    if getattr(embedder, "model_name", "").startswith(MINILM_PREFIX):
+    if embedder is not None and getattr(embedder, "model_name", "").startswith(MINILM_PREFIX):
         return embedder
     return _minilm()
 

@@ -219,9 +219,10 @@ def _side(vec: _Vectors, title: str, description: str, criteria: list[str], full
 
 
 def pair_features(
-    story: GeneratedItem, candidates: list[Candidate], embedder: Embedder
+    story: GeneratedItem, candidates: list[Candidate], embedder: Embedder | None
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate (in the order given)."""
+    """One row of ``FEATURES`` per candidate (in the order given); ``embedder`` None: the
+    packaged MiniLM's vectors throughout."""
     if not candidates:
         return np.zeros((0, len(FEATURES)))
     minilm = capture_embedder(embedder)
@@ -399,7 +400,7 @@ def scores_from(
     z = logits / temperature
     e = np.exp(z - z.max())
     probs = e / e.sum()
-    scores = {tag: float(probs[k]) for k, tag in enumerate(TAGS)}
+    scores: dict[str, float] = {tag: float(probs[k]) for k, tag in enumerate(TAGS)}
     order = sorted(TAGS, key=lambda tag: (-scores[tag], TAGS.index(tag)))
     tag, second = order[0], order[1]
     return TagScores(

@@ -108,7 +108,7 @@ def load_app(
         if spec is None or spec.loader is None:
             raise HostError(f"cannot import {path}")
         module = importlib.util.module_from_spec(spec)
-        module.__devhost_name__ = path.stem  # type: ignore[attr-defined]
+        vars(module)["__devhost_name__"] = path.stem  # default_host_id reads it
         sys.modules[mod_name] = module
         spec.loader.exec_module(module)
     else:

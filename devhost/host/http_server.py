@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import azure.functions as func
 
+from ..expressions import Route
 from .discovery import FunctionInfo
 from .invoke import Invoker
 from .runtime import Runtime
@@ -51,10 +52,10 @@ class HttpRouter:
         self.runtime = runtime
         self.invoker = invoker
 
-    def _routes(self) -> list[FunctionInfo]:
-        http = [f for f in self.functions.values() if f.route is not None]
+    def _routes(self) -> list[tuple[FunctionInfo, Route]]:
+        http = [(f, f.route) for f in self.functions.values() if f.route is not None]
         # literal routes win over parameterized ones, longer literals over shorter
-        return sorted(http, key=lambda f: (f.route.n_params, -f.route.n_literal))  # type: ignore[union-attr]
+        return sorted(http, key=lambda fr: (fr[1].n_params, -fr[1].n_literal))
 
     def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Response:
         """Route one request: returns (status, headers, body)."""
@@ -69,7 +70,7 @@ class HttpRouter:
             if path.lower() != prefix.lower() and not path.lower().startswith(prefix.lower() + "/"):
                 return _json_response(404, {"error": "not found", "path": parts.path})
             path = path[len(prefix) :].strip("/")
-        matches = [(f, m) for f in self._routes() if (m := f.route.match(path)) is not None]  # type: ignore[union-attr]
+        matches = [(f, m) for f, route in self._routes() if (m := route.match(path)) is not None]
         if not matches:
             return _json_response(404, {"error": "not found", "path": parts.path})
         allowed = [(f, m) for f, m in matches if f.methods is None or method in f.methods]

@@ -50,6 +50,7 @@ def _install_send_hook() -> None:
                     listener(key)
             return result
 
+        # the hook wraps the SDK's method on purpose (mypy: assigning to a method)
         QueueClient.send_message = send_message  # type: ignore[method-assign]
         _send_hook_installed = True
 

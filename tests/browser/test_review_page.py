@@ -9,7 +9,7 @@ Also: model text such as ``<img onerror>`` / ``<script>`` renders as text, and t
 hygiene flags beside their story; editing (a title and a criterion survive a reload, a merge, the
 preview and the write carry the edited text, two pages saving the same run: the second is told).
 
-Screenshots go to docs/screenshots/ (README "Review page"). Chromium comes from apt (`make setup`);
+Screenshots go to docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
 without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
 """
 

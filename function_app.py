@@ -36,7 +36,7 @@ TRANSCRIPT_SOURCE = (
 )
 # NCRONTAB (seconds first), read when the host indexes the functions: a %SETTING% expression would
 # make the function fail to load wherever the setting is missing. Retention itself is off until
-# SYNTH_RETENTION_DAYS is set (shared/retention.py).
+# SYNTH_RETENTION_DAYS is set (shared/pipeline/retention.py).
 RETENTION_SCHEDULE = os.environ.get("SYNTH_RETENTION_SCHEDULE") or "0 30 3 * * *"
 # The sync timer (shared/indexing/sync.py) exists only when SYNTH_SYNC_SCHEDULE (NCRONTAB) is set:
 # unset, there is no function to run, so no deployment syncs unless it asks to.
@@ -258,7 +258,7 @@ def review_get(req: func.HttpRequest) -> func.HttpResponse:
     return _http(api.get_review(app_services(), req.route_params.get("run_id", "")))
 
 
-# the saved review (shared/review_state.py): GET it with its ETag, PUT it with If-Match
+# the saved review (shared/review/state.py): GET it with its ETag, PUT it with If-Match
 @app.function_name("review_state_get")
 @app.route(route="runs/{run_id}/review-state", methods=["GET"])
 def review_state_get(req: func.HttpRequest) -> func.HttpResponse:
@@ -279,7 +279,7 @@ def review_state_put(req: func.HttpRequest) -> func.HttpResponse:
     )
 
 
-# the reviewed backlog as a file: ?format=csv (ADO's CSV import) or ?format=md (shared/export.py)
+# the reviewed backlog as a file: ?format=csv (ADO's CSV import) or ?format=md (shared/review/export.py)
 @app.function_name("export_get")
 @app.route(route="runs/{run_id}/export", methods=["GET"])
 def export_get(req: func.HttpRequest) -> func.HttpResponse:
@@ -311,7 +311,7 @@ def ui_asset(req: func.HttpRequest) -> func.HttpResponse:
 @app.function_name("retention")
 @app.timer_trigger(arg_name="timer", schedule=RETENTION_SCHEDULE, run_on_startup=False)
 def retention(timer: func.TimerRequest) -> None:
-    from shared.retention import purge_expired
+    from shared.pipeline.retention import purge_expired
 
     purge_expired(app_services())
 

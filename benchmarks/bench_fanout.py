@@ -27,7 +27,7 @@ side in the JSON under ``variants``):
   run, warm-up included, the worker's in-memory cache is cleared and the store's cache blobs
   (``index/_embedding-cache/``) are deleted: each run embeds its texts as a new transcript
   does. Per run that is 12 + 36 embedding calls (checked on every run): one per generation unit
-  (its retrieval query, ``shared/retrieval.generation_context``) and one per tagging unit (its
+  (its retrieval query, ``shared.retrieval.search.generation_context``) and one per tagging unit (its
   story, ``tagging_candidates``), plus those the LLM segmenter makes when it merges a segment below
   ``min_merge_threshold`` tokens (``shared/engine/llm/segmentation._Limits._vector``, one at a
   time, in the segment invocation before it sends the generate messages; counted per run from

@@ -191,8 +191,8 @@ def _demo(args: argparse.Namespace) -> int:
     from azure.storage.blob import BlobServiceClient
 
     from devhost.host import LocalHost, load_local_settings
-    from shared.backlog_tree import render_tree
     from shared.ids import content_sha256, make_run_id
+    from shared.review.tree import render_tree
 
     transcript = Path(args.transcript)
     data = transcript.read_bytes()

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from shared import __version__, layout
-from shared.backlog_tree import build_tree
 from shared.ids import (
     InvalidIdentifier,
     check_artifact_name,
@@ -30,12 +29,13 @@ from shared.models import (
     TaggingRecord,
 )
 from shared.pipeline.runs import TRANSCRIPTS_CONTAINER, UnknownRun, load_run, start_run
+from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, content_type_for, read_jsonl, read_model
 
 if TYPE_CHECKING:
     from shared.ado.ports import WorkItemWriter
-    from shared.review_state import ReviewState
+    from shared.review.state import ReviewState
 
 
 @dataclass
@@ -316,7 +316,7 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
     from shared.writer.runs import reviewed_run
 
     extra: dict[str, Any] = {}
-    try:  # the backlog as reviewed: the saved edits applied (shared/review_state.py)
+    try:  # the backlog as reviewed: the saved edits applied (shared/review/state.py)
         reviewed = reviewed_run(svc, run_id)
         items, records = reviewed.items, reviewed.records
         extra["review_version"] = reviewed.state.version
@@ -333,9 +333,9 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
 
 
 def get_review(svc: Services, run_id: str) -> ApiResponse:
-    """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/review.py).
+    """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/review/bundle.py).
     200 for any known run; ``ready`` is false (and the backlog absent) until it completes."""
-    from shared.review import build_bundle
+    from shared.review.bundle import build_bundle
     from shared.writer.runs import latest_write
 
     run = _load(svc, run_id)
@@ -528,7 +528,7 @@ def retag_run(svc: Services, run_id: str) -> ApiResponse:
 
 
 # ------------------------------------------------------------------------------------------------
-# the saved review and the export (contracts: shared/review_state.py, shared/export.py)
+# the saved review and the export (contracts: shared/review/state.py, shared/review/export.py)
 
 PRINCIPAL_HEADER = "x-ms-client-principal-name"
 NAME_LIMIT = 200
@@ -579,7 +579,7 @@ def _with_etag(response: ApiResponse, etag: str | None) -> ApiResponse:
 
 def get_review_state(svc: Services, run_id: str) -> ApiResponse:
     """GET /api/runs/{run_id}/review-state: the saved review (version 0 when none) and its ETag."""
-    from shared.review_state import load_state
+    from shared.review.state import load_state
 
     run = _load(svc, run_id)
     if isinstance(run, ApiResponse):
@@ -596,7 +596,7 @@ def put_review_state(
     from pydantic import ValidationError
 
     from shared.indexing.pending import refresh_quietly, resolve
-    from shared.review_state import (
+    from shared.review.state import (
         SERVER_FIELDS,
         ReviewState,
         StaleReview,
@@ -690,8 +690,8 @@ EXPORT_FORMATS = {
 
 
 def get_export(svc: Services, run_id: str, fmt: str | None) -> ApiResponse:
-    """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/export)."""
-    from shared.export import export_run
+    """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/review/export.py)."""
+    from shared.review.export import export_run
     from shared.writer.plan import InvalidDecisions
 
     run = _load(svc, run_id)

@@ -15,7 +15,7 @@ write        a completed run (its saved review applied) into Azure DevOps:
 rollback     undo a write: ``rollback RUN_ID [--write-id W] [--dry-run]`` (the latest write by
              default; created items deleted, patches reverted, items changed since left alone)
 export       a completed run (its saved review applied) as a file:
-             ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/export.py)
+             ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/review/export.py)
 retag        tag a completed run's stories again against the current index
 sync         the project's index up to date with what changed in Azure DevOps since the last
              sync: ``sync [--project P] [--full] [--json]`` (shared/indexing/sync.py)
@@ -70,7 +70,7 @@ def pull(svc: Any, run_id: str, dest: Path) -> Path:
 
 def _tree_text(svc: Any, run_id: str) -> str:
     from shared.api import get_backlog
-    from shared.backlog_tree import render_tree
+    from shared.review.tree import render_tree
 
     response = get_backlog(svc, run_id)
     if response.status != 200:
@@ -372,9 +372,9 @@ def _os_user() -> str:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    from shared.export import export_run
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
+    from shared.review.export import export_run
     from shared.writer.plan import InvalidDecisions
     from shared.writer.runs import RunNotWritable
 

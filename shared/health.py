@@ -11,7 +11,7 @@ its error.
   ``AZURE_DEVOPS_ORG_URL``, ``AZURE_DEVOPS_PROJECT`` and ``AZURE_DEVOPS_PAT``.
 
 Every error message is scrubbed before it is answered: each configured secret value (and the Basic
-auth form of the PAT) is masked and anything secret-like redacted (``shared.hygiene.scrub``), since
+auth form of the PAT) is masked and anything secret-like redacted (``shared.text.hygiene.scrub``), since
 an endpoint may echo a request's credentials in its error. A probe that has not answered within
 ``PROBE_TIMEOUT_SECONDS`` (plus a grace for the SDKs' own deadlines) is reported as an error and
 left behind. The answer is 200 when nothing failed, else 503.
@@ -132,7 +132,7 @@ PROBES: dict[str, Callable[[Services], dict[str, Any]]] = {
 
 
 def _run(svc: Services, name: str, probe: Callable[[Services], dict[str, Any]]) -> Probe:
-    from shared.hygiene import scrub
+    from shared.text.hygiene import scrub
 
     started = time.perf_counter()
     try:

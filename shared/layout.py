@@ -19,7 +19,7 @@ runs/{run_id}/
   parts/write.lock                    leased while a write or a retag of the run is in progress
   parts/rollbacks/{rollback_id}.jsonl every rollback of a write: one line per item (shared/writer)
   parts/retag/{n}/                    the tagging a retag replaced (tagging_analysis.jsonl, ...)
-  review.json                         the saved review: edits and decisions (shared/review_state)
+  review.json                         the saved review: edits and decisions (shared/review/state.py)
   parts/review/{version:04d}.json     every saved review a later save replaced, kept
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index

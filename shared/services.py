@@ -219,8 +219,8 @@ def build_agents(
 
         return build_offline_agents(embedder, settings.pipeline)
     from shared.engine.llm import build_llm_agents
-    from shared.hygiene import find_annotations
     from shared.llm.client import LLMNotConfigured
+    from shared.text.hygiene import find_annotations
 
     # the hygiene gate's instruction-like spans, listed in the prompt before each data block
     annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None
@@ -251,7 +251,7 @@ def build_tracer(settings: Settings, *, span_exporter: SpanExporter | None = Non
         )
         return NullTracer()
     from shared import __version__
-    from shared.tracing_langfuse import LangfuseTracer
+    from shared.tracing.langfuse import LangfuseTracer
 
     return LangfuseTracer(
         settings.langfuse_public_key,

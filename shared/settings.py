@@ -199,7 +199,7 @@ class LimitsConfig(_Section):
 
 
 class HygieneConfig(_Section):
-    """The hygiene gate (shared/hygiene.py) before any model call, embedding or artifact."""
+    """The hygiene gate (shared/text/hygiene.py) before any model call, embedding or artifact."""
 
     redact_secrets: bool = True
     redact_emails: bool = False
@@ -403,7 +403,7 @@ class Settings(BaseSettings):
         "namespace); the timer exists only with SYNTH_SYNC_SCHEDULE",
     )
 
-    # --- retention (shared/retention.py; the timer function in function_app.py) ----------------
+    # --- retention (shared/pipeline/retention.py; the timer function in function_app.py) ----------
     retention_days: int = Field(
         0, ge=0, description="delete runs created more than this many days ago; 0 = off"
     )

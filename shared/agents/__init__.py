@@ -109,7 +109,7 @@ class GenerationContext:
     ado_items: list[RetrievedAdoItem] = field(default_factory=list)
     architecture_chunks: list[RetrievedChunk] = field(default_factory=list)
     dropped_chunks: int = 0
-    # how retrieval degraded (shared.retrieval: keyword retrieval with the index down)
+    # how retrieval degraded (shared.retrieval.search: keyword retrieval with the index down)
     warnings: list[str] = field(default_factory=list)
 
 

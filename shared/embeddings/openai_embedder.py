@@ -109,7 +109,7 @@ class OpenAIEmbedder:
         text = text or " "  # the API rejects empty input
         if len(text) <= MAX_INPUT_TOKENS * 2:  # well under the limit at any tokenization
             return text
-        from shared.tokens import encoding_for_model
+        from shared.text.tokens import encoding_for_model
 
         enc = encoding_for_model(self.model_name)
         tokens = enc.encode(text, disallowed_special=())

@@ -46,7 +46,7 @@ def retrieve(
 ) -> list[tuple[GeneratedItem, list[Candidate]]]:
     """Each case with its retrieved candidates (what the tagger sees in ``eval tagging``)."""
     from shared.indexing.indexer import index_work_items
-    from shared.retrieval import tagging_candidates
+    from shared.retrieval.search import tagging_candidates
 
     with tempfile.TemporaryDirectory(prefix="synth-calibrate-") as tmp:
         svc = fresh_services(settings, tmp, None, None)

@@ -30,7 +30,7 @@ from typing import Any
 
 from shared.models import GeneratedItem, utcnow
 from shared.settings import Settings
-from shared.textio import Span, line_spans, speaker_of
+from shared.text.textio import Span, line_spans, speaker_of
 
 LABELS = ("F", "A", "NULL")
 REQUIREMENT_LABELS = frozenset({"F", "A"})

@@ -129,7 +129,7 @@ def texttiling_boundaries(meeting: Meeting) -> list[int] | None:
 
 def engine_boundaries(segmenter: Any, meeting: Meeting) -> tuple[list[int], int]:
     """The segmenter's boundaries (as turns) and how many segments it made."""
-    from shared.textio import normalize
+    from shared.text.textio import normalize
 
     transcript = normalize(meeting.transcript())
     result = segmenter.segment(transcript)

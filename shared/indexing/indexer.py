@@ -38,12 +38,12 @@ from typing import Any, Literal
 
 from shared import layout
 from shared.embeddings import Embedder
-from shared.hygiene import HYGIENE_VERSION, find_annotations, redact_text
 from shared.indexing.workitems import work_item_hash
 from shared.models import ArchitectureChunk, WorkItem
 from shared.settings import ArchitectureLoaderConfig, HygieneConfig
 from shared.storage import ArtifactStore
-from shared.textio import UnreadableInput, extract_text, file_extension, normalize
+from shared.text.hygiene import HYGIENE_VERSION, find_annotations, redact_text
+from shared.text.textio import UnreadableInput, extract_text, file_extension, normalize
 from shared.vectorstore import VectorIndex, VectorRecord
 
 ADO_PREFIX = "ado-"

@@ -26,7 +26,7 @@ tagging gives it, see shared.models.PendingRef), ``project``, ``title``, ``descr
 is not embedded again). ``refresh`` makes a run's records match what is pending now; it is
 idempotent, and called when a review is saved, after a write, a rollback and a retag, and (with
 ``completed``) at finalize. Retrieval for generation never sees them (its filter is
-``source_type: ado_backlog``); tagging asks for them separately (shared/retrieval.py).
+``source_type: ado_backlog``); tagging asks for them separately (shared/retrieval/search.py).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _completed(svc: Services, run_id: str) -> RunStatus | None:
 def pending_stories(svc: Services, run: RunStatus) -> list[GeneratedItem]:
     """The run's pending stories now (module docstring); [] when the setting or the run's
     review says none."""
-    from shared.review_state import apply, check, load_state
+    from shared.review.state import apply, check, load_state
     from shared.writer.plan import InvalidDecisions, build_plan
 
     chosen = mode(svc.settings)

@@ -687,7 +687,7 @@ def text_tokens(text: str, model: str | None = None) -> int:
     token per 4 characters (Azure OpenAI estimates from characters)."""
     if not text:
         return 0
-    from shared.tokens import count_tokens
+    from shared.text.tokens import count_tokens
 
     return max(count_tokens(text, model), -(-len(text) // 4))
 

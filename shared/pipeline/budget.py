@@ -67,7 +67,7 @@ from shared.models import (
 )
 from shared.services import Services
 from shared.storage import ArtifactStore, NotFound
-from shared.tokens import count_tokens
+from shared.text.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class _IndexSizes:
     """Counts and average token sizes of what retrieval can return, from the ingestion files."""
 
     def __init__(self, svc: Services, project: str) -> None:
-        from shared.keyword_retrieval import ingestion_paths, read_records, record_text
+        from shared.retrieval.keyword import ingestion_paths, read_records, record_text
 
         self.items = self.stories = self.chunks = 0
         item_tokens = story_tokens = chunk_tokens = 0

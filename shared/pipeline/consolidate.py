@@ -27,7 +27,7 @@ import numpy as np
 
 from shared.models import GeneratedItem, OpenQuestion, SourceQuote
 from shared.pipeline.generate import REVISED_WARNING
-from shared.textio import line_prefix
+from shared.text.textio import line_prefix
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 MAX_MERGED_CRITERIA = 8

@@ -7,7 +7,7 @@ is down, and how the run says so.
   offline-fallback`` with a warning naming the error. A request the endpoint rejected (400/422,
   ``InvalidRequest``), an answer that is not usable (``InvalidOutput``, the agents' retry rule),
   an authentication error or a 429 are not "unreachable": they keep their own handling.
-- **Index unreachable**: retrieval falls back to keyword scoring itself (``shared.retrieval``); the
+- **Index unreachable**: retrieval falls back to keyword scoring itself (``shared.retrieval.search``); the
   unit records the warning it returns.
 - Either way the run gets one ``RunWarning`` per kind (``model_unreachable``,
   ``index_unreachable``) in run.json, and finalize copies it to summary.json with the counts of
@@ -49,7 +49,7 @@ def model_unreachable(err: BaseException) -> bool:
 def describe(err: BaseException, svc: Services | None = None, limit: int = 200) -> str:
     """``Type: message`` on one line, clipped, with every configured secret and anything
     secret-like masked (the message of an HTTP error may quote a request)."""
-    from shared.hygiene import scrub
+    from shared.text.hygiene import scrub
 
     text = " ".join(f"{type(err).__name__}: {err}".split())[:limit]
     return scrub(text, svc.settings.secret_values() if svc is not None else ())
@@ -58,7 +58,7 @@ def describe(err: BaseException, svc: Services | None = None, limit: int = 200) 
 def masked(svc: Services, text: str) -> str:
     """``text`` (a reason made where the settings are not known, e.g. in retrieval) with the
     app's configured secrets masked too."""
-    from shared.hygiene import scrub
+    from shared.text.hygiene import scrub
 
     return scrub(text, svc.settings.secret_values())
 

@@ -42,7 +42,7 @@ from shared.pipeline.fallback import (
 from shared.pipeline.fanin import is_complete, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
-from shared.retrieval import KEYWORD_RETRIEVAL
+from shared.retrieval.search import KEYWORD_RETRIEVAL
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model
 

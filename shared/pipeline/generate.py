@@ -62,10 +62,10 @@ from shared.pipeline.fallback import (
 from shared.pipeline.fanin import check_completion
 from shared.pipeline.runs import load_run, record_error, send_once
 from shared.pipeline.segment import read_segments
-from shared.retrieval import generation_context, keyword_reason
+from shared.retrieval.search import generation_context, keyword_reason
 from shared.services import Services
 from shared.storage import create_model, read_model, read_model_or_none
-from shared.textio import clean_spoken
+from shared.text.textio import clean_spoken
 
 log = logging.getLogger(__name__)
 

@@ -54,7 +54,7 @@ from shared.storage import (
     read_model,
     read_model_or_none,
 )
-from shared.textio import UnreadableInput, extract_text, file_extension, normalize
+from shared.text.textio import UnreadableInput, extract_text, file_extension, normalize
 
 log = logging.getLogger(__name__)
 
@@ -378,7 +378,7 @@ def _start_attempt(
 
     # the hygiene gate: everything downstream reads transcript.txt, so it holds the sanitized
     # text; the raw upload (kept as uploaded) is the only artifact that may hold a secret
-    from shared.hygiene import apply_gate, hygiene_path  # imported on first use: cold start
+    from shared.text.hygiene import apply_gate, hygiene_path  # imported on first use: cold start
 
     gate = apply_gate(text, settings.pipeline.hygiene)
     run.redacted_secrets = gate.report.redaction_count

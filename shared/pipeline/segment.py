@@ -41,10 +41,10 @@ from shared.pipeline.fallback import (
     model_warning,
 )
 from shared.pipeline.runs import abort_run, load_run, send_once, update_run
-from shared.retrieval import ADO_FILTER, ARCHITECTURE_FILTER, index_down, mark_index_down
+from shared.retrieval.search import ADO_FILTER, ARCHITECTURE_FILTER, index_down, mark_index_down
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
-from shared.tokens import count_tokens
+from shared.text.tokens import count_tokens
 from shared.vectorstore import DimensionMismatch, check_index
 
 log = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ def index_warnings(svc: Services, project: str) -> list[RunWarning]:
         except Exception as err:  # noqa: BLE001 - unreachable: keyword retrieval, recorded
             reason = mark_index_down(svc.index, err)
     if reason is not None:
-        from shared.keyword_retrieval import keyword_index
+        from shared.retrieval.keyword import keyword_index
 
         out.append(index_warning(masked(svc, reason)))
         records = keyword_index(svc.store, project).metadata

@@ -45,10 +45,10 @@ from shared.pipeline.fallback import (
 )
 from shared.pipeline.fanin import check_completion
 from shared.pipeline.runs import load_run, record_error
-from shared.retrieval import keyword_reason, tagging_candidates
+from shared.retrieval.search import keyword_reason, tagging_candidates
 from shared.services import Services
 from shared.storage import create_model, read_model
-from shared.textio import strip_markers
+from shared.text.textio import strip_markers
 
 
 def failed_tag_part(

@@ -19,7 +19,7 @@ nothing twice. Large runs are better written with the CLI.
 HTTP (function auth level; a malformed run id → 400, an unknown run → 404, every error body is
 ``{"error": "..."}``):
 
-The saved review (``runs/{run_id}/review.json``, shared/review_state.py) is applied first: a
+The saved review (``runs/{run_id}/review.json``, shared/review/state.py) is applied first: a
 dry run, a write and an export see the edited titles, descriptions and criteria, moved, merged and
 split stories, and leave out the stories made open questions. Its saved ``decisions`` are the
 defaults; the request's ``decisions`` override them story by story. Signatures hash what is
@@ -148,8 +148,8 @@ for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200:
 
   404 unknown run, 409 not completed or a write / retag of the run in progress.
 
-``GET`` / ``PUT /api/runs/{run_id}/review-state``: the saved review (shared/review_state.py).
-``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/export.py).
+``GET`` / ``PUT /api/runs/{run_id}/review-state``: the saved review (shared/review/state.py).
+``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/review/export.py).
 A saved review that no longer fits the run (it cannot happen through the API) makes a write, a
 dry run or an export a 400 with its ``problems``.
 """

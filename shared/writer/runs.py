@@ -1,7 +1,7 @@
 """Writing a completed run to Azure DevOps: checks, locks, the plan, the write and its records.
 
 Only a ``completed`` or ``completed_with_errors`` run can be written (RunNotWritable otherwise),
-with its saved review applied (``reviewed_run``; shared/review_state.py).
+with its saved review applied (``reviewed_run``; shared/review/state.py).
 A write holds two blob leases, renewed while it lasts and released at its end (a process that dies
 loses them within ``LEASE_SECONDS``):
 - ``runs/{run_id}/parts/write.lock``: one write or retag of a run at a time;
@@ -32,7 +32,7 @@ from shared.ado.process import AGILE, Process, ProcessError
 from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
-from shared.review_state import Applied, ReviewState, apply, check, load_state
+from shared.review.state import Applied, ReviewState, apply, check, load_state
 from shared.services import Services
 from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
 from shared.storage.leases import LEASE_SECONDS, LeaseBusy
@@ -113,7 +113,7 @@ def completed_run(
 @dataclass
 class ReviewedRun:
     """A completed run with its saved review applied: what a write, a dry run and an export
-    work from (shared/review_state.py)."""
+    work from (shared/review/state.py)."""
 
     run: RunStatus
     items: list[GeneratedItem]  # the edited backlog

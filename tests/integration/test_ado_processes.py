@@ -13,7 +13,7 @@ from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.models import Segment
-from shared.retrieval import generation_context, tagging_candidates
+from shared.retrieval.search import generation_context, tagging_candidates
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.backlog_items import NOW, lone_story

@@ -33,7 +33,7 @@ from shared.models import (
 )
 from shared.pipeline import bind_in_process
 from shared.pipeline.fallback import model_unreachable
-from shared.retrieval import KEYWORD_RETRIEVAL
+from shared.retrieval.search import KEYWORD_RETRIEVAL
 from shared.services import Services
 from shared.settings import Settings
 from shared.storage import read_jsonl, read_model

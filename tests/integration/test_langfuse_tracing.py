@@ -27,7 +27,7 @@ from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.tracing import NullTracer
-from shared.tracing_langfuse import LangfuseTracer, root_span_id
+from shared.tracing.langfuse import LangfuseTracer, root_span_id
 from tests.support.fakes import CueGenerator, Flaky, ParagraphSegmenter, ThresholdTagger
 from tests.support.openai_standin import hermetic_env
 from tests.support.pipeline import make_pipeline, run_file

@@ -24,7 +24,7 @@ from shared.pipeline.runs import load_run
 from shared.services import build_services, build_tracer
 from shared.settings import Settings
 from shared.storage import read_jsonl
-from shared.tracing_langfuse import LangfuseTracer, root_span_id
+from shared.tracing.langfuse import LangfuseTracer, root_span_id
 from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import REPO, SAMPLES

@@ -9,7 +9,7 @@ import pytest
 
 from loaders.indexer import index_work_items
 from shared.models import WorkItem
-from shared.retrieval import ADO_FILTER, USER_STORY_FILTER
+from shared.retrieval.search import ADO_FILTER, USER_STORY_FILTER
 from shared.services import build_index
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore

@@ -18,7 +18,7 @@ from shared.services import Services
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
-from shared.textio import extract_text, normalize
+from shared.text.textio import extract_text, normalize
 from tests.support.generated_text import MARKER, quotes, unclean
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 

@@ -34,12 +34,12 @@ from pydantic import SecretStr
 
 import function_app
 from devhost.host import LocalHost
-from shared.hygiene import annotations_for
 from shared.models import RunStatus
-from shared.retention import purge_expired
+from shared.pipeline.retention import purge_expired
 from shared.services import build_services
 from shared.settings import Settings
 from shared.storage import dump_model
+from shared.text.hygiene import annotations_for
 from tests.chaos.harness import REPO, call, check_run, wait_terminal
 from tests.support.pipeline import make_pipeline
 
@@ -398,7 +398,7 @@ ADO_WRITERS = {
 }
 WRITE_METHODS = {"create_work_item", "update_work_item", "set_parent", "delete_item"}
 # the pipeline that runs on every upload: it must never hold an ADO client
-PIPELINE_PACKAGES = ["pipeline", "engine", "agents", "llm", "prompts", "hygiene.py", "retrieval.py"]
+PIPELINE_PACKAGES = ["pipeline", "engine", "agents", "llm", "prompts", "text", "retrieval"]
 
 
 def product_files() -> list[Path]:

@@ -29,7 +29,7 @@ from shared.agents import (
 )
 from shared.models import GeneratedItem, Segment
 from shared.storage.local import LocalFolderStore
-from shared.textio import sentence_spans, words
+from shared.text.textio import sentence_spans, words
 
 
 class HashEmbedder:

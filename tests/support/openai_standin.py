@@ -66,7 +66,7 @@ from shared.engine.llm.prompting import (
     THRESHOLD_RE,
     UNIT_LINE_RE,
 )
-from shared.textio import sentence_spans, words
+from shared.text.textio import sentence_spans, words
 
 # ------------------------------------------------------------------------------------------------
 # replies

@@ -1,5 +1,5 @@
 """A small hand-made backlog with several quotes per story, and a completed run holding it, for
-the saved review's tests (shared/review_state.py): fast and deterministic, no model."""
+the saved review's tests (shared/review/state.py): fast and deterministic, no model."""
 
 from __future__ import annotations
 

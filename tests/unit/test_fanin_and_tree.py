@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from shared import layout
-from shared.backlog_tree import build_tree, render_tree
 from shared.bus import FINALIZE_QUEUE
 from shared.bus.memory import InProcessBus
 from shared.models import (
@@ -18,6 +17,7 @@ from shared.models import (
 )
 from shared.pipeline.fanin import check_completion, expected_story_ids
 from shared.pipeline.runs import load_run
+from shared.review.tree import build_tree, render_tree
 from shared.services import Services
 from shared.settings import Settings
 from shared.storage import create_model

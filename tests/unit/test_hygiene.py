@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.hygiene import (
+from shared.settings import HygieneConfig
+from shared.text.hygiene import (
     Annotation,
     annotations_in,
     apply_gate,
@@ -20,8 +21,7 @@ from shared.hygiene import (
     redact,
     untrusted_notice,
 )
-from shared.settings import HygieneConfig
-from shared.textio import normalize
+from shared.text.textio import normalize
 
 REPO = Path(__file__).resolve().parents[2]
 RNG = random.Random(7)
@@ -306,7 +306,7 @@ def test_redact_rejects_nothing_and_merges_overlaps():
 
 
 def test_the_microsoft_rules_find_the_same_on_candidate_lines_as_on_the_whole_text(monkeypatch):
-    from shared import hygiene
+    from shared.text import hygiene
 
     lines = sample_lines()[:300]
     for k, case in zip(range(5, 300, 13), CASES, strict=False):
@@ -319,7 +319,7 @@ def test_the_microsoft_rules_find_the_same_on_candidate_lines_as_on_the_whole_te
 
 
 def test_scrub_masks_configured_secrets_even_when_an_error_message_clipped_them():
-    from shared.hygiene import redact_text, scrub
+    from shared.text.hygiene import redact_text, scrub
 
     pat = "h6mq7zk3m5vx2c6l2dwr7pt5yh3sj6fgk4ql2mz7xv5nb3c6hd4w"
     key = "sk-proj-Hz5vT8mW3xK9pL1nR7bY4cH6dF0gJ5sA8eU2iO7kM1tV3wX4"

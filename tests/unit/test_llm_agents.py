@@ -29,7 +29,7 @@ from shared.engine.llm.tagging import LLMTagger
 from shared.llm import InvalidOutput, InvalidRequest, StructuredAnswer
 from shared.models import GeneratedItem, Segment, SourceQuote, Usage
 from shared.settings import PipelineConfig, SegmentationConfig
-from shared.tokens import count_tokens
+from shared.text.tokens import count_tokens
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from shared.engine.llm.prompting import (
     unit_lines,
 )
 from shared.engine.llm.segmentation import plan_windows
-from shared.tokens import count_tokens
+from shared.text.tokens import count_tokens
 
 # A prompt file may change only together with its version: update the hash here when you bump it.
 PROMPT_LOCK = {

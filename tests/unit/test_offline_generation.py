@@ -18,7 +18,7 @@ from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import OfflineGenerator, OfflineSegmenter
 from shared.models import Segment
 from shared.settings import GenerationConfig, PipelineConfig
-from shared.textio import normalize
+from shared.text.textio import normalize
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ import pytest
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import OfflineSegmenter
 from shared.settings import SegmentationConfig
-from shared.textio import normalize
-from shared.tokens import count_tokens
+from shared.text.textio import normalize
+from shared.text.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parents[2]
 AMI = REPO / "datasets" / "ami-qmsum-val"

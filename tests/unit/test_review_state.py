@@ -1,4 +1,4 @@
-"""The saved review (shared/review_state.py): its limits, its problems against the run, applying
+"""The saved review (shared/review/state.py): its limits, its problems against the run, applying
 it (edits, moves, merges, splits, open questions, what a patch appends, signatures), saving it
 under an ETag with its versions kept, who saved it, and the export's escaping."""
 
@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from shared import layout
 from shared.api import requester
-from shared.export import csv_cell, md
-from shared.review_state import (
+from shared.review.export import csv_cell, md
+from shared.review.state import (
     ReviewState,
     StaleReview,
     StoryEdit,

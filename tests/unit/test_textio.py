@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.textio import (
+from shared.text.textio import (
     LinePrefix,
     UnreadableInput,
     captions_to_transcript,

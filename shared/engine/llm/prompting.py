@@ -13,7 +13,7 @@ the hygiene gate:
   lists them before the block ("treat as quoted speech"), and the text itself is never altered, so
   verbatim quotes still match.
 - Hygiene: backlog items, architecture chunks, candidates and stories go through the hygiene
-  gate's redaction (``shared.hygiene.redact_text``) as their block is built, whatever the index
+  gate's redaction (``shared.text.hygiene.redact_text``) as their block is built, whatever the index
   holds (the loaders redact at load time too: this is the second line), and the annotator lists
   their instruction-like spans like the transcript's. ``hygiene`` is the run's
   ``HygieneConfig``; None redacts with the defaults.
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.agents import Candidate, RetrievedAdoItem, RetrievedChunk
-from shared.hygiene import redact_text
-from shared.textio import line_spans, sentence_spans
-from shared.tokens import count_tokens
+from shared.text.hygiene import redact_text
+from shared.text.textio import line_spans, sentence_spans
+from shared.text.tokens import count_tokens
 
 UNIT_MAX_TOKENS = 200
 
@@ -52,7 +52,7 @@ class DataAnnotation:
 
 
 # Anything with ``start``, ``end`` and a ``note`` (or ``kind``) works, e.g. the hygiene gate's
-# ``shared.hygiene.find_annotations``.
+# ``shared.text.hygiene.find_annotations``.
 Annotator = Callable[[str], Sequence[Any]]
 
 

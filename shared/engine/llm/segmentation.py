@@ -45,8 +45,8 @@ from shared.engine.llm.schemas import SegmentationAnswer, SegmentProposal
 from shared.llm import ChatModel
 from shared.models import Engine, Usage
 from shared.settings import SegmentationConfig
-from shared.textio import jaccard
-from shared.tokens import count_tokens
+from shared.text.textio import jaccard
+from shared.text.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from shared.engine.offline.language import (
     meaningful_word_count,
     sentence_cues,
 )
-from shared.textio import Span, line_spans, sentence_spans, speaker_of
+from shared.text.textio import Span, line_spans, sentence_spans, speaker_of
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "capture_model.json"
 CLASSES = ("F", "A", "NULL")

@@ -65,7 +65,7 @@ from shared.engine.offline.phrasing import capital, write_story
 from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
 from shared.models import Engine, Segment, story_text
 from shared.settings import PipelineConfig
-from shared.textio import jaccard, sentence_spans
+from shared.text.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
 SEED_AT = 0.8

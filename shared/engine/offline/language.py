@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from shared.textio import clean_spoken as clean
-from shared.textio import words
+from shared.text.textio import clean_spoken as clean
+from shared.text.textio import words
 
 # ------------------------------------------------------------------------------------------------
 # word lists

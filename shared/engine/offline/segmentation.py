@@ -44,8 +44,8 @@ from shared.embeddings import Embedder
 from shared.engine.offline.language import KeywordModel, clean, content_words, sentence_cues
 from shared.models import Engine
 from shared.settings import SegmentationConfig
-from shared.textio import line_spans, sentence_spans, speaker_of
-from shared.tokens import count_tokens
+from shared.text.textio import line_spans, sentence_spans, speaker_of
+from shared.text.tokens import count_tokens
 
 UNIT_MAX_TOKENS = 200
 MIN_DEPTH = 0.01  # a valley shallower than this is noise, not a topic shift

@@ -14,7 +14,7 @@ shared/indexing/pending.py), which generation never sees.
 Degradation (given the ``store``; docs/RELIABILITY.md "Degradation"): when the index cannot be
 queried (any error but ``DimensionMismatch``, which is a configuration error and raised), or the
 query cannot be embedded, the same queries go to keyword scoring over the last ingestion files
-(``shared.keyword_retrieval``): three times ``top_k`` records by keyword, re-scored by the
+(``shared.retrieval.keyword``): three times ``top_k`` records by keyword, re-scored by the
 embedder's cosine when it works (so tagging's thresholds keep their meaning), the best ``top_k``
 kept. The unit records a warning starting with ``KEYWORD_RETRIEVAL``. An index that failed is left
 alone for ``INDEX_RETRY_SECONDS`` in this process, so a run does not wait out the SDK's retries on
@@ -40,8 +40,8 @@ from shared.embeddings import Embedder
 from shared.models import GeneratedItem, Segment, story_text
 from shared.settings import RetrievalConfig
 from shared.storage import ArtifactStore
-from shared.textio import jaccard
-from shared.tokens import count_tokens
+from shared.text.textio import jaccard
+from shared.text.tokens import count_tokens
 from shared.vectorstore import DimensionMismatch, Match, VectorIndex
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ _down_lock = threading.Lock()
 
 def describe_error(err: BaseException, limit: int = 200) -> str:
     """``Type: message`` on one line, clipped and with anything secret-like redacted."""
-    from shared.hygiene import scrub
+    from shared.text.hygiene import scrub
 
     text = " ".join(f"{type(err).__name__}: {err}".split())
     return scrub(text[:limit])
@@ -140,7 +140,7 @@ def _rescored(
     """Keyword matches re-scored by the embedder's cosine to ``vector`` (kept as they are when
     there is no vector or the embedder fails), best ``top_k``."""
     if vector is not None and matches:
-        from shared.keyword_retrieval import record_text
+        from shared.retrieval.keyword import record_text
 
         try:
             found = np.asarray(embedder.embed([record_text(m.metadata) for m in matches]))
@@ -189,7 +189,7 @@ def retrieve(
                 raise
             reason = mark_index_down(index, err)
     assert store is not None and reason is not None
-    from shared.keyword_retrieval import keyword_index
+    from shared.retrieval.keyword import keyword_index
 
     words = keyword_index(store, namespace)
     text = keyword_text or query

@@ -1,6 +1,6 @@
 """The tracing port. One trace per run (``synthesis_run``), spans named as seed §7.4.
 
-The embedded default records nothing. The Langfuse adapter (``shared.tracing_langfuse``) derives
+The embedded default records nothing. The Langfuse adapter (``shared.tracing.langfuse``) derives
 the trace id from the run id so spans written by separate function invocations join one trace.
 
 ``span(run_id, name)`` records one unit of work as it happens; ``run_root(run_id, ...)`` records the

@@ -5,7 +5,7 @@
     {
       "run_id": ..., "ready": bool,          # ready: the run completed (the backlog exists)
       "run": {...},                          # GET /api/runs/{run_id} (status + live progress)
-      "tree": {epics, existing_parents, unparented} | null,   # shared/backlog_tree.build_tree
+      "tree": {epics, existing_parents, unparented} | null,   # shared/review/tree.build_tree
       "segments": [{segment_id, segment_order, start_char, end_char, text, theme,
                     dominant_intent, intent_labels, token_count}],
       "stories": {story_id: {
@@ -31,7 +31,7 @@
                                              # story's quotes (each story lists its own, below)
       "summary": summary.json | null, "coverage": summary.coverage | null,
       "write": the latest write, as GET /api/runs/{run_id}/write answers | null (not completed),
-      # the saved review (shared/review_state.py), already applied to tree and stories:
+      # the saved review (shared/review/state.py), already applied to tree and stories:
       "review_state": {version, etag, saved_at, saved_by, decisions} | null (not completed),
       "edited": [item_id, …],               # epics, features and stories whose content changed
       "originals": {item_id: {title, description, acceptance_criteria}},   # as generated
@@ -61,7 +61,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from shared import layout
-from shared.backlog_tree import build_tree
 from shared.indexing import pending
 from shared.models import (
     GeneratedItem,
@@ -71,11 +70,12 @@ from shared.models import (
     SourceQuote,
     TaggingRecord,
 )
+from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
 
 if TYPE_CHECKING:
-    from shared.review_state import Applied
+    from shared.review.state import Applied
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def _compare(
 def _hygiene_flags(svc: Services, run_id: str) -> list[dict[str, Any]]:
     """The run's redacted secrets and instruction-like spans (hygiene.json), in transcript order;
     one flag per span (a span several rules matched lists their kinds)."""
-    from shared.hygiene import read_report  # imported on first use: cold start
+    from shared.text.hygiene import read_report  # imported on first use: cold start
 
     report = read_report(svc.store, run_id)
     if report is None:
@@ -288,7 +288,7 @@ def _reviewed(
     bundle: dict[str, Any],
 ) -> tuple[list[GeneratedItem], list[TaggingRecord], Applied]:
     """The backlog with the saved review applied, and the bundle's review fields filled."""
-    from shared.review_state import Applied, apply, check, load_state  # it imports this module
+    from shared.review.state import Applied, apply, check, load_state  # it imports this module
 
     state, etag = load_state(svc, run_id)
     view = state.view(etag)

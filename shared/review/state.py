@@ -24,7 +24,7 @@ Rules (``check`` lists every problem; ``apply`` assumes a checked state and is p
   (the server's clock) and ``saved_by`` (who the request says it is: see shared/api.requester).
 - titles are 1..255 characters (whitespace collapsed), descriptions at most 32,000 characters,
   at most 50 acceptance criteria of at most 2,000 characters each, none empty, none repeated (by
-  the ``_ac_key`` rule of shared/review.py: case, spacing and trailing punctuation ignored).
+  the ``_ac_key`` rule of shared/review/bundle.py: case, spacing and trailing punctuation ignored).
 - ``feature_id`` names a generated Feature of the run: the story moves under it (and its epic).
 - ``merged_into`` names a story that is itself neither merged nor an open question: the merged
   story is not written, its quotes (by text), superseded quotes, open questions and criteria (by
@@ -80,7 +80,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from shared import layout
 from shared.models import AcDelta, GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
-from shared.review import _ac_key
+from shared.review.bundle import _ac_key
 from shared.services import Services
 from shared.storage import NotFound, PreconditionFailed
 from shared.writer.plan import Decision

@@ -583,7 +583,7 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence(s) of the line that contain [start, end)."""
-    from shared.textio import sentence_spans
+    from shared.text.textio import sentence_spans
 
     line_start, line_end = _line_bounds(text, start, max(start, end - 1))
     spans = [

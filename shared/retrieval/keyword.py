@@ -8,7 +8,7 @@ the index: each record's text (title, description and acceptance criteria of a w
 of a document chunk) is scored against the query by TF-IDF cosine over content words (lemmas,
 stopwords out), the index's own metadata filters applied (``shared.vectorstore.matches_filter``),
 so the answer has the shape of ``VectorIndex.query``'s: ``Match(id, score in [0, 1], metadata)``.
-Retrieval then re-scores what it found with the embedder where it can (``shared.retrieval``), so
+Retrieval then re-scores what it found with the embedder where it can (``shared.retrieval.search``), so
 the similarities that tagging compares with its thresholds stay on the embedder's scale.
 
 The files are read once and kept per store and project; their ETags are checked again at most

@@ -3,7 +3,7 @@
 ``GET /api/runs/{run_id}/export?format=csv|md`` (``format`` is required; another value is a 400;
 a run that has not completed is a 409 ``{"code": "not_completed"}``) and
 ``python -m shared.cli export RUN_ID --format csv|md [--out DIR] [-o FILE]``. Both export the
-run with its saved review applied (shared/review_state.py) and its saved decisions.
+run with its saved review applied (shared/review/state.py) and its saved decisions.
 
 **CSV** (``text/csv; charset=utf-8``, ``Content-Disposition: attachment; filename="{run_id}.csv"``)
 follows ADO's "Import work items from a CSV file" (Boards > Queries > Import work items):
@@ -54,7 +54,7 @@ from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.process import AGILE, Process
 from shared.models import GeneratedItem, SourceQuote
-from shared.review import existing_items, referenced_ids
+from shared.review.bundle import existing_items, referenced_ids
 from shared.services import Services
 from shared.writer import render
 from shared.writer.plan import Plan, PlannedItem, build_plan

@@ -233,8 +233,8 @@ def build_agents(
 def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
     """The offline engine on the packaged MiniLM (the embedder it was built and calibrated with,
     and one that needs no endpoint: an OpenAI embedder may be down with the chat model)."""
+    from shared.analysis.capture import capture_embedder
     from shared.engine.offline import build_offline_agents
-    from shared.engine.offline.capture import capture_embedder
 
     return build_offline_agents(capture_embedder(embedder), settings.pipeline)
 

@@ -329,8 +329,8 @@ def _clean_text_check(story: GeneratedItem) -> Check:
 
 
 def _content(text: str) -> list[str]:
-    from shared.engine.offline.language import content_words
     from shared.engine.offline.lexicon import base_form
+    from shared.text.language import content_words
 
     return [base_form(w) for w in content_words(text)]
 

@@ -111,7 +111,7 @@ def texttiling_boundaries(meeting: Meeting) -> list[int] | None:
     """TextTiling over the turns as paragraphs; None when the meeting is too short for it."""
     from nltk.tokenize.texttiling import TextTilingTokenizer
 
-    from shared.engine.offline.language import STOPWORDS
+    from shared.text.language import STOPWORDS
 
     texts = [" ".join(_MARKER.sub(" ", c).split()) or "." for _, c in meeting.turns]
     text = "\n\n".join(texts)

@@ -1,4 +1,4 @@
-"""Train the capture classifier (``shared/engine/offline/assets/capture_model.json``).
+"""Train the capture classifier (``shared/analysis/assets/capture_model.json``).
 
     python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check]
 
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.engine.offline.capture import (
+from shared.analysis.capture import (
     CLASSES,
     LEXICAL_NAMES,
     MODEL_PATH,

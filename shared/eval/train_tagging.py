@@ -424,7 +424,7 @@ def evaluate_loso(
     ``SOURCE_OF``), and the real pipeline tagging step tags the held-out split with it, beside
     the seed-threshold tagger on the same split. Returns (summary document, per-split docs)."""
     from shared.agents import Agents
-    from shared.engine.offline.capture import _minilm
+    from shared.analysis.capture import _minilm
     from shared.engine.offline.tagging import OfflineTagger
     from shared.eval.dataset import load_dataset
     from shared.eval.tagging import evaluate_split
@@ -589,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{args.out} matches the training data")
         return 0
-    from shared.engine.offline.capture import _minilm
+    from shared.analysis.capture import _minilm
 
     doc, _ = train(paths, _minilm(), args.cache)
     args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

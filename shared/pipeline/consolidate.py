@@ -64,7 +64,7 @@ def annotate_quotes(transcript: str, items: list[GeneratedItem]) -> list[Generat
 
 
 def fingerprint(title: str) -> frozenset[str]:
-    from shared.engine.offline.language import content_words, is_topical
+    from shared.text.language import content_words, is_topical
 
     return frozenset(w for w in content_words(title) if is_topical(w))
 
@@ -78,8 +78,8 @@ def merge_duplicates(
 ) -> list[GeneratedItem]:
     """The items with every story that repeats an earlier story of another segment merged into
     it (see the module docstring); empty features and epics dropped."""
-    from shared.engine.offline.contradiction import number_cues
-    from shared.engine.offline.revision import revision
+    from shared.analysis.contradiction import number_cues
+    from shared.analysis.revision import revision
 
     stories = [i for i in items if i.type == "User Story"]
     if len(stories) < 2:

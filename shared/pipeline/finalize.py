@@ -83,7 +83,7 @@ def consolidate(
     except Exception as err:
         if not model_unreachable(err):
             raise
-        from shared.engine.offline.capture import capture_embedder
+        from shared.analysis.capture import capture_embedder
         from shared.settings import THRESHOLD_PROFILES
 
         if notes is not None:
@@ -98,7 +98,7 @@ def coverage(stories: list[GeneratedItem], requirement: list[tuple[int, int]]) -
     """Share of requirement statements that some story quotes (any overlap counts).
 
     One definition of "requirement statement" whatever engine generated the stories: the capture
-    classifier's (``shared.engine.offline.capture``), recorded per segment by the generation unit.
+    classifier's (``shared.analysis.capture``), recorded per segment by the generation unit.
     """
     quoted = sorted((q.start, q.end) for s in stories for q in s.source_quotes)
     covered = sum(1 for a, b in requirement if any(x < b and a < y for x, y in quoted))
@@ -120,7 +120,7 @@ def requirement_statements(
         if part is not None and part.requirement_spans is not None:
             spans.extend((start, end) for start, end in part.requirement_spans)
             continue
-        from shared.engine.offline.capture import requirement_spans
+        from shared.analysis.capture import requirement_spans
 
         spans.extend(requirement_spans(segment.raw_text, svc.embedder, segment.start_char))
     return spans

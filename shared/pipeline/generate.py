@@ -417,7 +417,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         )
     spans = result.requirement_spans
     if spans is None:  # an engine that does not classify statements itself
-        from shared.engine.offline.capture import requirement_spans
+        from shared.analysis.capture import requirement_spans
 
         spans = requirement_spans(segment.raw_text, svc.embedder, segment.start_char)
     return GeneratedPart(

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared import layout
-from shared.engine.offline.language import content_words
 from shared.models import story_text
 from shared.storage import ArtifactStore, NotFound
+from shared.text.language import content_words
 from shared.vectorstore import Match, matches_filter
 
 RECHECK_SECONDS = 5.0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from shared.analysis.capture import CaptureModel, classify, sentences_of
 from shared.embeddings.minilm import MiniLMEmbedder
-from shared.engine.offline.capture import CaptureModel, classify, sentences_of
 from shared.eval.capture import DatasetError, read_meeting, score_meeting
 from shared.eval.train_capture import DEFAULT_DEV, dataset_hash
 from shared.eval.train_capture import main as train_main

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from shared.agents import Candidate
+from shared.analysis.contradiction import contradiction_cues, frequencies
 from shared.engine.offline import OfflineTagger
-from shared.engine.offline.contradiction import contradiction_cues, frequencies
 from shared.models import GeneratedItem, SourceQuote
 from shared.settings import (
     THRESHOLD_PROFILES,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.phrasing import adds_to_title, write_story
-from shared.engine.offline.revision import revise_text, revision
 from shared.eval.quality import _title_check
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from shared.agents import Candidate
-from shared.embeddings.minilm import MiniLMEmbedder
-from shared.engine.offline import OfflineTagger
-from shared.engine.offline.contradiction import (
+from shared.analysis.contradiction import (
     contradiction_cues,
     limit_violations,
     quantities,
 )
+from shared.embeddings.minilm import MiniLMEmbedder
+from shared.engine.offline import OfflineTagger
 from shared.models import GeneratedItem, story_text
 from shared.settings import TaggingConfig, ThresholdsConfig
 from tests.support.backlog_items import lone_story

@@ -49,10 +49,15 @@ from shared.agents import (
     RetrievedChunk,
     StoryDraft,
 )
+from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
+from shared.analysis.contradiction import forbidden_mentions, limit_violations
+from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
 from shared.embeddings import Embedder
-from shared.engine.offline.capture import Sentence, Verdict, classify, sentences_of
-from shared.engine.offline.contradiction import forbidden_mentions, limit_violations
-from shared.engine.offline.language import (
+from shared.engine.offline.lexicon import reads_as_capability
+from shared.engine.offline.phrasing import capital, write_story
+from shared.models import Engine, Segment, story_text
+from shared.settings import PipelineConfig
+from shared.text.language import (
     clean,
     content_words,
     cue_flags,
@@ -60,11 +65,6 @@ from shared.engine.offline.language import (
     meaningful_word_count,
     sentence_cues,
 )
-from shared.engine.offline.lexicon import reads_as_capability
-from shared.engine.offline.phrasing import capital, write_story
-from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
-from shared.models import Engine, Segment, story_text
-from shared.settings import PipelineConfig
 from shared.text.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)

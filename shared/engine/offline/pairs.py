@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 
 from shared.agents import Candidate
+from shared.analysis import contradiction as cx
+from shared.analysis.capture import capture_embedder
 from shared.embeddings import Embedder
-from shared.engine.offline import contradiction as cx
-from shared.engine.offline.capture import capture_embedder
-from shared.engine.offline.language import content_words
 from shared.models import TAGS, GeneratedItem, Tag, story_text
+from shared.text.language import content_words
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "tagging_model.json"
 CUE_DETECTORS = {

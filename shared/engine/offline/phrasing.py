@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.agents import StoryDraft
-from shared.engine.offline.contradiction import limits, quantities
-from shared.engine.offline.language import clean, content_words, is_topical
+from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
@@ -39,6 +38,7 @@ from shared.engine.offline.lexicon import (
     singular_persona,
     third_person,
 )
+from shared.text.language import clean, content_words, is_topical
 
 MAX_TITLE_WORDS = 10
 MIN_TITLE_WORDS = 3

@@ -41,9 +41,9 @@ import numpy as np
 
 from shared.agents import SegmentationResult, SegmentSpan
 from shared.embeddings import Embedder
-from shared.engine.offline.language import KeywordModel, clean, content_words, sentence_cues
 from shared.models import Engine
 from shared.settings import SegmentationConfig
+from shared.text.language import KeywordModel, clean, content_words, sentence_cues
 from shared.text.textio import line_spans, sentence_spans, speaker_of
 from shared.text.tokens import count_tokens
 

@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 
 from shared.agents import Candidate, TagDecision, TaggingResult
+from shared.analysis.contradiction import contradiction_cues, quantities
 from shared.embeddings import Embedder
-from shared.engine.offline.contradiction import contradiction_cues, quantities
-from shared.engine.offline.language import content_words
 from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
 from shared.models import Engine, GeneratedItem, Tag, story_text
 from shared.settings import TaggingConfig, ThresholdsConfig
+from shared.text.language import content_words
 
 POSSIBLE_CONFLICT = "possible conflict"
 

@@ -1,6 +1,7 @@
-"""Word lists and cue patterns shared by the offline agents.
+"""Word lists and cue patterns: the language side of the analysis, whatever the engine (the offline
+agents, requirement capture, the pipeline's consolidation and keyword retrieval use it).
 
-This module owns the *language* side of the offline engine: cleaning spoken text for analysis
+It owns cleaning spoken text for analysis
 (AMI markers such as ``{vocalsound}``, fillers, ``T_V_``-style acronyms), content words, salient
 keyphrases (TF-IDF over the transcript's units), and the cue patterns that say what a sentence is:
 

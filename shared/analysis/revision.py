@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shared.engine.offline.contradiction import (
+from shared.analysis.contradiction import (
     frequency_cues,
     negation_cues,
     number_cues,
@@ -26,7 +26,7 @@ from shared.engine.offline.contradiction import (
     polarity,
     quantities,
 )
-from shared.engine.offline.language import clean, content_words, is_topical, meaningful_word_count
+from shared.text.language import clean, content_words, is_topical, meaningful_word_count
 
 REVISED_WARNING = "revised during the meeting"
 _REVISION_CUE = re.compile(

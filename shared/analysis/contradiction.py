@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shared.engine.offline.language import clean, content_words, is_content, is_topical, lemma
+from shared.text.language import clean, content_words, is_content, is_topical, lemma
 
 # ------------------------------------------------------------------------------------------------
 # quantities

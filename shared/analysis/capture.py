@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from shared.embeddings import Embedder
-from shared.engine.offline.language import (
+from shared.text.language import (
     CUE_NAMES,
     clean,
     content_words,

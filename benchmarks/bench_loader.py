@@ -37,8 +37,8 @@ PROJECT = "bench"
 
 
 def one_run(items: int, embedder: Any) -> dict[str, float]:
-    from loaders.ado_loader import fetch_rest, load_backlog
     from shared.bus.memory import InProcessBus
+    from shared.indexing.backlog import fetch_rest, load_backlog
     from shared.services import Services
     from shared.settings import Settings
     from shared.storage.local import LocalFolderStore

@@ -60,9 +60,9 @@ def load_index(
 ) -> None:
     """The same loaders a user runs by hand (``python -m loaders.ado_loader`` / ``arch_loader``):
     a backlog export (ADO CSV, REST JSON or JSONL) and architecture documents (a file or folder)."""
-    from loaders.ado_loader import load_backlog
-    from loaders.arch_loader import load_documents
     from loaders.console import build_loader_services
+    from shared.indexing.backlog import load_backlog
+    from shared.indexing.documents import load_documents
     from shared.settings import Settings
 
     svc = build_loader_services(Settings())

@@ -1,10 +1,10 @@
-"""What the two loader commands share: services, the progress bar, the summary, exit codes.
+"""What the two loader commands share: services, the summary, options and exit codes.
 
 - Services come from the settings exactly as for the CLI's ``run`` (embedder, vector index and
   store chosen by the settings; the local folder store without Azure), with an in-process bus that
   nothing is sent to. Loaders are not traced (seed §2).
-- The progress bar (tqdm) is drawn on stderr only when stderr is a terminal, so logs, pipes and
-  ``--json`` stay clean.
+- The progress bar (``shared.indexing.indexer.progress_bar``, tqdm) is drawn on stderr only when
+  stderr is a terminal, so logs, pipes and ``--json`` stay clean.
 - Exit codes: 0 loaded, 1 loaded with per-item / per-file errors, 2 failed (nothing or not all
   was done; the message says why).
 """
@@ -15,35 +15,13 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any, TextIO
 
 from shared.indexing.indexer import LoadSummary
 
-log = logging.getLogger("loaders")
-
 EXIT_OK = 0
 EXIT_ITEM_ERRORS = 1
 EXIT_FAILED = 2
-
-
-def prepare_namespace(svc: Any, project: str, *, rebuild: bool) -> None:
-    """Before a load: with ``rebuild``, empty the project's namespace (after a change of embedder:
-    every vector must be made again, by both loaders); without, check that the namespace holds
-    vectors of the configured embedder, so a mismatch fails before anything is fetched or embedded
-    (``DimensionMismatch``, a ``ValueError`` naming both embedders and the fix)."""
-    from shared.vectorstore import check_index, drop_namespace
-
-    if rebuild:
-        removed = drop_namespace(svc.index, project)
-        log.warning(
-            "namespace %s emptied for a rebuild (%s vectors removed): load the other source too",
-            project,
-            "?" if removed < 0 else removed,
-        )
-    else:
-        check_index(svc.index, project, svc.embedder)
 
 
 def build_loader_services(settings: Any) -> Any:
@@ -51,26 +29,6 @@ def build_loader_services(settings: Any) -> Any:
     from shared.services import build_services
 
     return build_services(settings, bus=InProcessBus(workers=1))
-
-
-@contextmanager
-def progress_bar(
-    total: int | None, desc: str, unit: str, stream: TextIO | None = None
-) -> Iterator[Callable[[int], None]]:
-    """A callable advancing a tqdm bar on a terminal, and doing nothing elsewhere."""
-    stream = stream or sys.stderr
-    isatty = getattr(stream, "isatty", None)
-    if not (isatty and isatty()):
-        yield lambda n: None
-        return
-    from tqdm import tqdm
-
-    with tqdm(total=total, desc=desc, unit=unit, file=stream, leave=False) as bar:
-
-        def advance(n: int) -> None:
-            bar.update(n)
-
-        yield advance
 
 
 def print_summary(

@@ -3,9 +3,9 @@
 run          a transcript through the same handlers in-process (local folder or Azurite store,
              in-process queue); prints the run id and where the artifacts are
 load-backlog an ADO export (.csv / REST .json / normalized .jsonl), or the REST API, into the index
-             (the same load as ``python -m loaders.ado_loader``)
+             (the load ``python -m loaders.ado_loader`` runs)
 load-docs    architecture documents (.md .txt .pdf .docx) into the index
-             (the same load as ``python -m loaders.arch_loader``)
+             (the load ``python -m loaders.arch_loader`` runs)
 status       a run's status
 pull         a run's artifacts into a folder
 tree         a completed run's backlog as a tree
@@ -150,11 +150,10 @@ def cmd_retry(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
-    """The same load as ``python -m loaders.ado_loader`` (one code path)."""
-    from loaders.ado_loader import load_backlog
+    """The load ``python -m loaders.ado_loader`` runs (shared.indexing.backlog, one code path)."""
     from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
-    from shared.indexing.backlog import IndexBusy
+    from shared.indexing.backlog import IndexBusy, load_backlog
 
     svc, _ = _services(settings)
     try:
@@ -169,8 +168,8 @@ def cmd_load_backlog(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_load_docs(args: argparse.Namespace, settings: Settings) -> int:
-    """The same load as ``python -m loaders.arch_loader`` (one code path)."""
-    from loaders.arch_loader import load_documents
+    """The load ``python -m loaders.arch_loader`` runs (shared.indexing.documents, one code path)."""
+    from shared.indexing.documents import load_documents
 
     svc, _ = _services(settings)
     summary = load_documents(

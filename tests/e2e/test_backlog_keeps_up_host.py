@@ -23,8 +23,8 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 
 from devhost.host import LocalHost
-from loaders.ado_loader import load_backlog
 from shared.ids import content_sha256, make_run_id
+from shared.indexing.backlog import load_backlog
 from shared.services import app_services
 from shared.settings import get_settings
 from tests.support.fake_ado import FakeAdo

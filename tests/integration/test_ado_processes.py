@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.ado_loader import load_backlog
 from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.indexing.backlog import load_backlog
 from shared.models import Segment
 from shared.retrieval.search import generation_context, tagging_candidates
 from shared.settings import Settings

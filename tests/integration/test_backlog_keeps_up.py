@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from loaders.ado_loader import load_backlog as load_from_ado
 from shared import api, layout
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.indexing import pending
+from shared.indexing.backlog import load_backlog as load_from_ado
 from shared.indexing.project import project_view
 from shared.models import GeneratedItem, TaggingRecord
 from shared.settings import Settings

@@ -16,12 +16,12 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from loaders.ado_loader import FetchedBacklog, load_work_items
-from loaders.arch_loader import load_documents
 from shared import layout
 from shared.agents import Agents
 from shared.bus.memory import InProcessBus
 from shared.engine.llm import build_llm_agents
+from shared.indexing.backlog import FetchedBacklog, load_work_items
+from shared.indexing.documents import load_documents
 from shared.models import (
     ErrorRecord,
     GeneratedItem,

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from loaders.arch_loader import load_documents
-from loaders.workitems import read_backlog_file
 from shared import api, layout
 from shared.cli import main as cli
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.indexing.documents import load_documents
+from shared.indexing.workitems import read_backlog_file
 from shared.models import RunStatus, Summary
 from shared.pipeline.segment import index_warnings
 from shared.settings import Settings

@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from loaders.ado_loader import load_backlog
 from shared import layout
 from shared.cli import main as cli
-from shared.indexing.backlog import IndexBusy, index_lease
+from shared.indexing.backlog import IndexBusy, index_lease, load_backlog
 from shared.indexing.sync import load_report, load_state, scheduled_sync, sync_project
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from loaders.ado_loader import load_backlog
 from shared.indexing import writes
-from shared.indexing.backlog import index_lease
+from shared.indexing.backlog import index_lease, load_backlog
 from shared.indexing.sync import sync_project
 from shared.storage.local import LocalFolderStore
 from shared.vectorstore import VectorRecord

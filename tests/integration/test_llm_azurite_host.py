@@ -15,10 +15,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import function_app
 from devhost.host import LocalHost
-from loaders.indexer import index_documents, index_work_items
-from loaders.workitems import read_backlog_file
 from shared import layout
 from shared.ids import content_sha256, make_run_id
+from shared.indexing.documents import index_documents
+from shared.indexing.indexer import index_work_items
+from shared.indexing.workitems import read_backlog_file
 from shared.models import TERMINAL_STATES, GeneratedItem, RunStatus, Segment, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.services import build_services, build_tracer

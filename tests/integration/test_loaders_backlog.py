@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from loaders import ado_loader
-from loaders.ado_loader import load_backlog
-from loaders.indexer import LoaderError
-from loaders.workitems import from_rest, read_backlog_file, work_item_hash
 from shared import layout
 from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
+from shared.indexing.backlog import load_backlog
+from shared.indexing.indexer import LoaderError
+from shared.indexing.workitems import from_rest, read_backlog_file, work_item_hash
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fake_ado import FakeAdo, sample_items

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from loaders import arch_loader
-from loaders.arch_loader import load_documents
-from loaders.indexer import LoaderError, document_id
 from shared import layout
 from shared.bus.memory import InProcessBus
+from shared.indexing.documents import document_id, load_documents
+from shared.indexing.indexer import LoaderError
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
@@ -306,7 +306,7 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_bar_only_on_a_terminal():
-    from loaders.console import progress_bar
+    from shared.indexing.indexer import progress_bar
 
     terminal, pipe = _Terminal(), io.StringIO()
     for stream in (terminal, pipe):

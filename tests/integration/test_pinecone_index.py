@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from loaders.indexer import index_work_items
+from shared.indexing.indexer import index_work_items
 from shared.models import WorkItem
 from shared.retrieval.search import ADO_FILTER, USER_STORY_FILTER
 from shared.services import build_index

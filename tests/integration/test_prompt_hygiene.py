@@ -14,9 +14,6 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from loaders.ado_loader import load_backlog
-from loaders.arch_loader import load_documents
-from loaders.indexer import fetch_metadata, list_ids
 from shared import layout
 from shared.agents import Candidate, RetrievedAdoItem, RetrievedChunk
 from shared.bus.memory import InProcessBus
@@ -26,6 +23,9 @@ from shared.engine.llm.prompting import (
     architecture_text,
     candidates_text,
 )
+from shared.indexing.backlog import load_backlog
+from shared.indexing.documents import load_documents
+from shared.indexing.indexer import fetch_metadata, list_ids
 from shared.pipeline import bind_in_process
 from shared.pipeline.runs import load_run, start_run
 from shared.services import Services, build_services, build_tracer

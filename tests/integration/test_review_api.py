@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.indexer import work_item_lines
-from loaders.workitems import read_backlog_file
 from shared import api, layout, ui
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.indexing.indexer import work_item_lines
+from shared.indexing.workitems import read_backlog_file
 from shared.settings import Settings
 from shared.storage import dump_jsonl
 from shared.storage.local import LocalFolderStore

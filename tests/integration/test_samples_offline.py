@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.indexer import index_documents
-from loaders.workitems import read_backlog_file
 from shared import layout
 from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.ids import segment_of_story
+from shared.indexing.documents import index_documents
+from shared.indexing.workitems import read_backlog_file
 from shared.models import GeneratedItem, Segment, TaggingRecord
 from shared.services import Services
 from shared.settings import Settings

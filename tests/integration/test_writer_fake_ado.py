@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.workitems import from_rest
 from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.process import AGILE, Process
+from shared.indexing.workitems import from_rest
 from shared.writer import render
 from shared.writer.execute import Writer, counts, preview
 from shared.writer.plan import build_plan

@@ -10,14 +10,14 @@ import time
 
 import pytest
 
-from loaders.ado_loader import load_backlog as load_from_ado
-from loaders.workitems import from_rest, read_backlog_file
 from shared import api, layout
 from shared.ado import ops
 from shared.ado import process as processes
 from shared.cli import main as cli
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.indexing.backlog import load_backlog as load_from_ado
+from shared.indexing.workitems import from_rest, read_backlog_file
 from shared.models import GeneratedItem, RunStatus, Summary, TaggingRecord, WorkItem
 from shared.settings import Settings
 from shared.storage import read_jsonl, read_model

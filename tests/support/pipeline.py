@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loaders.indexer import index_work_items
 from shared.agents import Agents
 from shared.bus.memory import InProcessBus
+from shared.indexing.indexer import index_work_items
 from shared.models import RunStatus, WorkItem
 from shared.pipeline import bind_in_process
 from shared.pipeline.runs import load_run, start_run

@@ -9,11 +9,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from loaders.html_text import split_criteria_section
-from loaders.workitems import from_rest
 from shared.ado import process as processes
 from shared.ado.process import AGILE, BASIC, CMMI, SCRUM, ProcessError
 from shared.eval.dataset import load_split
+from shared.indexing.html_text import split_criteria_section
+from shared.indexing.workitems import from_rest
 from shared.models import WorkItem
 from shared.settings import Settings
 

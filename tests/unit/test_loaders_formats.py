@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.html_text import criteria_list, html_to_text
-from loaders.workitems import (
+from shared.indexing.html_text import criteria_list, html_to_text
+from shared.indexing.workitems import (
     BacklogFormatError,
     from_csv,
     from_rest,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from loaders.indexer import index_work_items
 from shared import layout
 from shared.bus import GENERATE_QUEUE, TAG_QUEUE
 from shared.bus.memory import InProcessBus
+from shared.indexing.indexer import index_work_items
 from shared.models import (
     INLINE_COPY_LIMIT,
     GeneratedItem,

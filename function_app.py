@@ -16,7 +16,7 @@ import os
 
 import azure.functions as func
 
-from shared import api
+from shared import api, layout
 from shared.bus import FINALIZE_QUEUE, GENERATE_QUEUE, SEGMENT_QUEUE, TAG_QUEUE, poison_queue
 from shared.pipeline import process, process_poison
 from shared.pipeline.runs import start_run
@@ -60,7 +60,7 @@ def _http(response: api.ApiResponse) -> func.HttpResponse:
 @app.function_name("start_run")
 @app.blob_trigger(
     arg_name="blob",
-    path="transcripts/{project}/{name}",
+    path=layout.transcript_drop("{project}", "{name}"),
     connection=STORAGE,
     source=TRANSCRIPT_SOURCE,
 )
@@ -168,7 +168,7 @@ def runs_create(req: func.HttpRequest) -> func.HttpResponse:
         data = upload.read()
     else:
         data = req.get_body()
-        name = name or "transcript.txt"
+        name = name or layout.DEFAULT_UPLOAD_NAME
     return _http(api.create_run(app_services(), project, name, data))
 
 

@@ -191,6 +191,7 @@ def _demo(args: argparse.Namespace) -> int:
     from azure.storage.blob import BlobServiceClient
 
     from devhost.host import LocalHost, load_local_settings
+    from shared import layout
     from shared.ids import content_sha256, make_run_id
     from shared.review.tree import render_tree
 
@@ -241,7 +242,7 @@ def _demo(args: argparse.Namespace) -> int:
                 code = 1
             else:
                 tree = _get_json(f"{host.url}/api/runs/{run_id}/backlog")
-                summary = json.loads((target / "summary.json").read_text())
+                summary = json.loads((target / layout.SUMMARY).read_text())
                 print(
                     f"\nBacklog ({summary['story_count']} stories, tags "
                     f"{summary['tag_distribution']}):\n"

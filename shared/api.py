@@ -28,7 +28,7 @@ from shared.models import (
     RunStatus,
     TaggingRecord,
 )
-from shared.pipeline.runs import TRANSCRIPTS_CONTAINER, UnknownRun, load_run, start_run
+from shared.pipeline.runs import UnknownRun, load_run, start_run
 from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, content_type_for, read_jsonl, read_model
@@ -162,7 +162,7 @@ def create_run(
             f"the upload is {len(data):,} bytes, over the limit of {limit:,} bytes",
             limit_bytes=limit,
         )
-    path = f"{TRANSCRIPTS_CONTAINER}/{project}/{filename}"
+    path = layout.transcript_drop(str(project), str(filename))
     # the blob version this upload made: its blob trigger, which fires too, then finds the run it
     # started by that ETag; the same bytes posted again after a failure are a new version (on
     # Azure storage; the local folder store's ETag is a content hash) and so a new attempt
@@ -213,7 +213,7 @@ def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> Api
         except InvalidIdentifier as err:
             return error_response(400, str(err))
     runs = []
-    for run_id in svc.store.children("runs/"):
+    for run_id in svc.store.children(layout.RUNS_PREFIX):
         try:
             check_run_id(run_id)
             run = load_run(svc, run_id)
@@ -321,12 +321,8 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
         items, records = reviewed.items, reviewed.records
         extra["review_version"] = reviewed.state.version
     except InvalidDecisions as err:  # a saved review that no longer fits: the generated one
-        items = read_jsonl(
-            svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem
-        )
-        records = read_jsonl(
-            svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
-        )
+        items = read_jsonl(svc.store, layout.generated_backlog(run_id), GeneratedItem)
+        records = read_jsonl(svc.store, layout.tagging_analysis(run_id), TaggingRecord)
         extra.update(review_version=None, review_problems=err.problems)
     tree = build_tree(items, {r.story_id: r for r in records})
     return json_response(200, {"run_id": run_id, "status": run.status, **extra, **tree})

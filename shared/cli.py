@@ -89,7 +89,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     svc, bus = _services(settings, args.workers)
     data = source.read_bytes()
-    blob_path = f"transcripts/{args.project}/{source.name}"
+    blob_path = layout.transcript_drop(args.project, source.name)
     etag = svc.store.put(blob_path, data)  # the same path a blob drop would use
     run = start_run(svc, blob_path, data, etag=etag)
     bus.drain()

@@ -27,11 +27,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared import layout
 from shared.services import Services
 
 PROBE_TIMEOUT_SECONDS = 5.0
 GRACE_SECONDS = 5.0
-PROBE_BLOB = "ingestion/health/probe.json"
 
 
 @dataclass
@@ -56,8 +56,8 @@ class Skip(Exception):
 
 def _storage(svc: Services) -> dict[str, Any]:
     stamp = json.dumps({"checked_at": svc.clock().isoformat()}).encode()
-    svc.store.put(PROBE_BLOB, stamp)
-    if svc.store.get(PROBE_BLOB) != stamp:
+    svc.store.put(layout.health_probe(), stamp)
+    if svc.store.get(layout.health_probe()) != stamp:
         raise RuntimeError("the probe blob read back differs from what was written")
     return {"backend": svc.settings.resolved_storage_backend()}
 
@@ -65,7 +65,7 @@ def _storage(svc: Services) -> dict[str, Any]:
 def _index(svc: Services) -> dict[str, Any]:
     settings = svc.settings
     if settings.resolved_vector_store() == "embedded":
-        namespaces = svc.store.children("index/")
+        namespaces = svc.store.children(layout.INDEX_PREFIX)
         return {"backend": "embedded", "namespaces": len(namespaces)}
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:

@@ -4,11 +4,13 @@ runs/{run_id}/
   run.json                status; changed only at phase transitions, ETag-guarded
   config_snapshot.yaml    seed §10 settings as used
   transcript.txt          the normalized, redacted transcript every offset points into
+  hygiene.json            the hygiene gate's report: secrets redacted, instructions flagged
   segments.jsonl          seed §4
   generated_backlog.jsonl seed §5 / §11.4, with assigned_tag (written by finalize)
   tagging_analysis.jsonl  seed §6 / §11.5 (written by finalize)
   errors.jsonl            every failed unit (written by finalize or when a run is aborted)
   summary.json            counts, tag distribution, tokens, cost, coverage
+  parts/segmentation.json             the segmentation agent's answer without its spans (usage, merges)
   parts/generated/{segment_id}.json   one per generation unit (fan-out 1)
   parts/tags/{story_id}.json          one per tagging unit (fan-out 2)
   parts/errors/{phase}-{unit}.json    one per failed unit
@@ -21,45 +23,117 @@ runs/{run_id}/
   parts/retag/{n}/                    the tagging a retag replaced (tagging_analysis.jsonl, ...)
   review.json                         the saved review: edits and decisions (shared/review/state.py)
   parts/review/{version:04d}.json     every saved review a later save replaced, kept
+transcripts/{project}/{name}          a dropped transcript (the blob trigger starts a run from it)
 uploads/{run_id}/raw.{ext}            the upload as received
 index/{namespace}/vectors.npz         the embedded vector index
+index/{namespace}/index.json          its summary (count, dimension, embedder)
+index/_embedding-cache/...            the OpenAI embedder's cache (no project starts with ``_``)
 ingestion/ado/{project}/ado_vectors.jsonl, ingestion/architecture/{project}/...
 ingestion/ado/{project}/index.lock    leased by a sync or a load of the project's backlog
 ingestion/ado/{project}/sync.json     the sync's watermark and its last outcome
 ingestion/ado/{project}/syncs/{sync_id}.json   every sync's report (added, updated, deleted ids)
 ingestion/limits/{deployment}.json    a model deployment's shared rate budget (shared/llm/limiter.py)
+ingestion/health/probe.json           written and read back by the deep health check
+eval/{eval_id}/                       an evaluation's results (shared/eval/commands.py)
+
+Every name and path of the store is made here; nothing else spells one out.
 """
 
 from __future__ import annotations
 
 import re
 
+RUNS_PREFIX = "runs/"
+INDEX_PREFIX = "index/"
+# the container a transcript is dropped into (transcripts/{project}/{name}); a run starts from it
+TRANSCRIPTS_CONTAINER = "transcripts"
+# the name a transcript POSTed as a bare body (no ``name``, no multipart file name) is stored under
+DEFAULT_UPLOAD_NAME = "transcript.txt"
+
+# a run's artifacts, by name (runs/{run_id}/{name})
+RUN_JSON = "run.json"
+CONFIG_SNAPSHOT = "config_snapshot.yaml"
+TRANSCRIPT = "transcript.txt"
+HYGIENE_REPORT = "hygiene.json"
+SEGMENTS = "segments.jsonl"
+GENERATED_BACKLOG = "generated_backlog.jsonl"
+TAGGING_ANALYSIS = "tagging_analysis.jsonl"
+ERRORS = "errors.jsonl"
+SUMMARY = "summary.json"
+
 FINAL_ARTIFACTS = (
-    "run.json",
-    "config_snapshot.yaml",
-    "transcript.txt",
-    "segments.jsonl",
-    "generated_backlog.jsonl",
-    "tagging_analysis.jsonl",
-    "errors.jsonl",
-    "summary.json",
+    RUN_JSON,
+    CONFIG_SNAPSHOT,
+    TRANSCRIPT,
+    SEGMENTS,
+    GENERATED_BACKLOG,
+    TAGGING_ANALYSIS,
+    ERRORS,
+    SUMMARY,
 )
 
 
+def transcript_drop(project: str, name: str) -> str:
+    """Where a transcript is dropped (by hand, ``POST /api/runs`` or the CLI) to start a run."""
+    return f"{TRANSCRIPTS_CONTAINER}/{project}/{name}"
+
+
 def run_prefix(run_id: str) -> str:
-    return f"runs/{run_id}/"
+    return f"{RUNS_PREFIX}{run_id}/"
 
 
 def run_file(run_id: str, name: str) -> str:
-    return f"runs/{run_id}/{name}"
+    return f"{RUNS_PREFIX}{run_id}/{name}"
 
 
 def run_json(run_id: str) -> str:
-    return run_file(run_id, "run.json")
+    return run_file(run_id, RUN_JSON)
+
+
+def config_snapshot(run_id: str) -> str:
+    return run_file(run_id, CONFIG_SNAPSHOT)
+
+
+def transcript(run_id: str) -> str:
+    """The normalized, redacted transcript every offset of the run points into."""
+    return run_file(run_id, TRANSCRIPT)
+
+
+def hygiene_report(run_id: str) -> str:
+    return run_file(run_id, HYGIENE_REPORT)
+
+
+def segments(run_id: str) -> str:
+    return run_file(run_id, SEGMENTS)
+
+
+def generated_backlog(run_id: str) -> str:
+    return run_file(run_id, GENERATED_BACKLOG)
+
+
+def tagging_analysis(run_id: str) -> str:
+    return run_file(run_id, TAGGING_ANALYSIS)
+
+
+def run_errors(run_id: str) -> str:
+    return run_file(run_id, ERRORS)
+
+
+def run_summary(run_id: str) -> str:
+    return run_file(run_id, SUMMARY)
+
+
+def uploads_prefix(run_id: str) -> str:
+    return f"uploads/{run_id}/"
 
 
 def upload(run_id: str, ext: str) -> str:
-    return f"uploads/{run_id}/raw.{ext}"
+    return f"{uploads_prefix(run_id)}raw.{ext}"
+
+
+def segmentation_part(run_id: str) -> str:
+    """The segmentation agent's answer without its spans: token usage, merges, model."""
+    return f"runs/{run_id}/parts/segmentation.json"
 
 
 def generated_part(run_id: str, segment_id: str) -> str:
@@ -158,7 +232,16 @@ def review_versions_prefix(run_id: str) -> str:
 
 
 def index_blob(namespace: str) -> str:
-    return f"index/{namespace}/vectors.npz"
+    return f"{INDEX_PREFIX}{namespace}/vectors.npz"
+
+
+def index_info(namespace: str) -> str:
+    """The embedded index's summary of a namespace (count, dimension, embedder)."""
+    return f"{INDEX_PREFIX}{namespace}/index.json"
+
+
+# the OpenAI embedder's cache of vectors (project namespaces cannot start with ``_``)
+EMBEDDING_CACHE_PREFIX = f"{INDEX_PREFIX}_embedding-cache"
 
 
 def ado_vectors(project: str) -> str:
@@ -204,3 +287,28 @@ def model_limit(deployment: str) -> str:
     the name is reduced to letters, digits, ``.``, ``_`` and ``-``."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", deployment).strip("-.") or "model"
     return f"ingestion/limits/{slug}.json"
+
+
+def health_probe() -> str:
+    """Written and read back by the deep health check (shared/health.py)."""
+    return "ingestion/health/probe.json"
+
+
+# an evaluation's results (eval/{eval_id}/{name}; shared/eval/commands.py)
+EVAL_TAGGING_F1 = "tagging_f1.json"
+EVAL_CONFUSION_MATRIX = "confusion_matrix.png"
+EVAL_TAGGING_CASES = "tagging_cases.jsonl"
+EVAL_TAGGING_LOSO = "tagging_loso.json"
+EVAL_SEGMENTATION = "segmentation.json"
+EVAL_CAPTURE = "capture.json"
+EVAL_CAPTURE_STORIES = "capture_stories.jsonl"
+EVAL_JUDGE_QUALITY = "judge_quality.jsonl"
+EVAL_JUDGE_SUMMARY = "judge_summary.json"
+
+
+def eval_prefix(eval_id: str) -> str:
+    return f"eval/{eval_id}/"
+
+
+def eval_file(eval_id: str, name: str) -> str:
+    return f"{eval_prefix(eval_id)}{name}"

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shared import layout
 from shared.storage import ArtifactStore, NotFound
 from shared.vectorstore import OPENAI_NATIVE_DIMENSION, DimensionMismatch
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CACHE_PREFIX = "index/_embedding-cache"
+CACHE_PREFIX = layout.EMBEDDING_CACHE_PREFIX
 NATIVE_DIMENSION = OPENAI_NATIVE_DIMENSION
 MAX_INPUT_TOKENS = 8000  # the API's limit is 8191 tokens per input
 MEMORY_CACHE_SIZE = 20_000

@@ -202,7 +202,7 @@ def _run_meeting(svc: Any, bus: Any, meeting: Meeting) -> tuple[Any, list[Genera
     from shared.storage import NotFound, read_jsonl
 
     data = meeting.transcript.encode("utf-8")
-    blob_path = f"transcripts/{PROJECT}/{meeting.meeting_id}.txt"
+    blob_path = layout.transcript_drop(PROJECT, f"{meeting.meeting_id}.txt")
     svc.store.put(blob_path, data)
     run = start_run(svc, blob_path, data)
     bus.drain()
@@ -211,22 +211,18 @@ def _run_meeting(svc: Any, bus: Any, meeting: Meeting) -> tuple[Any, list[Genera
         raise RuntimeError(
             f"{meeting.meeting_id}: the run ended {run.status}: {run.failure_reason}"
         )
-    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    transcript = svc.store.get(layout.transcript(run.run_id)).decode()
     if transcript != meeting.transcript:
         raise RuntimeError(
             f"{meeting.meeting_id}: the normalized transcript differs from the statements joined "
             "by newlines (offsets would not match); check the file for unusual characters"
         )
-    items = read_jsonl(
-        svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
-    )
+    items = read_jsonl(svc.store, layout.generated_backlog(run.run_id), GeneratedItem)
     try:
-        records = read_jsonl(
-            svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
-        )
+        records = read_jsonl(svc.store, layout.tagging_analysis(run.run_id), TaggingRecord)
     except NotFound:
         records = []
-    segments = read_jsonl(svc.store, layout.run_file(run.run_id, "segments.jsonl"), Segment)
+    segments = read_jsonl(svc.store, layout.segments(run.run_id), Segment)
     return run, items, (records, segments, transcript)
 
 

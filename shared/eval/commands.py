@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from shared import layout
 from shared.settings import Settings
 
 
@@ -40,9 +41,9 @@ def _write(settings: Settings, out: str | None, folder: str, files: dict[str, by
 
     store = build_store(settings)
     for name, data in files.items():
-        path = f"eval/{folder}/{name}"
+        path = layout.eval_file(folder, name)
         store.put(path, data, content_type_for(path))
-    where = f"eval/{folder}/ in {store!r}"
+    where = f"{layout.eval_prefix(folder)} in {store!r}"
     if out:
         target = Path(out) / folder
         target.mkdir(parents=True, exist_ok=True)
@@ -68,11 +69,11 @@ def cmd_tagging(args: argparse.Namespace, settings: Settings) -> int:
             settings, split, workers=args.workers, progress=_progress(f"tagging {split.name}")
         )
         files = {
-            "tagging_f1.json": json.dumps(doc, indent=2).encode(),
-            "tagging_cases.jsonl": _jsonl(rows),
+            layout.EVAL_TAGGING_F1: json.dumps(doc, indent=2).encode(),
+            layout.EVAL_TAGGING_CASES: _jsonl(rows),
         }
         if not args.no_png:
-            files["confusion_matrix.png"] = picture(doc)
+            files[layout.EVAL_CONFUSION_MATRIX] = picture(doc)
         where = _write(settings, args.out, doc["eval_id"], files)
         print(render(doc))
         print(f"written to {where}\n")
@@ -103,7 +104,7 @@ def _tagging_loso(args: argparse.Namespace, settings: Settings) -> int:
     key = hashlib.sha256(json.dumps([d["dataset"]["sha256"] for d in docs]).encode()).hexdigest()[
         :10
     ]
-    files = {"tagging_loso.json": json.dumps({**summary, "folds": docs}, indent=2).encode()}
+    files = {layout.EVAL_TAGGING_LOSO: json.dumps({**summary, "folds": docs}, indent=2).encode()}
     where = _write(settings, args.out, f"tagging-loso-{key}", files)
     print(render_loso(summary))
     print(f"written to {where}")
@@ -139,7 +140,7 @@ def cmd_segmentation(args: argparse.Namespace, settings: Settings) -> int:
     rows = evaluate(segmenter, meetings, progress)
     doc = document(eval_id, gold, segmenter, snapshot, rows)
     where = _write(
-        settings, args.out, eval_id, {"segmentation.json": json.dumps(doc, indent=2).encode()}
+        settings, args.out, eval_id, {layout.EVAL_SEGMENTATION: json.dumps(doc, indent=2).encode()}
     )
     print(render(doc))
     print(f"written to {where}")
@@ -164,7 +165,10 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
         settings,
         args.out,
         doc["eval_id"],
-        {"capture.json": json.dumps(doc, indent=2).encode(), "capture_stories.jsonl": _jsonl(rows)},
+        {
+            layout.EVAL_CAPTURE: json.dumps(doc, indent=2).encode(),
+            layout.EVAL_CAPTURE_STORIES: _jsonl(rows),
+        },
     )
     print(render(doc))
     print(f"written to {where}")
@@ -175,7 +179,6 @@ def _related_stories(svc: Any, project: str) -> Any:
     """``record -> texts`` of the existing stories a tagging record relates to, from the ADO
     loader's artifact ``ingestion/ado/{project}/ado_vectors.jsonl`` (the items as indexed; read
     once, whatever embedder is configured now), else the titles the record keeps."""
-    from shared import layout
     from shared.storage import NotFound
 
     items: dict[int, dict[str, Any]] = {}
@@ -204,7 +207,6 @@ def _related_stories(svc: Any, project: str) -> Any:
 
 
 def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
-    from shared import layout
     from shared.bus.memory import InProcessBus
     from shared.eval.quality import NO_CHAT_MODEL, LLMJudge, judge_chat_model, judge_run
     from shared.eval.report import table
@@ -232,11 +234,11 @@ def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
         except NotFound:
             return []
 
-    items = read("generated_backlog.jsonl", GeneratedItem)
-    records = read("tagging_analysis.jsonl", TaggingRecord)
-    segments = read("segments.jsonl", Segment)
+    items = read(layout.GENERATED_BACKLOG, GeneratedItem)
+    records = read(layout.TAGGING_ANALYSIS, TaggingRecord)
+    segments = read(layout.SEGMENTS, Segment)
     try:
-        transcript = svc.store.get(layout.run_file(run_id, "transcript.txt")).decode()
+        transcript = svc.store.get(layout.transcript(run_id)).decode()
     except NotFound:
         transcript = None
 
@@ -277,8 +279,8 @@ def cmd_judge(args: argparse.Namespace, settings: Settings) -> int:
         args.out,
         run_id,
         {
-            "judge_quality.jsonl": _jsonl(rows),
-            "judge_summary.json": json.dumps(summary, indent=2).encode(),
+            layout.EVAL_JUDGE_QUALITY: _jsonl(rows),
+            layout.EVAL_JUDGE_SUMMARY: json.dumps(summary, indent=2).encode(),
         },
     )
     n = summary["stories"]

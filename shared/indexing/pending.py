@@ -152,12 +152,8 @@ def pending_stories(svc: Services, run: RunStatus) -> list[GeneratedItem]:
     if chosen == "reviewed" and state.version == 0:
         return []
     try:
-        items = read_jsonl(
-            svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
-        )
-        records = read_jsonl(
-            svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
-        )
+        items = read_jsonl(svc.store, layout.generated_backlog(run.run_id), GeneratedItem)
+        records = read_jsonl(svc.store, layout.tagging_analysis(run.run_id), TaggingRecord)
     except NotFound:
         return []
     if check(state, items):

@@ -41,7 +41,7 @@ MAX_RUNS = 100
 
 def _runs(svc: Services, project: str) -> list[RunStatus]:
     runs = []
-    for run_id in svc.store.children("runs/"):
+    for run_id in svc.store.children(layout.RUNS_PREFIX):
         try:
             check_run_id(run_id)
             run = read_model(svc.store, layout.run_json(run_id), RunStatus)

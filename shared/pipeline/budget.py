@@ -331,7 +331,7 @@ def _usage_field(data: bytes) -> dict[str, Any]:
 
 def tokens_used(svc: Services, run_id: str) -> int:
     """Model tokens the run's units have recorded so far (actual usage, every part)."""
-    paths = [layout.run_file(run_id, "parts/segmentation.json")]
+    paths = [layout.segmentation_part(run_id)]
     paths += svc.store.list(layout.generated_parts_prefix(run_id))
     paths += svc.store.list(layout.tag_parts_prefix(run_id))
     return sum(_part_tokens(svc, p) for p in paths)

@@ -159,7 +159,7 @@ def build_summary(
     usage = sum((p.usage for p in parts), Usage()) + tag_usage
     try:
         seg_stats = SegmentationResult.model_validate_json(
-            svc.store.get(layout.run_file(run.run_id, "parts/segmentation.json"))
+            svc.store.get(layout.segmentation_part(run.run_id))
         )
         usage = usage + seg_stats.usage
     except NotFound:
@@ -217,7 +217,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         zip(map(layout.unit_of, tag_paths), read_parts(svc, tag_paths, TagPart), strict=True)
     )
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
-    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    transcript = svc.store.get(layout.transcript(run.run_id)).decode()
     notes: list[str] = []
     items = consolidate(svc, merge_items(parts, tags), transcript, notes)
     if notes:  # the embeddings endpoint was down: said once, in run.json and the summary
@@ -241,10 +241,10 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     )
 
     put = svc.store.put
-    put(layout.run_file(run.run_id, "generated_backlog.jsonl"), dump_jsonl(items))
-    put(layout.run_file(run.run_id, "tagging_analysis.jsonl"), dump_jsonl(records))
-    put(layout.run_file(run.run_id, "errors.jsonl"), dump_jsonl(errors))
-    put(layout.run_file(run.run_id, "summary.json"), dump_model(summary))
+    put(layout.generated_backlog(run.run_id), dump_jsonl(items))
+    put(layout.tagging_analysis(run.run_id), dump_jsonl(records))
+    put(layout.run_errors(run.run_id), dump_jsonl(errors))
+    put(layout.run_summary(run.run_id), dump_model(summary))
 
     def close(r: RunStatus) -> RunStatus:
         r.status = status

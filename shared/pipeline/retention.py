@@ -51,7 +51,7 @@ def purge_run(svc: Services, run: RunStatus, report: RetentionReport | None = No
     """Delete one run's data (see the module docstring). Returns the number of blobs deleted."""
     store, deleted = svc.store, 0
     source = run.source_path
-    if source.startswith("transcripts/"):
+    if source.startswith(f"{layout.TRANSCRIPTS_CONTAINER}/"):
         try:
             same = hashlib.sha256(store.get(source)).hexdigest() == run.content_sha256
         except NotFound:
@@ -60,7 +60,7 @@ def purge_run(svc: Services, run: RunStatus, report: RetentionReport | None = No
             deleted += store.delete(source)
         elif same is False and report is not None:
             report.kept_sources += 1
-    for path in store.list(f"uploads/{run.run_id}/"):
+    for path in store.list(layout.uploads_prefix(run.run_id)):
         deleted += store.delete(path)
     run_json = layout.run_json(run.run_id)
     for path in store.list(layout.run_prefix(run.run_id)):
@@ -79,7 +79,7 @@ def purge_expired(
         return RetentionReport(enabled=False)
     cutoff = (now or svc.clock)() - timedelta(days=days)
     report = RetentionReport(enabled=True, cutoff=cutoff)
-    for run_id in svc.store.children("runs/"):
+    for run_id in svc.store.children(layout.RUNS_PREFIX):
         try:
             check_run_id(run_id)
             run = read_model(svc.store, layout.run_json(run_id), RunStatus)

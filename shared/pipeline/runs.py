@@ -58,8 +58,6 @@ from shared.text.textio import UnreadableInput, extract_text, file_extension, no
 
 log = logging.getLogger(__name__)
 
-TRANSCRIPTS_CONTAINER = "transcripts"
-
 
 class UnknownRun(LookupError):
     pass
@@ -190,7 +188,7 @@ def abort_run(svc: Services, run_id: str, error: ErrorRecord) -> RunStatus:
     """End a run as failed: the error is recorded, errors.jsonl written, the reason in run.json."""
     record_error(svc, error)
     errors = read_errors(svc, run_id)
-    svc.store.put(layout.run_file(run_id, "errors.jsonl"), dump_jsonl(errors))
+    svc.store.put(layout.run_errors(run_id), dump_jsonl(errors))
 
     def fail(run: RunStatus) -> RunStatus:
         run.status = "failed"
@@ -260,9 +258,9 @@ def parse_transcript_path(blob_path: str) -> tuple[str, str]:
     """'transcripts/{project}/{name}' -> (project, name). Raises InvalidIdentifier."""
     container, _, rest = blob_path.partition("/")
     project, _, name = rest.partition("/")
-    if container != TRANSCRIPTS_CONTAINER or not project or not name:
+    if container != layout.TRANSCRIPTS_CONTAINER or not project or not name:
         raise InvalidIdentifier(
-            f"transcripts must be uploaded as {TRANSCRIPTS_CONTAINER}/{{project}}/{{file}}, "
+            f"transcripts must be uploaded as {layout.transcript_drop('{project}', '{file}')}, "
             f"got {blob_path!r}"
         )
     check_project(project)
@@ -378,21 +376,21 @@ def _start_attempt(
 
     # the hygiene gate: everything downstream reads transcript.txt, so it holds the sanitized
     # text; the raw upload (kept as uploaded) is the only artifact that may hold a secret
-    from shared.text.hygiene import apply_gate, hygiene_path  # imported on first use: cold start
+    from shared.text.hygiene import apply_gate  # imported on first use: cold start
 
     gate = apply_gate(text, settings.pipeline.hygiene)
     run.redacted_secrets = gate.report.redaction_count
     run.instruction_annotations = gate.report.annotation_count
     ext = file_extension(name)
     svc.store.create(layout.upload(run_id, ext), data)
-    svc.store.create(hygiene_path(run_id), dump_model(gate.report))
-    svc.store.create(layout.run_file(run_id, "transcript.txt"), gate.text.encode())
+    svc.store.create(layout.hygiene_report(run_id), dump_model(gate.report))
+    svc.store.create(layout.transcript(run_id), gate.text.encode())
     snapshot = settings.snapshot()
     snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
     if retry_of:
         snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
     svc.store.create(
-        layout.run_file(run_id, "config_snapshot.yaml"),
+        layout.config_snapshot(run_id),
         yaml.safe_dump(snapshot, sort_keys=False).encode(),
     )
     created = create_model(svc.store, layout.run_json(run_id), run)
@@ -426,7 +424,7 @@ def _reject(svc: Services, run: RunStatus, reason: str) -> tuple[RunStatus, bool
         timestamp=svc.clock(),
     )
     record_error(svc, error)
-    svc.store.put(layout.run_file(run.run_id, "errors.jsonl"), dump_jsonl([error]))
+    svc.store.put(layout.run_errors(run.run_id), dump_jsonl([error]))
     run.status = "failed"
     run.phase = "failed"
     run.failure_reason = f"start: {reason}"

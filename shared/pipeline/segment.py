@@ -93,7 +93,7 @@ def cut_segments(
 
 def read_segments(svc: Services, run_id: str) -> list[Segment] | None:
     try:
-        return read_jsonl(svc.store, layout.run_file(run_id, "segments.jsonl"), Segment)
+        return read_jsonl(svc.store, layout.segments(run_id), Segment)
     except NotFound:
         return None
 
@@ -223,7 +223,7 @@ def _within_budget(svc: Services, run: RunStatus) -> RunStatus | None:
         return run
     if run.token_budget is not None and run.token_estimate is not None:
         return run  # checked by an earlier delivery
-    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    transcript = svc.store.get(layout.transcript(run.run_id)).decode()
     estimate = estimate_run(svc, run, transcript)
     log.info(
         "run %s: estimated %d tokens in %d calls, budget %d",
@@ -296,7 +296,7 @@ def _segment(svc: Services, run: RunStatus) -> list[Segment] | None:
         return r
 
     update_run(svc, run.run_id, to_segmenting)
-    transcript = svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode()
+    transcript = svc.store.get(layout.transcript(run.run_id)).decode()
     segmenter = svc.agents.segmenter
     engine, version = segmenter.engine, segmenter.version
     with svc.tracer.span(run.run_id, "segmentation") as span:
@@ -348,10 +348,10 @@ def _segment(svc: Services, run: RunStatus) -> list[Segment] | None:
         )
     stats = result.model_copy(update={"spans": []})
     svc.store.create(
-        layout.run_file(run.run_id, "parts/segmentation.json"),
+        layout.segmentation_part(run.run_id),
         stats.model_dump_json(indent=2).encode(),
     )
-    if not svc.store.create(layout.run_file(run.run_id, "segments.jsonl"), dump_jsonl(segments)):
+    if not svc.store.create(layout.segments(run.run_id), dump_jsonl(segments)):
         existing = read_segments(svc, run.run_id)
         assert existing is not None
         segments = existing

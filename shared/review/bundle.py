@@ -332,18 +332,16 @@ def build_bundle(
         "open_question_stories": [],
     }
     try:
-        segments = read_jsonl(svc.store, layout.run_file(run_id, "segments.jsonl"), Segment)
+        segments = read_jsonl(svc.store, layout.segments(run_id), Segment)
     except NotFound:
         segments = []
     bundle["segments"] = [_segment_view(s) for s in segments]
     if not ready:
         return bundle
 
-    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
+    items = read_jsonl(svc.store, layout.generated_backlog(run_id), GeneratedItem)
     try:
-        records = read_jsonl(
-            svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
-        )
+        records = read_jsonl(svc.store, layout.tagging_analysis(run_id), TaggingRecord)
     except NotFound:
         records = []
     items, records, applied = _reviewed(svc, run_id, items, records, bundle)
@@ -433,7 +431,7 @@ def build_bundle(
     ]
 
     try:
-        summary = read_json(svc.store, layout.run_file(run_id, "summary.json"))
+        summary = read_json(svc.store, layout.run_summary(run_id))
     except NotFound:
         summary = None
     bundle["summary"] = summary

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from shared.storage import ArtifactStore
 
 HYGIENE_VERSION = "hygiene-1"
-HYGIENE_ARTIFACT = "hygiene.json"
 
 SecretKind = Literal[
     "api_key",
@@ -707,16 +706,12 @@ def scrub(text: str, known: Iterable[str] = ()) -> str:
 # for the prompt builders
 
 
-def hygiene_path(run_id: str) -> str:
-    return layout.run_file(run_id, HYGIENE_ARTIFACT)
-
-
 def read_report(store: ArtifactStore, run_id: str) -> HygieneReport | None:
     """The run's hygiene report, or None for a run started before the gate existed."""
     from shared.storage import NotFound
 
     try:
-        return HygieneReport.model_validate_json(store.get(hygiene_path(run_id)))
+        return HygieneReport.model_validate_json(store.get(layout.hygiene_report(run_id)))
     except NotFound:
         return None
 

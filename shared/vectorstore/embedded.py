@@ -41,10 +41,6 @@ from shared.vectorstore import (
 )
 
 
-def info_blob(namespace: str) -> str:
-    return f"index/{namespace}/index.json"
-
-
 @dataclass
 class _Namespace:
     etag: str | None
@@ -211,13 +207,15 @@ class EmbeddedVectorIndex:
         self._cache.pop(namespace, None)
         # the cheap copy for check_embedder (the blob above stays the authority)
         summary = {**ns.info, "count": len(ns.ids)}
-        self.store.put(info_blob(namespace), json.dumps(summary).encode(), "application/json")
+        self.store.put(
+            layout.index_info(namespace), json.dumps(summary).encode(), "application/json"
+        )
 
     def describe(self, namespace: str) -> dict[str, Any] | None:
         """``{"embedder", "dimension", "count"}`` of a namespace (None when it is empty), from the
         small info file; an index written before it existed is read whole once."""
         try:
-            info = json.loads(self.store.get(info_blob(namespace)))
+            info = json.loads(self.store.get(layout.index_info(namespace)))
         except (NotFound, ValueError):
             with self._lock:
                 ns = self._read(namespace)
@@ -240,7 +238,7 @@ class EmbeddedVectorIndex:
             except Exception:  # noqa: BLE001 - an unreadable namespace is dropped all the same
                 count = -1
             self.store.delete(layout.index_blob(namespace))
-            self.store.delete(info_blob(namespace))
+            self.store.delete(layout.index_info(namespace))
             self._cache.pop(namespace, None)
         return count
 

@@ -78,7 +78,7 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
             else i
             for i in items
         ]
-        summary_path = layout.run_file(run_id, "summary.json")
+        summary_path = layout.run_summary(run_id)
         try:
             summary: Summary | None = read_model(svc.store, summary_path, Summary)
         except NotFound:
@@ -86,17 +86,15 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
         snapshot = None
         if new_records != records or new_items != items:
             n = len(svc.store.children(layout.retag_prefix(run_id))) + 1
-            for name in ("tagging_analysis.jsonl", "generated_backlog.jsonl", "summary.json"):
+            for name in (layout.TAGGING_ANALYSIS, layout.GENERATED_BACKLOG, layout.SUMMARY):
                 try:
                     data = svc.store.get(layout.run_file(run_id, name))
                 except NotFound:
                     continue
                 svc.store.put(layout.retag_snapshot(run_id, n, name), data)
             snapshot = layout.retag_snapshot(run_id, n, "")
-            svc.store.put(
-                layout.run_file(run_id, "tagging_analysis.jsonl"), dump_jsonl(new_records)
-            )
-            svc.store.put(layout.run_file(run_id, "generated_backlog.jsonl"), dump_jsonl(new_items))
+            svc.store.put(layout.tagging_analysis(run_id), dump_jsonl(new_records))
+            svc.store.put(layout.generated_backlog(run_id), dump_jsonl(new_items))
         now = svc.clock()
         distribution = _distribution(new_records)
         # the index as it is now: a backlog loaded since the run lifts its empty_index warning

@@ -103,10 +103,8 @@ def completed_run(
             f"run {run_id} is {run.status}; only a completed run (completed or "
             "completed_with_errors) can be written or retagged"
         )
-    items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
-    records = read_jsonl(
-        svc.store, layout.run_file(run_id, "tagging_analysis.jsonl"), TaggingRecord
-    )
+    items = read_jsonl(svc.store, layout.generated_backlog(run_id), GeneratedItem)
+    records = read_jsonl(svc.store, layout.tagging_analysis(run_id), TaggingRecord)
     return run, items, records
 
 

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from shared import layout
 from shared.storage.local import LocalFolderStore
 from shared.vectorstore import (
     DimensionMismatch,
@@ -17,7 +18,7 @@ from shared.vectorstore import (
     index_mismatch,
     matches_filter,
 )
-from shared.vectorstore.embedded import EmbeddedVectorIndex, info_blob
+from shared.vectorstore.embedded import EmbeddedVectorIndex
 
 
 def unit(*v):
@@ -132,7 +133,7 @@ def test_the_index_records_its_embedder_beside_the_vectors(tmp_path):
     idx = EmbeddedVectorIndex(store, dimension=3, embedder="model-a")
     idx.upsert("p", [VectorRecord("a", unit(1, 0, 0), {}), VectorRecord("b", unit(0, 1, 0), {})])
     info = {"embedder": "model-a", "dimension": 3, "count": 2}
-    assert json.loads(store.get(info_blob("p"))) == info
+    assert json.loads(store.get(layout.index_info("p"))) == info
     assert idx.describe("p") == info and idx.describe("empty") is None
     idx.check_embedder("p", "model-a", 3)
     idx.check_embedder("empty", "other", 99)  # nothing loaded: nothing to disagree with
@@ -160,13 +161,13 @@ def test_the_check_reads_the_info_file_not_the_vectors(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "get_with_etag", lambda path: pytest.fail("read the vectors"))
     with pytest.raises(DimensionMismatch):
         EmbeddedVectorIndex(store, dimension=384, embedder="n").check_embedder("p", "n", 384)
-    assert reads == [info_blob("p")]
+    assert reads == [layout.index_info("p")]
 
 
 def test_an_index_written_before_the_info_existed_is_checked_by_its_vectors(tmp_path):
     store = LocalFolderStore(tmp_path)
     EmbeddedVectorIndex(store, dimension=3).upsert("p", [VectorRecord("a", unit(1, 0, 0), {})])
-    store.delete(info_blob("p"))
+    store.delete(layout.index_info("p"))
     idx = EmbeddedVectorIndex(store, dimension=384, embedder="text-embedding-3-small")
     assert idx.describe("p") == {"embedder": None, "dimension": 3, "count": 1}
     with pytest.raises(DimensionMismatch, match="has dimension 3 but the embedder "):

@@ -140,3 +140,72 @@ def test_the_existence_checks_tell_a_moved_module_from_a_present_one() -> None:
 
 def test_every_module_the_code_and_the_docs_name_exists() -> None:
     assert [f"{where}: {name}" for where, name in named_modules()] == []
+
+
+# ------------------------------------------------------------------------------------------------
+# every name and path of the store is made in shared/layout.py
+
+STORE_NAME = re.compile(r"^[a-z][a-z0-9_]*\.(?:jsonl|json|yaml|txt|csv|md|png)$")
+STORE_ROOTS = ("runs/", "uploads/", "ingestion/", "index/", "eval/", "transcripts/")
+
+
+def store_names() -> set[str]:
+    """The artifact names shared/layout.py defines (its string constants that name a file)."""
+    tree = ast.parse((SHARED / "layout.py").read_text())
+    return {
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and STORE_NAME.match(node.value.value)
+    }
+
+
+def spelled_out(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, text) of every string in ``source`` (docstrings aside, f-strings' literal parts
+    included) that is one of ``names`` or starts a path under one of the store's roots."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    # HTTP routes (``route="runs/{run_id}"``) are addresses of the API, not of the store
+    routes = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.keyword) and node.arg == "route"
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docstrings | routes and (
+                node.value in names or node.value.startswith(STORE_ROOTS)
+            ):
+                found.append((node.lineno, node.value))
+    return sorted(found)
+
+
+def test_the_store_names_are_read_from_layout_and_found_when_spelled_out() -> None:
+    names = store_names()
+    assert {"run.json", "segments.jsonl", "summary.json", "hygiene.json"} <= names
+    source = (
+        'def f(r):\n    """segments.jsonl"""\n    return f"runs/{r}/x", "summary.json", "ok"\n'
+        '@app.route(route="runs/{run_id}")\ndef g(): ...\n'
+    )
+    assert spelled_out(source, names) == [(3, "runs/"), (3, "summary.json")]
+
+
+def test_only_layout_spells_out_a_name_or_a_path_of_the_store() -> None:
+    names = store_names()
+    production = [p for p in sorted(SHARED.rglob("*.py")) if p != SHARED / "layout.py"]
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {text!r}"
+        for path in [*production, REPO / "function_app.py"]
+        for line, text in spelled_out(path.read_text(), names)
+    ]
+    assert found == []

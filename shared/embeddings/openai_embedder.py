@@ -173,7 +173,7 @@ class OpenAIEmbedder:
 
         if self.limiter is None:
             return call()
-        from shared.llm.limiter import embedding_tokens
+        from shared.llm.service import embedding_tokens
 
         return self.limiter.run(embedding_tokens(batch, self.model_name), call)
 

@@ -11,14 +11,15 @@ The rules:
 - **What a call reserves**: its prompt estimate plus ``max_tokens`` (what Azure OpenAI counts
   against TPM when a request arrives) and one request. The estimate is the larger of tiktoken's
   count and one token per 4 characters, over the messages and the response schema
-  (``chat_tokens``, ``embedding_tokens``): never below the service's own estimate from characters.
+  (``chat_tokens``, ``embedding_tokens`` in ``shared.llm.service``): never below the service's
+  own estimate from characters.
 - **Windows.** Tokens are counted over a sliding window of one minute; requests over a sixth of
   it, at RPM/6 (Azure evaluates RPM over short periods, typically 10 s, and answers 429 to a burst
   that stays under the minute's count). A sliding window never lets a minute-long span hold more
   than the limit, whatever the phase of the service's own windows.
 - **Shared state**: one small JSON blob per deployment, ``ingestion/limits/{deployment}.json``
-  (``layout.model_limit``): the reservations of the last window in slots of 1/60 of it, the rate
-  factor and ``blocked_until``. A reservation is counted for a window plus ``margin_s`` (one slot,
+  (``layout.model_limit``; ``shared.llm.bucket``): the reservations of the last window in slots
+  of 1/60 of it, the rate factor and ``blocked_until``. A reservation is counted for a window plus ``margin_s`` (one slot,
   at least ``ARRIVAL_MARGIN_S``): the service counts a request from its arrival, a moment after
   the grant, and must have forgotten it before the limiter does. Every change is a compare-and-swap
   on the blob's ETag. A process keeps the state it last read or wrote and tries its change on it,
@@ -42,25 +43,22 @@ The rules:
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import math
 import random
 import re
-import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
-from pydantic import BaseModel
-
 from shared import layout
 from shared.llm import CapacityUnavailable, Message, StructuredAnswer, T
+from shared.llm.bucket import BucketState, Limits
+from shared.llm.service import chat_tokens, retry_after_seconds, service_retry_after
 from shared.storage import ArtifactStore, NotFound, PreconditionFailed
 
 if TYPE_CHECKING:
@@ -70,188 +68,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-SLOTS_PER_WINDOW = 60
-REQUEST_WINDOW_SHARE = 6  # requests: RPM/6 per sixth of the window (Azure: 10-second periods)
-DECREASE = 0.7  # a 429 multiplies the rate by this ...
-MIN_FACTOR = 0.25  # ... down to this ...
-RECOVERY = 0.1  # ... and it grows back by this per sixth of a window without a 429
 MAX_WAIT_WINDOWS = 2.0  # how long a caller waits in-process before it is re-queued
 DEFAULT_RETRY_AFTER_WINDOWS = 1 / 12  # a 429 without Retry-After: 5 s of a minute
-DEFAULT_MAX_TOKENS = 4096  # counted when a call names no max_tokens
-MESSAGE_OVERHEAD_TOKENS = 4  # role and separators per message
-SCHEMA_MARGIN = 1.15  # the SDK's strict schema is a little longer than pydantic's
 CAS_TRIES = 8
 MAX_BATCH = 64  # callers granted by one compare-and-swap at most
 SEND_SLACK_S = 0.05  # the network time from sending a request to its arrival
-# the longest expected time from a grant to the request's arrival at the service (the SDK builds
-# the request, the network carries it): a reservation is counted at least this much past its window
-ARRIVAL_MARGIN_S = 0.25
-
-
-# ------------------------------------------------------------------------------------------------
-# limits and the shared state
-
-
-@dataclass(frozen=True)
-class Limits:
-    """A deployment's budget: ``tokens`` and ``requests`` per ``window_s`` (0 = no limit)."""
-
-    tokens: int = 0
-    requests: int = 0
-    window_s: float = 60.0
-
-    @property
-    def enabled(self) -> bool:
-        return self.tokens > 0 or self.requests > 0
-
-    @property
-    def slot_s(self) -> float:
-        return self.window_s / SLOTS_PER_WINDOW
-
-    @property
-    def margin_s(self) -> float:
-        """How much longer than its window a reservation is counted (see ARRIVAL_MARGIN_S)."""
-        return max(self.slot_s, ARRIVAL_MARGIN_S)
-
-    @property
-    def request_window_s(self) -> float:
-        """Requests are counted over a sixth of the window, unless that would allow less than one."""
-        share = REQUEST_WINDOW_SHARE if self.requests >= REQUEST_WINDOW_SHARE else 1
-        return self.window_s / share
-
-    @property
-    def requests_per_request_window(self) -> float:
-        return self.requests * self.request_window_s / self.window_s
-
-    @property
-    def sixth(self) -> float:
-        return self.window_s / REQUEST_WINDOW_SHARE
-
-
-@dataclass
-class BucketState:
-    """The shared state of one deployment (the blob's content)."""
-
-    slots: dict[int, list[int]] = field(default_factory=dict)  # slot -> [tokens, requests]
-    factor: float = 1.0  # the share of the limits in force (below 1 after a 429)
-    factor_at: float = 0.0  # when the factor was last lowered
-    blocked_until: float = 0.0  # no grant before (a 429's Retry-After)
-
-    @classmethod
-    def parse(cls, data: bytes) -> BucketState:
-        doc = json.loads(data)
-        return cls(
-            slots={int(k): [int(t), int(r)] for k, t, r in doc.get("slots", [])},
-            factor=float(doc.get("factor", 1.0)),
-            factor_at=float(doc.get("factor_at", 0.0)),
-            blocked_until=float(doc.get("blocked_until", 0.0)),
-        )
-
-    def dump(self) -> bytes:
-        doc = {
-            "v": 1,
-            "slots": [[k, t, r] for k, (t, r) in sorted(self.slots.items())],
-            "factor": round(self.factor, 4),
-            "factor_at": round(self.factor_at, 3),
-            "blocked_until": round(self.blocked_until, 3),
-        }
-        return json.dumps(doc, separators=(",", ":")).encode()
-
-    def copy(self) -> BucketState:
-        return BucketState(
-            {k: list(v) for k, v in self.slots.items()},
-            self.factor,
-            self.factor_at,
-            self.blocked_until,
-        )
-
-    # -- reading ---------------------------------------------------------------------------------
-    def rate_factor(self, now: float, limits: Limits) -> float:
-        if self.factor >= 1.0:
-            return 1.0
-        regained = RECOVERY * max(0.0, now - self.factor_at) / limits.sixth
-        return min(1.0, self.factor + regained)
-
-    def live(self, now: float, limits: Limits, span: float) -> list[tuple[float, int, int]]:
-        """(expiry, tokens, requests) of the reservations still counted over ``span``, oldest
-        first. A reservation in slot k is counted until k x slot + span."""
-        found = []
-        for k, (tokens, requests) in self.slots.items():
-            expiry = k * limits.slot_s + span
-            if expiry > now:
-                found.append((expiry, tokens, requests))
-        return sorted(found)
-
-    def usage(self, now: float, limits: Limits) -> tuple[int, int]:
-        """Tokens counted in the window and requests counted in the request window, now."""
-        tokens = sum(t for _, t, _ in self.live(now, limits, limits.window_s))
-        requests = sum(r for _, _, r in self.live(now, limits, limits.request_window_s))
-        return tokens, requests
-
-    def wait_for(self, now: float, tokens: int, limits: Limits) -> float:
-        """Seconds until ``tokens`` and one request fit (0: now). A reservation larger than the
-        whole limit goes when the window is empty."""
-        factor = self.rate_factor(now, limits)
-        wait = max(0.0, self.blocked_until - now)
-        if limits.tokens > 0:
-            live = self.live(now, limits, limits.window_s)
-            wait = max(wait, _wait(live, 1, factor * limits.tokens, tokens, now))
-        if limits.requests > 0:
-            live = self.live(now, limits, limits.request_window_s)
-            limit = factor * limits.requests_per_request_window
-            wait = max(wait, _wait(live, 2, limit, 1, now))
-        return wait
-
-    # -- changing --------------------------------------------------------------------------------
-    def grant(self, now: float, tokens: int, limits: Limits) -> int:
-        """Count ``tokens`` and one request from ``now``; returns the slot they are kept in."""
-        slot = math.ceil((now + limits.margin_s) / limits.slot_s)
-        counts = self.slots.setdefault(slot, [0, 0])
-        counts[0] += tokens
-        counts[1] += 1
-        horizon = max(limits.window_s, limits.request_window_s)
-        for k in [k for k in self.slots if k * limits.slot_s + horizon <= now]:
-            del self.slots[k]
-        return slot
-
-    def move(self, old: int, now: float, tokens: int, limits: Limits) -> int:
-        """A reservation counted in slot ``old`` is sent only now: count it from now instead
-        (it stays counted throughout; if it already left the window it is counted again)."""
-        counts = self.slots.get(old)
-        if counts is not None and counts[0] >= tokens and counts[1] >= 1:
-            counts[0] -= tokens
-            counts[1] -= 1
-            if counts == [0, 0]:
-                del self.slots[old]
-        return self.grant(now, tokens, limits)
-
-    def throttle(self, now: float, retry_after: float, limits: Limits) -> bool:
-        """A 429 with ``retry_after``: block until then, lower the rate (once per sixth of a
-        window). Returns whether anything changed."""
-        changed = False
-        until = now + retry_after
-        if until > self.blocked_until + limits.slot_s / 10:
-            self.blocked_until = until
-            changed = True
-        if now - self.factor_at >= limits.sixth:
-            self.factor = max(MIN_FACTOR, self.rate_factor(now, limits) * DECREASE)
-            self.factor_at = now
-            changed = True
-        return changed
-
-
-def _wait(
-    live: list[tuple[float, int, int]], index: int, limit: float, need: float, now: float
-) -> float:
-    need = min(need, limit)  # larger than the limit: alone in an empty window
-    used = sum(entry[index] for entry in live)
-    if used + need <= limit:
-        return 0.0
-    for entry in live:
-        used -= entry[index]
-        if used + need <= limit:
-            return entry[0] - now
-    return live[-1][0] - now if live else 0.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -646,89 +467,6 @@ def _model_of(request: Any) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------------
-# 429s
-
-
-def retry_after_seconds(headers: Mapping[str, str] | Any) -> float | None:
-    """``retry-after-ms`` (Azure OpenAI, OpenAI) or ``retry-after`` in seconds; None when absent
-    or an HTTP date."""
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name) if headers is not None else None
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / scale
-        except (TypeError, ValueError):
-            continue
-        if math.isfinite(seconds) and seconds >= 0:
-            return seconds
-    return None
-
-
-def service_retry_after(err: BaseException) -> float | None:
-    """For a 429 rate limit from the ``openai`` SDK, the seconds it asked to wait (0.0 when it did
-    not say); None for anything else, including ``insufficient_quota`` (billing, not rate)."""
-    openai = sys.modules.get("openai")
-    if openai is None or not isinstance(err, openai.RateLimitError):
-        return None
-    if getattr(err, "code", None) == "insufficient_quota":
-        return None
-    response = getattr(err, "response", None)
-    seconds = retry_after_seconds(getattr(response, "headers", None))
-    return seconds if seconds is not None else 0.0
-
-
-# ------------------------------------------------------------------------------------------------
-# token estimates
-
-
-def text_tokens(text: str, model: str | None = None) -> int:
-    """A service's estimate of ``text`` is at most this: the larger of tiktoken's count and one
-    token per 4 characters (Azure OpenAI estimates from characters)."""
-    if not text:
-        return 0
-    from shared.text.tokens import count_tokens
-
-    return max(count_tokens(text, model), -(-len(text) // 4))
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return "" if content is None else str(content)
-
-
-@functools.lru_cache(maxsize=64)
-def _schema_tokens(schema: type) -> int:
-    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):  # nothing to count
-        return 0
-    try:
-        text = json.dumps(schema.model_json_schema())
-    except Exception:  # noqa: BLE001 - a schema pydantic cannot render: nothing to count
-        return 0
-    return math.ceil(len(text) * SCHEMA_MARGIN / 4)
-
-
-def chat_tokens(
-    messages: Sequence[Message], schema: type | None, max_tokens: int | None, model: str | None
-) -> int:
-    """What a chat call reserves: its messages, its response schema and its ``max_tokens``."""
-    prompt = sum(
-        text_tokens(_content_text(m.get("content")), model) + MESSAGE_OVERHEAD_TOKENS
-        for m in messages
-    )
-    if schema is not None:
-        prompt += _schema_tokens(schema)
-    return prompt + (DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens)
-
-
-def embedding_tokens(texts: Sequence[str], model: str | None) -> int:
-    return sum(text_tokens(t, model) for t in texts)
-
-
-# ------------------------------------------------------------------------------------------------
 # the chat model port, limited
 
 
@@ -764,15 +502,9 @@ def limit_chat(chat: ChatModel, limits: ModelLimits | None) -> ChatModel:
 
 
 __all__ = [
-    "BucketState",
     "LimitedChatModel",
     "LimiterStats",
-    "Limits",
     "ModelLimiter",
     "ModelLimits",
-    "chat_tokens",
-    "embedding_tokens",
     "limit_chat",
-    "retry_after_seconds",
-    "service_retry_after",
 ]

@@ -15,7 +15,8 @@ from azure.storage.queue import QueueClient
 from shared import layout
 from shared.bus.azure_queue import AzureQueueBus
 from shared.engine.llm import build_llm_agents
-from shared.llm.limiter import BucketState, ModelLimits
+from shared.llm.bucket import BucketState
+from shared.llm.limiter import ModelLimits
 from shared.models import SegmentMessage, WorkItem
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore

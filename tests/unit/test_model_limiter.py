@@ -17,17 +17,9 @@ import pytest
 from shared import layout
 from shared.engine.llm.schemas import GenerationAnswer, TaggingAnswer
 from shared.llm import CapacityUnavailable
-from shared.llm.limiter import (
-    BucketState,
-    LimitedChatModel,
-    Limits,
-    ModelLimiter,
-    ModelLimits,
-    chat_tokens,
-    limit_chat,
-    retry_after_seconds,
-    service_retry_after,
-)
+from shared.llm.bucket import BucketState, Limits
+from shared.llm.limiter import LimitedChatModel, ModelLimiter, ModelLimits, limit_chat
+from shared.llm.service import chat_tokens, retry_after_seconds, service_retry_after
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import CountingStore

@@ -220,7 +220,7 @@ def build_agents(
         return build_offline_agents(embedder, settings.pipeline)
     from shared.engine.llm import build_llm_agents
     from shared.llm.client import LLMNotConfigured
-    from shared.text.hygiene import find_annotations
+    from shared.text.instructions import find_annotations
 
     # the hygiene gate's instruction-like spans, listed in the prompt before each data block
     annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None

@@ -32,7 +32,8 @@ from shared.embeddings import Embedder
 from shared.indexing.workitems import work_item_hash
 from shared.models import WorkItem
 from shared.settings import HygieneConfig
-from shared.text.hygiene import HYGIENE_VERSION, find_annotations, redact_text
+from shared.text.hygiene import HYGIENE_VERSION, redact_text
+from shared.text.instructions import find_annotations
 from shared.vectorstore import VectorIndex, VectorRecord
 
 ADO_PREFIX = "ado-"

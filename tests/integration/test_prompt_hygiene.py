@@ -216,7 +216,7 @@ def test_the_prompt_builders_redact_what_an_old_index_still_holds():
         acceptance_criteria=item.acceptance_criteria,
         similarity=0.8,
     )
-    from shared.text.hygiene import find_annotations
+    from shared.text.instructions import find_annotations
 
     built = [
         ado_items_text([item], annotate=find_annotations),

@@ -11,16 +11,9 @@ from pathlib import Path
 import pytest
 
 from shared.settings import HygieneConfig
-from shared.text.hygiene import (
-    Annotation,
-    annotations_in,
-    apply_gate,
-    find_annotations,
-    find_secrets,
-    placeholder,
-    redact,
-    untrusted_notice,
-)
+from shared.text.hygiene import annotations_in, apply_gate, untrusted_notice
+from shared.text.instructions import Annotation, find_annotations
+from shared.text.secrets import find_secrets, placeholder, redact
 from shared.text.textio import normalize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -306,14 +299,14 @@ def test_redact_rejects_nothing_and_merges_overlaps():
 
 
 def test_the_microsoft_rules_find_the_same_on_candidate_lines_as_on_the_whole_text(monkeypatch):
-    from shared.text import hygiene
+    from shared.text import secrets
 
     lines = sample_lines()[:300]
     for k, case in zip(range(5, 300, 13), CASES, strict=False):
         lines[k] = f"{lines[k]} {case[0]}"
     text = normalize("\n".join(lines))
     windowed = find_secrets(text)
-    monkeypatch.setattr(hygiene, "_candidate_windows", lambda t: [(0, len(t))])
+    monkeypatch.setattr(secrets, "_candidate_windows", lambda t: [(0, len(t))])
     assert find_secrets(text) == windowed
     assert len(windowed) >= len(CASES) - 2
 

@@ -52,7 +52,7 @@ class DataAnnotation:
 
 
 # Anything with ``start``, ``end`` and a ``note`` (or ``kind``) works, e.g. the hygiene gate's
-# ``shared.text.hygiene.find_annotations``.
+# ``shared.text.instructions.find_annotations``.
 Annotator = Callable[[str], Sequence[Any]]
 
 

@@ -592,14 +592,8 @@ def put_review_state(
     from pydantic import ValidationError
 
     from shared.indexing.pending import refresh_quietly, resolve
-    from shared.review.state import (
-        SERVER_FIELDS,
-        ReviewState,
-        StaleReview,
-        apply,
-        check,
-        save_state,
-    )
+    from shared.review.edits import apply
+    from shared.review.state import SERVER_FIELDS, ReviewState, StaleReview, check, save_state
     from shared.writer.plan import InvalidDecisions, build_plan
     from shared.writer.runs import completed_run
 

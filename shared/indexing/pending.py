@@ -142,7 +142,8 @@ def _completed(svc: Services, run_id: str) -> RunStatus | None:
 def pending_stories(svc: Services, run: RunStatus) -> list[GeneratedItem]:
     """The run's pending stories now (module docstring); [] when the setting or the run's
     review says none."""
-    from shared.review.state import apply, check, load_state
+    from shared.review.edits import apply
+    from shared.review.state import check, load_state
     from shared.writer.plan import InvalidDecisions, build_plan
 
     chosen = mode(svc.settings)

@@ -56,9 +56,8 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shared import layout
 from shared.indexing import pending
@@ -70,23 +69,16 @@ from shared.models import (
     SourceQuote,
     TaggingRecord,
 )
+from shared.review.edits import Applied, apply
+from shared.review.state import ac_key, check, load_state
 from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
-
-if TYPE_CHECKING:
-    from shared.review.state import Applied
 
 log = logging.getLogger(__name__)
 
 COMPARED_TAGS = frozenset({"extend", "gap", "duplicate", "conflict"})
 MAX_RELATED = 3  # related existing stories listed per generated story
-_AC_NOISE = re.compile(r"[\s.;:!]+$")
-
-
-def _ac_key(text: str) -> str:
-    """Criteria compare case-, whitespace- and trailing-punctuation-insensitively."""
-    return _AC_NOISE.sub("", " ".join(text.split()).lower())
 
 
 def _segment_view(segment: Segment) -> dict[str, Any]:
@@ -233,11 +225,11 @@ def pending_items(
 def _compare(
     item: GeneratedItem, existing: dict[str, Any] | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    theirs = {_ac_key(c) for c in (existing or {}).get("acceptance_criteria", [])}
-    mine = {_ac_key(c) for c in item.acceptance_criteria}
-    generated = [{"text": c, "added": _ac_key(c) not in theirs} for c in item.acceptance_criteria]
+    theirs = {ac_key(c) for c in (existing or {}).get("acceptance_criteria", [])}
+    mine = {ac_key(c) for c in item.acceptance_criteria}
+    generated = [{"text": c, "added": ac_key(c) not in theirs} for c in item.acceptance_criteria]
     kept = [
-        {"text": c, "kept": _ac_key(c) in mine}
+        {"text": c, "kept": ac_key(c) in mine}
         for c in (existing or {}).get("acceptance_criteria", [])
     ]
     return generated, kept
@@ -288,8 +280,6 @@ def _reviewed(
     bundle: dict[str, Any],
 ) -> tuple[list[GeneratedItem], list[TaggingRecord], Applied]:
     """The backlog with the saved review applied, and the bundle's review fields filled."""
-    from shared.review.state import Applied, apply, check, load_state  # it imports this module
-
     state, etag = load_state(svc, run_id)
     view = state.view(etag)
     bundle["review_state"] = {

@@ -32,7 +32,8 @@ from shared.ado.process import AGILE, Process, ProcessError
 from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
-from shared.review.state import Applied, ReviewState, apply, check, load_state
+from shared.review.edits import Applied, apply
+from shared.review.state import ReviewState, check, load_state
 from shared.services import Services
 from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
 from shared.storage.leases import LEASE_SECONDS, LeaseBusy

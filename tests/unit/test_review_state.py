@@ -11,12 +11,12 @@ from pydantic import ValidationError
 
 from shared import layout
 from shared.api import requester
+from shared.review.edits import apply
 from shared.review.export import csv_cell, md
 from shared.review.state import (
     ReviewState,
     StaleReview,
     StoryEdit,
-    apply,
     check,
     load_state,
     save_state,

@@ -35,12 +35,12 @@ from shared.ado import ops
 from shared.ado.errors import (
     AdoConnectionError,
     AdoError,
-    AdoNotConfigured,
     AdoQueryTooLarge,
     error_from_response,
     mask_secrets,
 )
 from shared.ado.retry import READ_RETRY_STATUSES, WRITE_RETRY_STATUSES, make_retry
+from shared.errors import ConfigurationError
 
 log = logging.getLogger("shared.ado")
 
@@ -79,13 +79,13 @@ class AdoClient:
     ) -> None:
         parts = urlsplit(org_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "AZURE_DEVOPS_ORG_URL must be a full URL such as https://dev.azure.com/your-org"
             )
         if not project.strip():
-            raise AdoNotConfigured("AZURE_DEVOPS_PROJECT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PROJECT is empty")
         if not pat:
-            raise AdoNotConfigured("AZURE_DEVOPS_PAT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PAT is empty")
         self.org_url = org_url.strip().rstrip("/")
         self.project = project.strip()
         self.timeout = timeout
@@ -137,7 +137,7 @@ class AdoClient:
             if not value
         ]
         if missing:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "the Azure DevOps REST source needs " + ", ".join(missing) + " (or give an "
                 "export file instead)"
             )

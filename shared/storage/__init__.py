@@ -20,18 +20,20 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from shared.errors import SynthesizerError
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class NotFound(KeyError):
+class NotFound(SynthesizerError, KeyError):
     """The artifact does not exist."""
 
 
-class PreconditionFailed(RuntimeError):
+class PreconditionFailed(SynthesizerError, RuntimeError):
     """An ETag condition did not hold (someone else changed the artifact first)."""
 
 
-class LeaseHeld(RuntimeError):
+class LeaseHeld(SynthesizerError, RuntimeError):
     """Another writer holds the lease on this artifact."""
 
 

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from shared.errors import SynthesizerError
+
 
 @dataclass
 class VectorRecord:
@@ -25,7 +27,7 @@ class Match:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class DimensionMismatch(ValueError):
+class DimensionMismatch(SynthesizerError, ValueError):
     """The index was loaded with another embedder than the one configured now: vectors of another
     size or, where the index records it, of another model. Never a query against garbage."""
 

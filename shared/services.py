@@ -254,6 +254,7 @@ def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
         span_exporter=span_exporter,
         release=__version__,
         timeout=settings.langfuse_timeout,
+        per_segment_spans=settings.pipeline.observability.per_segment_spans,
     )
 
 

@@ -388,14 +388,15 @@ def _start_attempt(
     svc.store.create(layout.upload(run_id, ext), data)
     svc.store.create(hygiene_path(run_id), dump_model(gate.report))
     svc.store.create(layout.run_file(run_id, "transcript.txt"), gate.text.encode())
-    snapshot = settings.snapshot()
-    snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
-    if retry_of:
-        snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
-    svc.store.create(
-        layout.run_file(run_id, "config_snapshot.yaml"),
-        yaml.safe_dump(snapshot, sort_keys=False).encode(),
-    )
+    if settings.pipeline.observability.store_config_snapshot:
+        snapshot = settings.snapshot()
+        snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
+        if retry_of:
+            snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
+        svc.store.create(
+            layout.run_file(run_id, "config_snapshot.yaml"),
+            yaml.safe_dump(snapshot, sort_keys=False).encode(),
+        )
     created = create_model(svc.store, layout.run_json(run_id), run)
     if not created:
         run = load_run(svc, run_id)

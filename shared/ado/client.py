@@ -454,23 +454,3 @@ class AdoClient:
             self._project_url(f"workitems/{int(work_item_id)}"),
             write=True,
         )
-
-    def set_parent(self, work_item_id: int, parent_id: int) -> dict[str, Any]:
-        """Link an existing item to a parent; no request when it already has that parent, and a
-        clear AdoError (instead of ADO's TF201036) when it has another one."""
-        item = self.get_work_item(work_item_id)
-        current = ops.parent_id_of(item)
-        if current == parent_id:
-            return item
-        if current is not None:
-            raise AdoError(
-                f"work item {work_item_id} already has parent {current}; remove that link first",
-                status=400,
-                method="PATCH",
-                url=urlsplit(self._project_url(f"workitems/{work_item_id}")).path,
-            )
-        return self.update_work_item(
-            work_item_id,
-            [ops.parent_op(self.work_item_url(parent_id))],
-            expected_rev=int(item["rev"]),
-        )

@@ -14,8 +14,6 @@ The three write flavours carry the pipeline's guarantees:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -115,8 +113,3 @@ def read_jsonl(store: ArtifactStore, path: str, model: type[M]) -> list[M]:
 
 def create_model(store: ArtifactStore, path: str, model: BaseModel) -> bool:
     return store.create(path, dump_model(model), "application/json")
-
-
-@contextmanager
-def no_lease() -> Iterator[None]:
-    yield

@@ -48,6 +48,7 @@ from shared import layout
 from shared.ado import process as processes
 from shared.ado.ports import BacklogSource
 from shared.ado.process import Process, normalize_types
+from shared.errors import ConfigurationError
 from shared.indexing.backlog import (
     IndexBusy,
     configured_types,
@@ -192,7 +193,7 @@ def load_backlog(
     check_project(project)
     settings = svc.settings
     if not settings.pipeline.external_loaders.ado.enabled:
-        raise ValueError(
+        raise ConfigurationError(
             "the ADO loader is disabled (SYNTH_PIPELINE__EXTERNAL_LOADERS__ADO__ENABLED=false)"
         )
     if not rebuild:
@@ -259,7 +260,6 @@ def main(
     setup_logging(args.verbose)
     from shared.ado.errors import AdoError
     from shared.ids import InvalidIdentifier
-    from shared.services import NotConfigured
     from shared.settings import Settings
 
     try:
@@ -280,7 +280,7 @@ def main(
         )
     except InvalidIdentifier as error:
         return fail(f"{error}; pass --project with a valid namespace", err)
-    except (AdoError, NotConfigured, ValueError, OSError, IndexBusy) as error:
+    except (AdoError, ConfigurationError, ValueError, OSError, IndexBusy) as error:
         return fail(str(error), err)
     print_summary(
         summary,

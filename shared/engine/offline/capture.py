@@ -39,6 +39,7 @@ from shared.engine.offline.language import (
     meaningful_word_count,
     sentence_cues,
 )
+from shared.errors import SynthesizerError
 from shared.textio import Span, line_spans, sentence_spans, speaker_of
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "capture_model.json"
@@ -61,7 +62,7 @@ LEXICAL_NAMES = (
 )
 
 
-class CaptureModelMissing(RuntimeError):
+class CaptureModelMissing(SynthesizerError, RuntimeError):
     """The capture model file is missing or unreadable (a packaging error, never user input)."""
 
 

@@ -36,6 +36,7 @@ from shared.embeddings import Embedder
 from shared.engine.offline import contradiction as cx
 from shared.engine.offline.capture import capture_embedder
 from shared.engine.offline.language import content_words
+from shared.errors import SynthesizerError
 from shared.models import TAGS, GeneratedItem, Tag, story_text
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "tagging_model.json"
@@ -123,7 +124,7 @@ def _lexical_contrasts(mine: str, theirs: str) -> dict[str, float]:
     }
 
 
-class TaggingModelMissing(RuntimeError):
+class TaggingModelMissing(SynthesizerError, RuntimeError):
     """The pair model file is missing or unreadable."""
 
 

@@ -175,11 +175,8 @@ def runs_create(req: func.HttpRequest) -> func.HttpResponse:
 @app.function_name("runs_list")
 @app.route(route="runs", methods=["GET"])
 def runs_list(req: func.HttpRequest) -> func.HttpResponse:
-    try:
-        limit = int(req.params.get("limit", "50"))
-    except ValueError:
-        return _http(api.error_response(400, "limit must be an integer"))
-    return _http(api.list_runs(app_services(), req.params.get("project"), limit))
+    params = req.params
+    return _http(api.list_runs(app_services(), params.get("project"), params.get("limit", "50")))
 
 
 @app.function_name("runs_get")

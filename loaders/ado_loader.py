@@ -30,6 +30,7 @@ from loaders.console import (
     setup_logging,
 )
 from shared import layout
+from shared.errors import ConfigurationError
 from shared.indexing.backlog import IndexBusy, load_backlog
 
 
@@ -61,7 +62,6 @@ def main(
     setup_logging(args.verbose)
     from shared.ado.errors import AdoError
     from shared.ids import InvalidIdentifier
-    from shared.services import NotConfigured
     from shared.settings import Settings
 
     try:
@@ -82,7 +82,7 @@ def main(
         )
     except InvalidIdentifier as error:
         return fail(f"{error}; pass --project with a valid namespace", err)
-    except (AdoError, NotConfigured, ValueError, OSError, IndexBusy) as error:
+    except (AdoError, ConfigurationError, ValueError, OSError, IndexBusy) as error:
         return fail(str(error), err)
     print_summary(
         summary,

@@ -35,6 +35,7 @@ from loaders.console import (
     setup_logging,
 )
 from shared import layout
+from shared.errors import ConfigurationError
 from shared.indexing.documents import load_documents
 
 
@@ -67,7 +68,6 @@ def main(
     out, err = stdout or sys.stdout, stderr or sys.stderr
     args = parser().parse_args(argv)
     setup_logging(args.verbose)
-    from shared.services import NotConfigured
     from shared.settings import Settings
 
     try:
@@ -80,7 +80,7 @@ def main(
             allow_empty=args.allow_empty,
             rebuild=args.rebuild,
         )
-    except (NotConfigured, ValueError, OSError) as error:
+    except (ConfigurationError, ValueError, OSError) as error:
         return fail(str(error), err)
     print_summary(
         summary,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from shared.agents import Agents
 from shared.bus import MessageBus
 from shared.embeddings import Embedder
+from shared.errors import ConfigurationError
 from shared.models import utcnow
 from shared.settings import Settings, get_settings
 from shared.storage import ArtifactStore
@@ -33,10 +34,6 @@ if TYPE_CHECKING:
 # of queries (a run's 36 taggings) makes one check; another process's write (a loader) is seen at
 # most this much later (shared/vectorstore/embedded.py)
 INDEX_RECHECK_SECONDS = 1.0
-
-
-class NotConfigured(RuntimeError):
-    """A setting needed for the chosen adapter is missing or the adapter is not available."""
 
 
 T = TypeVar("T")
@@ -134,7 +131,7 @@ def build_store(settings: Settings) -> ArtifactStore:
         return AzureBlobStore.from_service_uri(
             settings.azure_blob_service_uri, _azure_credential(settings)
         )
-    raise NotConfigured(
+    raise ConfigurationError(
         "Azure storage selected but neither AzureWebJobsStorage nor "
         "AzureWebJobsStorage__blobServiceUri is set"
     )
@@ -151,7 +148,7 @@ def build_bus(settings: Settings) -> MessageBus:
         return AzureQueueBus.from_service_uri(
             settings.azure_queue_service_uri, _azure_credential(settings)
         )
-    raise NotConfigured(
+    raise ConfigurationError(
         "the Azure queue bus needs AzureWebJobsStorage or AzureWebJobsStorage__queueServiceUri"
     )
 
@@ -165,15 +162,15 @@ def build_embedder(
 
         return MiniLMEmbedder()
     from shared.embeddings.openai_embedder import OpenAIEmbedder
-    from shared.llm.client import LLMNotConfigured, build_openai_client
+    from shared.llm.client import build_openai_client
     from shared.llm.config import embedding_model
 
     try:
         client = build_openai_client(
             settings, event_hooks=limits.event_hooks() if limits is not None else None
         )
-    except LLMNotConfigured as err:
-        raise NotConfigured(f"SYNTH_EMBEDDER=openai: {err}") from None
+    except ConfigurationError as err:
+        raise ConfigurationError(f"SYNTH_EMBEDDER=openai: {err}") from None
     cfg = settings.pipeline.embedding
     model = embedding_model(settings)
     return OpenAIEmbedder(
@@ -198,7 +195,7 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
         )
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:
-        raise NotConfigured("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
+        raise ConfigurationError("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
     from shared.vectorstore.pinecone_index import PineconeIndex
 
     return PineconeIndex.connect(
@@ -219,15 +216,11 @@ def build_agents(
 
         return build_offline_agents(embedder, settings.pipeline)
     from shared.engine.llm import build_llm_agents
-    from shared.llm.client import LLMNotConfigured
     from shared.text.instructions import find_annotations
 
     # the hygiene gate's instruction-like spans, listed in the prompt before each data block
     annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None
-    try:
-        return build_llm_agents(settings, embedder, annotate=annotate, limits=limits)
-    except LLMNotConfigured as err:
-        raise NotConfigured(str(err)) from None
+    return build_llm_agents(settings, embedder, annotate=annotate, limits=limits)
 
 
 def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
@@ -260,6 +253,7 @@ def build_tracer(settings: Settings, *, span_exporter: SpanExporter | None = Non
         span_exporter=span_exporter,
         release=__version__,
         timeout=settings.langfuse_timeout,
+        per_segment_spans=settings.pipeline.observability.per_segment_spans,
     )
 
 

@@ -36,12 +36,12 @@ from shared.ado import ops
 from shared.ado.errors import (
     AdoConnectionError,
     AdoError,
-    AdoNotConfigured,
     AdoQueryTooLarge,
     error_from_response,
     mask_secrets,
 )
 from shared.ado.retry import READ_RETRY_STATUSES, WRITE_RETRY_STATUSES, AdoRetry, make_retry
+from shared.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from shared.settings import Settings
@@ -83,13 +83,13 @@ class AdoClient:
     ) -> None:
         parts = urlsplit(org_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "AZURE_DEVOPS_ORG_URL must be a full URL such as https://dev.azure.com/your-org"
             )
         if not project.strip():
-            raise AdoNotConfigured("AZURE_DEVOPS_PROJECT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PROJECT is empty")
         if not pat:
-            raise AdoNotConfigured("AZURE_DEVOPS_PAT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PAT is empty")
         self.org_url = org_url.strip().rstrip("/")
         self.project = project.strip()
         self.timeout = timeout
@@ -144,7 +144,7 @@ class AdoClient:
             if not value
         ]
         if missing:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "the Azure DevOps REST source needs " + ", ".join(missing) + " (or give an "
                 "export file instead)"
             )
@@ -460,24 +460,4 @@ class AdoClient:
             "DELETE",
             self._project_url(f"workitems/{int(work_item_id)}"),
             write=True,
-        )
-
-    def set_parent(self, work_item_id: int, parent_id: int) -> dict[str, Any]:
-        """Link an existing item to a parent; no request when it already has that parent, and a
-        clear AdoError (instead of ADO's TF201036) when it has another one."""
-        item = self.get_work_item(work_item_id)
-        current = ops.parent_id_of(item)
-        if current == parent_id:
-            return item
-        if current is not None:
-            raise AdoError(
-                f"work item {work_item_id} already has parent {current}; remove that link first",
-                status=400,
-                method="PATCH",
-                url=urlsplit(self._project_url(f"workitems/{work_item_id}")).path,
-            )
-        return self.update_work_item(
-            work_item_id,
-            [ops.parent_op(self.work_item_url(parent_id))],
-            expected_rev=int(item["rev"]),
         )

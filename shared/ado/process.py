@@ -39,6 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from shared.errors import SynthesizerError
+
 if TYPE_CHECKING:
     from shared.ado.ports import WorkItemReader
     from shared.models import WorkItem
@@ -49,7 +51,7 @@ EPIC, FEATURE, STORY = "Epic", "Feature", "User Story"  # the generated backlog'
 KINDS: tuple[str, ...] = (EPIC, FEATURE, STORY)
 
 
-class ProcessError(ValueError):
+class ProcessError(SynthesizerError, ValueError):
     """An unknown AZURE_DEVOPS_PROCESS value, or a project whose process cannot be told."""
 
 

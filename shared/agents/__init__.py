@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pydantic import Field
 
+from shared.errors import RejectedAnswer, SynthesizerError
 from shared.models import Engine, GeneratedItem, Record, Segment, SourceQuote, Tag, Usage
 
 # ------------------------------------------------------------------------------------------------
@@ -37,7 +38,7 @@ class SegmentationResult(Record):
     attempts: int = 1
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(SynthesizerError, RuntimeError):
     """An agent gave up after its retry; carries what the errors.jsonl record needs."""
 
     def __init__(
@@ -174,8 +175,8 @@ class PromptedGenerator(Generator, Protocol):
     def messages(self, segment: Segment, context: GenerationContext) -> list[dict[str, str]]: ...
 
 
-class QuoteNotFound(ValueError):
-    pass
+class QuoteNotFound(RejectedAnswer):
+    """A quote is not verbatim in its segment: the answer that holds it is rejected."""
 
 
 def locate_quote(segment: Segment, quote: str) -> SourceQuote:

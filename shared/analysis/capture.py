@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from shared.embeddings import Embedder
+from shared.errors import SynthesizerError
 from shared.text.language import (
     CUE_NAMES,
     clean,
@@ -61,7 +62,7 @@ LEXICAL_NAMES = (
 )
 
 
-class CaptureModelMissing(RuntimeError):
+class CaptureModelMissing(SynthesizerError, RuntimeError):
     """The capture model file is missing or unreadable (a packaging error, never user input)."""
 
 

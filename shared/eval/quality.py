@@ -51,6 +51,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from shared.agents import AgentFailed
+from shared.errors import RejectedAnswer
 from shared.ids import segment_of_story
 from shared.models import GeneratedItem, Segment, SourceQuote, TaggingRecord, Usage
 
@@ -457,7 +458,7 @@ class LLMJudge:
         def check(answer: JudgeAnswer) -> JudgeAnswer:
             bad = {k: getattr(answer, k) for k in RATINGS if not 1 <= getattr(answer, k) <= 5}
             if bad:
-                raise ValueError(f"ratings must be integers from 1 to 5, got {bad}")
+                raise RejectedAnswer(f"ratings must be integers from 1 to 5, got {bad}")
             return answer
 
         outcome = ask(

@@ -38,6 +38,7 @@ from shared import layout
 from shared.ado import process as processes
 from shared.ado.ports import BacklogSource, WorkItemReader
 from shared.ado.process import Process, normalize_types
+from shared.errors import ConfigurationError
 from shared.indexing.indexer import (
     ADO_PREFIX,
     LoadSummary,
@@ -317,7 +318,7 @@ def load_backlog(
     check_project(project)
     settings = svc.settings
     if not settings.pipeline.external_loaders.ado.enabled:
-        raise ValueError(
+        raise ConfigurationError(
             "the ADO loader is disabled (SYNTH_PIPELINE__EXTERNAL_LOADERS__ADO__ENABLED=false)"
         )
     if not rebuild:

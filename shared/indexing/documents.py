@@ -30,6 +30,7 @@ from typing import Any
 
 from shared import layout
 from shared.embeddings import Embedder
+from shared.errors import ConfigurationError
 from shared.indexing.indexer import (
     ARCH_PREFIX,
     LoaderError,
@@ -406,7 +407,7 @@ def load_documents(
     check_project(project)
     cfg = svc.settings.pipeline.external_loaders.architecture
     if not cfg.enabled:
-        raise ValueError(
+        raise ConfigurationError(
             "the architecture loader is disabled "
             "(SYNTH_PIPELINE__EXTERNAL_LOADERS__ARCHITECTURE__ENABLED=false)"
         )

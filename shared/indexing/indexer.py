@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from shared.embeddings import Embedder
+from shared.errors import SynthesizerError
 from shared.indexing.workitems import work_item_hash
 from shared.models import WorkItem
 from shared.settings import HygieneConfig
@@ -47,7 +48,7 @@ Progress = Callable[[int], None]
 log = logging.getLogger("shared.indexing")
 
 
-class LoaderError(ValueError):
+class LoaderError(SynthesizerError, ValueError):
     """The load cannot go on safely; the message says why and what to do."""
 
 

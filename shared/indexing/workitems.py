@@ -19,11 +19,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from shared.ado.ops import PARENT_REL, id_from_url
+from shared.errors import SynthesizerError
 from shared.indexing.html_text import criteria_list, html_to_text, split_criteria_section
 from shared.models import WorkItem
 
 
-class BacklogFormatError(ValueError):
+class BacklogFormatError(SynthesizerError, ValueError):
     pass
 
 

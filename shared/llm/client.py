@@ -14,14 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shared.errors import ConfigurationError
 from shared.settings import Settings
 
 AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
 EventHooks = dict[str, list[Callable[[Any], None]]]
-
-
-class LLMNotConfigured(RuntimeError):
-    """The LLM engine or the OpenAI embedder was chosen but no endpoint or key is set."""
 
 
 def _entra_token_provider(settings: Settings) -> Any:
@@ -65,7 +62,7 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
         )
     key = settings.openai_api_key
     if key is None or not key.get_secret_value():
-        raise LLMNotConfigured(
+        raise ConfigurationError(
             "the LLM engine needs OPENAI_API_KEY (any non-empty value for a local "
             "OpenAI-compatible server such as Ollama or vLLM) or AZURE_OPENAI_ENDPOINT"
         )

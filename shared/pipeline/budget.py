@@ -53,6 +53,7 @@ from shared.agents import (
     Segmenter,
     Tagger,
 )
+from shared.errors import error_record
 from shared.models import (
     BudgetReport,
     ErrorRecord,
@@ -374,11 +375,11 @@ def refusal(svc: Services, run: RunStatus, estimate: Callable[[], int]) -> Error
         + (f", the unit needs about {need:,}" if need else "")
         + "; SYNTH_RUN_TOKEN_BUDGET)"
     )
-    return ErrorRecord(
-        run_id=run.run_id,
-        phase="generate",
-        unit_id=run.run_id,
-        error_type=BUDGET_ERROR,
+    return error_record(
+        run.run_id,
+        "generate",
+        run.run_id,
+        BUDGET_ERROR,
         message=message,
         attempts=0,
         outcome="skipped",

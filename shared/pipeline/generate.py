@@ -32,6 +32,7 @@ from shared.agents import (
     locate_quote,
 )
 from shared.bus import TAG_QUEUE
+from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
     AcDelta,
@@ -388,16 +389,8 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         except GenerationFailed as err:
             record_error(
                 svc,
-                ErrorRecord(
-                    run_id=run.run_id,
-                    phase="generate",
-                    unit_id=sid,
-                    error_type=type(err).__name__,
-                    message=str(err),
-                    attempts=err.attempts,
-                    outcome="skipped",
-                    details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
-                    timestamp=svc.clock(),
+                error_record(
+                    run.run_id, "generate", sid, err, outcome="skipped", timestamp=svc.clock()
                 ),
             )
             span.update(status="skipped", error=str(err)[:500])

@@ -11,6 +11,7 @@ import logging
 
 from shared import layout
 from shared.bus import FINALIZE_QUEUE, GENERATE_QUEUE, SEGMENT_QUEUE, TAG_QUEUE, poison_queue
+from shared.errors import Phase, error_record
 from shared.models import (
     TERMINAL_STATES,
     ErrorRecord,
@@ -36,7 +37,7 @@ from shared.storage import create_model, read_model_or_none
 
 log = logging.getLogger(__name__)
 
-PHASES = {
+PHASES: dict[str, Phase] = {
     SEGMENT_QUEUE: "segment",
     GENERATE_QUEUE: "generate",
     TAG_QUEUE: "tag",
@@ -66,11 +67,11 @@ def handle_poison(svc: Services, queue: str, message: Message, dequeue_count: in
     log.error("unit %s/%s of run %s poisoned: %s", phase, unit, run.run_id, reason)
 
     def error(outcome: str) -> ErrorRecord:
-        return ErrorRecord(
-            run_id=run.run_id,
-            phase=phase,
-            unit_id=unit,
-            error_type="Poisoned",
+        return error_record(
+            run.run_id,
+            phase,
+            unit,
+            "Poisoned",
             message=f"moved to {poison_queue(queue)} after repeated failures; last error: {reason}",
             attempts=dequeue_count or 0,
             dequeue_count=dequeue_count,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from shared import layout
 from shared.agents import TagDecision, TaggingFailed
+from shared.errors import error_record
 from shared.indexing.pending import mode as pending_mode
 from shared.models import (
     TERMINAL_STATES,
@@ -171,16 +172,8 @@ def tag_story(
             except TaggingFailed as err:
                 record_error(
                     svc,
-                    ErrorRecord(
-                        run_id=run_id,
-                        phase="tag",
-                        unit_id=story_id,
-                        error_type=type(err).__name__,
-                        message=str(err),
-                        attempts=err.attempts,
-                        outcome="tagged_new",
-                        details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
-                        timestamp=svc.clock(),
+                    error_record(
+                        run_id, "tag", story_id, err, outcome="tagged_new", timestamp=svc.clock()
                     ),
                 )
                 decision = TagDecision(

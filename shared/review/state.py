@@ -78,6 +78,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from shared import layout
+from shared.errors import SynthesizerError
 from shared.models import GeneratedItem
 from shared.services import Services
 from shared.storage import NotFound, PreconditionFailed
@@ -380,7 +381,7 @@ def _not_written(state: ReviewState) -> dict[str, str]:
 # storage
 
 
-class StaleReview(RuntimeError):
+class StaleReview(SynthesizerError, RuntimeError):
     """The save's If-Match is not the saved review's ETag (someone else saved since)."""
 
     def __init__(self, current: ReviewState, etag: str | None, *, sent: bool) -> None:

@@ -15,24 +15,25 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from shared.errors import SynthesizerError
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class NotFound(KeyError):
+class NotFound(SynthesizerError, KeyError):
     """The artifact does not exist."""
 
 
-class PreconditionFailed(RuntimeError):
+class PreconditionFailed(SynthesizerError, RuntimeError):
     """An ETag condition did not hold (someone else changed the artifact first)."""
 
 
-class LeaseHeld(RuntimeError):
+class LeaseHeld(SynthesizerError, RuntimeError):
     """Another writer holds the lease on this artifact."""
 
 
@@ -123,8 +124,3 @@ def read_jsonl(store: ArtifactStore, path: str, model: type[M]) -> list[M]:
 
 def create_model(store: ArtifactStore, path: str, model: BaseModel) -> bool:
     return store.create(path, dump_model(model), "application/json")
-
-
-@contextmanager
-def no_lease() -> Iterator[None]:
-    yield

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
+from shared.errors import SynthesizerError
 from shared.storage import ArtifactStore, Lease, LeaseHeld
 
 log = logging.getLogger("shared.storage")
@@ -18,7 +19,7 @@ log = logging.getLogger("shared.storage")
 LEASE_SECONDS = 60  # the longest finite blob lease; renewed every third of it
 
 
-class LeaseBusy(RuntimeError):
+class LeaseBusy(SynthesizerError, RuntimeError):
     """Someone else holds the lease; the message says who (a write, a sync, ...)."""
 
 

@@ -13,10 +13,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from shared.errors import SynthesizerError
+
 SUPPORTED_EXTENSIONS = ("txt", "md", "vtt", "srt", "docx", "pdf")
 
 
-class UnreadableInput(ValueError):
+class UnreadableInput(SynthesizerError, ValueError):
     """The upload cannot be turned into a transcript; the message says why, for the user."""
 
 

@@ -72,6 +72,8 @@ _SECRET_VALUE = re.compile(
     r"\.[A-Za-z0-9_-]+)"
 )
 _GENERATION_SUFFIXES = ("_generation_agent", "_tagging_agent")
+# segment_{id}_retrieval, segment_{id}_generation_agent: left out with per_segment_spans off
+SEGMENT_SPAN_PREFIX = "segment_"
 MAX_VALUE_CHARS = 2000
 DEFAULT_TIMEOUT = 2.0
 
@@ -188,7 +190,9 @@ def _ns(when: datetime) -> int:
 class LangfuseTracer:
     """``Tracer`` on the Langfuse SDK. ``span_exporter`` replaces the OTLP exporter (tests pass an
     in-memory one); the tracer provider is private to this tracer, never the global one.
-    ``timeout``: seconds one export may take (the exporter's deadline) and ``flush()`` may wait."""
+    ``timeout``: seconds one export may take (the exporter's deadline) and ``flush()`` may wait.
+    ``per_segment_spans``: False leaves out the per-segment spans (``observability.
+    per_segment_spans``); the root, ``segmentation`` and the per-story spans are recorded."""
 
     enabled = True
 
@@ -201,11 +205,13 @@ class LangfuseTracer:
         span_exporter: SpanExporter | None = None,
         release: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        per_segment_spans: bool = True,
     ) -> None:
         from langfuse import Langfuse
         from opentelemetry.sdk.trace import TracerProvider
 
         self.timeout = timeout
+        self.per_segment_spans = per_segment_spans
         self.provider = TracerProvider(id_generator=_id_generator())
         self.client = Langfuse(
             public_key=public_key,
@@ -228,6 +234,9 @@ class LangfuseTracer:
     @contextmanager
     def span(self, run_id: str, name: str, **metadata: Any) -> Iterator[Span]:
         trace_id = self.trace_id(run_id)
+        if not self.per_segment_spans and name.startswith(SEGMENT_SPAN_PREFIX):
+            yield _NoSpan(trace_id)  # not recorded; the records still name the run's trace
+            return
         try:
             opened = self._open(run_id, trace_id, name, metadata)
         except Exception:  # noqa: BLE001 - tracing must never fail the pipeline

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from shared.embeddings import Embedder
 
+from shared.errors import SynthesizerError
+
 
 @dataclass
 class VectorRecord:
@@ -28,7 +30,7 @@ class Match:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class DimensionMismatch(ValueError):
+class DimensionMismatch(SynthesizerError, ValueError):
     """The index was loaded with another embedder than the one configured now: vectors of another
     size or, where the index records it, of another model. Never a query against garbage."""
 

@@ -61,6 +61,7 @@ from shared.ado.errors import (
 )
 from shared.ado.ports import WorkItemWriter
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.errors import ConfigurationError, SynthesizerError
 from shared.ids import InvalidIdentifier
 from shared.indexing.writes import after_rollback
 from shared.models import Record, utcnow
@@ -121,11 +122,11 @@ class RollbackRecord(Record):
     timestamp: datetime
 
 
-class NothingToRollBack(RuntimeError):
+class NothingToRollBack(SynthesizerError, RuntimeError):
     """The run has no write."""
 
 
-class UnknownWrite(LookupError):
+class UnknownWrite(SynthesizerError, LookupError):
     """``write_id`` is not a write of the run."""
 
 
@@ -582,7 +583,7 @@ def rollback_run(
             ado_error=rollback.ado_error,
         )
     if client is None:
-        raise ValueError("rolling back a write needs a client (AZURE_DEVOPS_* settings)")
+        raise ConfigurationError("rolling back a write needs a client (AZURE_DEVOPS_* settings)")
     rollback_id = ""  # set under the leases
 
     def flush(records: list[RollbackRecord]) -> None:

@@ -29,6 +29,7 @@ from shared.ado import process as processes
 from shared.ado.errors import AdoError
 from shared.ado.ports import WorkItemReader, WorkItemWriter
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.errors import ConfigurationError, SynthesizerError
 from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
@@ -45,11 +46,16 @@ log = logging.getLogger("shared.writer")
 WRITABLE = ("completed", "completed_with_errors")
 
 
-class RunNotWritable(RuntimeError):
-    """The run has not completed (or failed): there is nothing reviewed to write."""
+class RunNotWritable(SynthesizerError, RuntimeError):
+    """The run has not completed (or failed): there is nothing reviewed to write, retag, export
+    or review. ``status``: the run's status."""
+
+    def __init__(self, message: str, *, status: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-class EmptyBacklogRefused(RuntimeError):
+class EmptyBacklogRefused(SynthesizerError, RuntimeError):
     """The run's project had no indexed backlog: every story was tagged new, and creating them
     all is refused unless the request allows it."""
 
@@ -102,7 +108,8 @@ def completed_run(
     if run.status not in WRITABLE:
         raise RunNotWritable(
             f"run {run_id} is {run.status}; only a completed run (completed or "
-            "completed_with_errors) can be written or retagged"
+            "completed_with_errors) can be written or retagged",
+            status=run.status,
         )
     items = read_jsonl(svc.store, layout.generated_backlog(run_id), GeneratedItem)
     records = read_jsonl(svc.store, layout.tagging_analysis(run_id), TaggingRecord)
@@ -241,7 +248,7 @@ def write_run(
             "--allow-empty-backlog) to write anyway."
         )
     if client is None or process is None:
-        raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
+        raise ConfigurationError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
     write_id = ""  # set under the leases
 
     def flush(results: list[WriteResult]) -> None:

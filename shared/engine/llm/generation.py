@@ -40,7 +40,7 @@ from shared.engine.llm.prompting import (
     data_block,
 )
 from shared.engine.llm.schemas import GenerationAnswer
-from shared.llm import ChatModel
+from shared.llm import ChatModel, validated
 from shared.models import Engine, Segment
 from shared.settings import PipelineConfig
 
@@ -84,7 +84,7 @@ class LLMGenerator:
         limit = self.cfg.generation.max_stories_per_segment
 
         def check(answer: GenerationAnswer) -> GenerationDraft:
-            draft = GenerationDraft.model_validate(answer.model_dump())
+            draft = validated(GenerationDraft, answer.model_dump())
             missing = []
             for n, story in enumerate(draft.stories, start=1):
                 for quote in [*story.source_quotes, *story.superseded_quotes]:

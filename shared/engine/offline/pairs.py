@@ -35,6 +35,7 @@ from shared.agents import Candidate
 from shared.analysis import contradiction as cx
 from shared.analysis.capture import capture_embedder
 from shared.embeddings import Embedder
+from shared.errors import SynthesizerError
 from shared.models import TAGS, GeneratedItem, Tag, story_text
 from shared.text.language import content_words
 
@@ -123,7 +124,7 @@ def _lexical_contrasts(mine: str, theirs: str) -> dict[str, float]:
     }
 
 
-class TaggingModelMissing(RuntimeError):
+class TaggingModelMissing(SynthesizerError, RuntimeError):
     """The pair model file is missing or unreadable."""
 
 

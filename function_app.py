@@ -142,7 +142,7 @@ def finalize_poison(msg: func.QueueMessage) -> None:
 @app.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 def health(req: func.HttpRequest) -> func.HttpResponse:
     # ?deep=1 is refused without a key and redirected to health/deep with one: an anonymous
-    # function cannot check a key (shared/api.py health_request)
+    # function cannot check a key (shared/api/service.py health_request)
     deep = api.health_request(dict(req.params), dict(req.headers))
     return _http(deep if deep is not None else api.health(app_services()))
 

@@ -6,7 +6,7 @@
   still a ``LookupError``), so an ``except`` written against it still holds.
 - ``ConfigurationError``: a setting needed for what was asked is missing or invalid (storage, the
   queue bus, an OpenAI or Azure OpenAI endpoint, Pinecone, Azure DevOps). The message names the
-  settings, never a value. The API answers it with 503 (``shared.api.API_ERRORS``).
+  settings, never a value. The API answers it with 503 (``shared.api.responses.api_errors``).
 - ``RejectedAnswer``: a model answered, but the answer is rejected: not usable data (malformed or
   schema-violating JSON, a refusal, a cut answer; ``shared.llm.InvalidOutput``) or refused by the
   agent's own check (a quote not in the segment, ``shared.agents.QuoteNotFound``; a tag without

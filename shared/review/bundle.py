@@ -1,6 +1,6 @@
 """The review bundle: everything the review page shows for one run, in one JSON document.
 
-``GET /api/runs/{run_id}/review`` (shared/api.get_review) answers with::
+``GET /api/runs/{run_id}/review`` (shared.api.runs.get_review) answers with::
 
     {
       "run_id": ..., "ready": bool,          # ready: the run completed (the backlog exists)

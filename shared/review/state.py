@@ -22,7 +22,8 @@ Rules (``check`` lists every problem; ``shared.review.edits.apply`` assumes a ch
 pure):
 
 - ``version`` 0 means nothing was saved; every save gets the previous version + 1, ``saved_at``
-  (the server's clock) and ``saved_by`` (who the request says it is: see shared/api.requester).
+  (the server's clock) and ``saved_by`` (who the request says it is: see
+  shared.api.review.requester).
 - titles are 1..255 characters (whitespace collapsed), descriptions at most 32,000 characters,
   at most 50 acceptance criteria of at most 2,000 characters each, none empty, none repeated (by
   the ``ac_key`` rule: case, spacing and trailing punctuation ignored).

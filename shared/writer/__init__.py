@@ -10,7 +10,7 @@
 - ``render``: escaping, HTML fields, tags and signatures
 
 No Langfuse spans here (seed §8.6). Entry points: ``python -m shared.cli write|rollback|retag`` and the
-HTTP API below (shared/api.py). The HTTP calls are synchronous: a Functions HTTP request is cut
+HTTP API below (shared/api/writes.py). The HTTP calls are synchronous: a Functions HTTP request is cut
 at 230 s by Azure's load balancer whatever the function timeout, so a write that takes longer
 answers 502/504 to its caller while it goes on to the end; its results then appear at
 GET .../write, and running it again (after the lease is released) finishes anything left, writing
@@ -26,8 +26,9 @@ defaults; the request's ``decisions`` override them story by story. Signatures h
 written (the edited title and criteria), so an edited story is a new item to ADO. Each plan entry
 and each result records who decided and when: ``decided_by`` / ``decided_at`` are the review's
 ``saved_by`` / ``saved_at`` for a decision that came from the saved review, else the requester of
-the write (HTTP: shared.api.requester: the ``x-ms-client-principal-name`` header, else "function
-key", else "anonymous"; CLI: ``--by NAME``, default the OS user) and the time of the write.
+the write (HTTP: shared.api.review.requester: the ``x-ms-client-principal-name`` header, else
+"function key", else "anonymous"; CLI: ``--by NAME``, default the OS user) and the time of the
+write.
 
 ``POST /api/runs/{run_id}/write`` with the body ``{"dry_run": true|false, "decisions": {story_id:
 "accept"|"skip"|"keep_existing"|"replace"|"both"}, "allow_empty_backlog": false}`` (all keys

@@ -1,4 +1,4 @@
-"""The API's one table from exceptions to answers (shared/api.py ``api_errors``): each mapped
+"""The API's one table from exceptions to answers (shared/api/responses.py ``api_errors``): each mapped
 exception gives its status, code, message and extra fields; anything unmapped propagates."""
 
 from __future__ import annotations

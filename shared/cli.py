@@ -288,11 +288,11 @@ def cmd_rollback(args: argparse.Namespace, settings: Settings) -> int:
     since the write, kept, failed) or the rollback is refused, 2 on bad input or no ADO."""
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
+    from shared.writer.report import render_rollback
     from shared.writer.rollback import (
         NothingToRollBack,
         UnknownWrite,
         check_write_id,
-        render_rollback,
         rollback_run,
     )
     from shared.writer.runs import WriteInProgress

@@ -4,8 +4,9 @@
 - ``plan``: what a write would do, item by item (pure; rules in its docstring)
 - ``execute``: doing it against ADO (signature tags, retries, failures; rules in its docstring)
 - ``runs``: run checks, the leases, the result records (``ado_write_results.jsonl``)
-- ``rollback``: undo a write: delete what it created, revert what it patched, leave alone and
+- ``revert``: undo a write: delete what it created, revert what it patched, leave alone and
   report what changed in ADO since (rules in its docstring)
+- ``rollback``: a run's rollback: which write, the leases, the rollback's records
 - ``retag``: tag a completed run's stories again against the current index (seed §13.13)
 - ``render``: escaping, HTML fields, tags and signatures
 

@@ -6,7 +6,7 @@
 - patch: the existing story is read; if it carries this story's patch tag it was patched before
   (``existing``), else one PATCH guarded by ``test /rev`` appends the ACs not already there (or
   replaces the content), adds the delta to the description and the tags, the patch tag included.
-- for a rollback (``shared.writer.rollback``) each patch records the fields it changed as they
+- for a rollback (``shared.writer.revert``) each patch records the fields it changed as they
   were (``before``) and as it left them (``after``), and every item created or modified (and every
   parent a created item was linked under) its ``rev_after``: the rev when the write ended, read
   again in one batch at its end (a child's parent link is a revision of the parent).

@@ -1,4 +1,5 @@
-"""The plan and the results of a write, and a retag, as text tables for the command line."""
+"""The plan and the results of a write, a rollback and a retag, as text tables for the command
+line."""
 
 from __future__ import annotations
 
@@ -60,4 +61,40 @@ def render_retag(body: dict[str, Any]) -> str:
     lines.append("tags: " + ", ".join(f"{k}: {v}" for k, v in body["tag_distribution"].items()))
     if body.get("snapshot"):
         lines.append(f"the previous tagging is kept in {body['snapshot']}")
+    return "\n".join(lines)
+
+
+_ROLLBACK_COLUMNS = (("status", 20), ("action", 8), ("type", 10), ("item_id", 15), ("ado", 7))
+
+
+def render_rollback(body: dict[str, Any], title_width: int = 40) -> str:
+    """A rollback (or its dry run) as a table, then the counts."""
+    head = (
+        f"dry run of the rollback of write {body['write_id']} of {body['run_id']}"
+        + ("" if body.get("checked_against_ado") else " (not checked against Azure DevOps)")
+        if body.get("dry_run")
+        else f"rollback {body.get('rollback_id')} of write {body['write_id']} of {body['run_id']}"
+    )
+    lines = [head, ""]
+    header = "".join(name.upper().ljust(width) for name, width in _ROLLBACK_COLUMNS)
+    lines.append(header + "TITLE".ljust(title_width + 2) + "NOTE")
+    for row in body.get("results") or []:
+        cells = {
+            "status": row.get("status") or "",
+            "action": row.get("action") or "",
+            "type": "Story" if row.get("type") == "User Story" else row.get("type", ""),
+            "item_id": row.get("item_id", ""),
+            "ado": f"#{row['ado_id']}" if row.get("ado_id") else "-",
+        }
+        line = "".join(
+            _cut(cells[name], width - 1).ljust(width) for name, width in _ROLLBACK_COLUMNS
+        )
+        note = row.get("error") or row.get("reason") or ""
+        if row.get("fields_reverted"):
+            note = (note + "; " if note else "") + "fields: " + ", ".join(row["fields_reverted"])
+        lines.append(line + _cut(row.get("title", ""), title_width).ljust(title_width + 2) + note)
+    lines.append("")
+    lines.append(", ".join(f"{k}: {v}" for k, v in (body.get("counts") or {}).items() if v))
+    if body.get("ado_error"):
+        lines.append(f"Azure DevOps stopped the rollback: {body['ado_error']}")
     return "\n".join(lines)

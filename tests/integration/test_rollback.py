@@ -23,14 +23,8 @@ from shared.settings import Settings
 from shared.storage import create_model, dump_jsonl, read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.writer.execute import WriteResult
-from shared.writer.rollback import (
-    NO_BEFORE,
-    NO_REV,
-    NothingToRollBack,
-    RollbackRecord,
-    UnknownWrite,
-    rollback_run,
-)
+from shared.writer.revert import NO_BEFORE, NO_REV, RollbackRecord
+from shared.writer.rollback import NothingToRollBack, UnknownWrite, rollback_run
 from shared.writer.runs import WriteInProgress, write_run
 from tests.support.backlog_items import NOW, Backlog
 from tests.support.fake_ado import FakeAdo

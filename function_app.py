@@ -276,7 +276,7 @@ def review_state_put(req: func.HttpRequest) -> func.HttpResponse:
     )
 
 
-# the reviewed backlog as a file: ?format=csv (ADO's CSV import) or ?format=md (shared/review/export.py)
+# the reviewed backlog as a file: ?format=csv (ADO's CSV import) or ?format=md (shared/api/export.py)
 @app.function_name("export_get")
 @app.route(route="runs/{run_id}/export", methods=["GET"])
 def export_get(req: func.HttpRequest) -> func.HttpResponse:

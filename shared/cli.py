@@ -15,7 +15,7 @@ write        a completed run (its saved review applied) into Azure DevOps:
 rollback     undo a write: ``rollback RUN_ID [--write-id W] [--dry-run]`` (the latest write by
              default; created items deleted, patches reverted, items changed since left alone)
 export       a completed run (its saved review applied) as a file:
-             ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/review/export.py)
+             ``export RUN_ID --format csv|md [--out DIR] [-o FILE]`` (shared/api/export.py)
 retag        tag a completed run's stories again against the current index
 sync         the project's index up to date with what changed in Azure DevOps since the last
              sync: ``sync [--project P] [--full] [--json]`` (shared/indexing/sync.py)
@@ -241,7 +241,7 @@ def cmd_write(args: argparse.Namespace, settings: Settings) -> int:
     from shared.ado.process import ProcessError
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
-    from shared.writer.plan import InvalidDecisions
+    from shared.review.plan import InvalidDecisions
     from shared.writer.report import render_write
     from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress, write_run
 
@@ -372,10 +372,10 @@ def _os_user() -> str:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from shared.api.export import export_run
     from shared.ids import check_run_id
     from shared.pipeline.runs import UnknownRun
-    from shared.review.export import export_run
-    from shared.writer.plan import InvalidDecisions
+    from shared.review.plan import InvalidDecisions
     from shared.writer.runs import RunNotWritable
 
     check_run_id(args.run_id)

@@ -14,7 +14,7 @@ Basic's backlog is Epic → Issue → Task: it has no Feature type, and an Epic 
 the REST API accepts, is same-category nesting: the backlog then disables reordering and the board
 shows only the child (Microsoft's "Fix backlog reorder and nesting issues"). So in a Basic project
 the writer creates no features: each story is created as an Issue directly under its feature's
-parent (the epic), and its description names the feature (see shared.writer.plan).
+parent (the epic), and its description names the feature (see shared.review.plan).
 
 Whether the story type has the Acceptance Criteria field is read from the same answer (each type
 lists its ``fields``): a detected process whose story type lacks it writes the criteria into the

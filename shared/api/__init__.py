@@ -10,6 +10,8 @@ answered from one table (``responses``).
 - ``runs``: runs, artifacts, the backlog tree, the review bundle, a project
 - ``writes``: the ADO write, its rollback, the retag
 - ``review``: the saved review, the export, who a request comes from
+- ``bundle``: the review page's document for one run (``GET /api/runs/{run_id}/review``)
+- ``export``: the reviewed backlog as a CSV for Azure DevOps' import, or as Markdown
 """
 
 from __future__ import annotations

@@ -74,8 +74,8 @@ def api_errors() -> tuple[tuple[type[BaseException], ApiError], ...]:
     from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
     from shared.pipeline.runs import RunNotRetryable, UploadMissing
+    from shared.review.plan import InvalidDecisions
     from shared.review.state import StaleReview
-    from shared.writer.plan import InvalidDecisions
     from shared.writer.rollback import NothingToRollBack, UnknownWrite
     from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
 

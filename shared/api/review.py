@@ -1,5 +1,5 @@
 """The saved review and the export over HTTP (contracts: shared/review/state.py,
-shared/review/export.py), and who a request says it comes from (``requester``)."""
+shared/api/export.py), and who a request says it comes from (``requester``)."""
 
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def put_review_state(
 
     from shared.indexing.pending import refresh_quietly, resolve
     from shared.review.edits import apply
+    from shared.review.plan import InvalidDecisions, build_plan
     from shared.review.state import SERVER_FIELDS, ReviewState, check, save_state
-    from shared.writer.plan import InvalidDecisions, build_plan
     from shared.writer.runs import completed_run
 
     _completed(svc, run_id)
@@ -135,8 +135,8 @@ EXPORT_FORMATS = {
 
 @answers_errors
 def get_export(svc: Services, run_id: str, fmt: str | None) -> ApiResponse:
-    """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/review/export.py)."""
-    from shared.review.export import export_run
+    """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/api/export.py)."""
+    from shared.api.export import export_run
 
     known_run(svc, run_id)
     if fmt not in EXPORT_FORMATS:

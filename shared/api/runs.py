@@ -202,7 +202,7 @@ def get_artifact(svc: Services, run_id: str, name: str) -> ApiResponse:
 
 @answers_errors
 def get_backlog(svc: Services, run_id: str) -> ApiResponse:
-    from shared.writer.plan import InvalidDecisions
+    from shared.review.plan import InvalidDecisions
     from shared.writer.runs import RunNotWritable, reviewed_run
 
     run = known_run(svc, run_id)
@@ -227,9 +227,9 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
 
 @answers_errors
 def get_review(svc: Services, run_id: str) -> ApiResponse:
-    """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/review/bundle.py).
+    """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/api/bundle.py).
     200 for any known run; ``ready`` is false (and the backlog absent) until it completes."""
-    from shared.review.bundle import build_bundle
+    from shared.api.bundle import build_bundle
     from shared.writer.runs import latest_write
 
     run = known_run(svc, run_id)

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shared import layout
+from shared.embeddings import OPENAI_NATIVE_DIMENSION, DimensionMismatch
 from shared.storage import ArtifactStore, NotFound
-from shared.vectorstore import OPENAI_NATIVE_DIMENSION, DimensionMismatch
 
 if TYPE_CHECKING:
     from shared.llm.limiter import ModelLimiter

@@ -7,7 +7,7 @@ Thursday's story is tagged ``duplicate`` / ``extend`` (or ``conflict``) of Monda
 Monday's run. When Monday's run is written, its stories leave (the written items enter the index
 as ADO items, shared/indexing/writes.py); Thursday's write then acts against the item Monday's
 write created or patched (``resolve``), or, while Monday's is still not written, skips a
-duplicate and holds the other tags for a decision (shared/writer/plan.py).
+duplicate and holds the other tags for a decision (shared/review/plan.py).
 
 Which runs (``SYNTH_PENDING_STORIES``): ``reviewed`` (the default): a completed run once its
 review is saved (``runs/{run_id}/review.json``: every change on the review page saves it);
@@ -143,8 +143,8 @@ def pending_stories(svc: Services, run: RunStatus) -> list[GeneratedItem]:
     """The run's pending stories now (module docstring); [] when the setting or the run's
     review says none."""
     from shared.review.edits import apply
+    from shared.review.plan import InvalidDecisions, build_plan
     from shared.review.state import check, load_state
-    from shared.writer.plan import InvalidDecisions, build_plan
 
     chosen = mode(svc.settings)
     if chosen == "off":

@@ -20,6 +20,7 @@ from datetime import datetime
 from shared import ids, layout
 from shared.agents import SegmentationFailed, SegmentationResult, SegmentSpan
 from shared.bus import GENERATE_QUEUE
+from shared.embeddings import DimensionMismatch
 from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
@@ -45,7 +46,7 @@ from shared.retrieval.search import ADO_FILTER, ARCHITECTURE_FILTER, index_down,
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, read_jsonl
 from shared.text.tokens import count_tokens
-from shared.vectorstore import DimensionMismatch, check_index
+from shared.vectorstore import check_index
 
 log = logging.getLogger(__name__)
 

@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 
 from shared.agents import Candidate, GenerationContext, RetrievedAdoItem, RetrievedChunk
-from shared.embeddings import Embedder
+from shared.embeddings import DimensionMismatch, Embedder
 from shared.models import GeneratedItem, Segment, story_text
 from shared.settings import RetrievalConfig
 from shared.storage import ArtifactStore
 from shared.text.textio import jaccard
 from shared.text.tokens import count_tokens
-from shared.vectorstore import DimensionMismatch, Match, VectorIndex
+from shared.vectorstore import Match, VectorIndex
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,9 @@
-"""A completed run as a reviewer sees it, edits it and takes it away.
+"""The reviewed backlog: the reviewer's saved edits and decisions, applying them, and what the
+reviewed backlog becomes in Azure DevOps. Below the pipeline, the index and the writer that use it.
 
-- ``bundle``: the review page's JSON document for one run (``GET /api/runs/{run_id}/review``)
 - ``state``: the saved review (edits and decisions): its rules, its checks, saved versioned
 - ``edits``: a saved review applied to the run's backlog and tagging
 - ``tree``: the merged backlog as a tree (epic → feature → story), as JSON and as text
-- ``export``: the reviewed backlog as a CSV for Azure DevOps' import, or as Markdown
+- ``plan``: what writing the reviewed backlog would do, item by item (the decisions' rules)
+- ``render``: its ADO form: escaping, HTML fields, tags and signatures
 """

@@ -44,7 +44,7 @@ pure):
 - an extend / gap story whose criteria changed appends what is new: its AC deltas become its
   criteria that were not among the criteria the generation found already in the existing story
   (the original criteria that were not deltas); a write then drops any already in the live field.
-- signatures (shared/writer/render.signature) hash the type, the edited title, the parent and
+- signatures (shared/review/render.signature) hash the type, the edited title, the parent and
   the edited criteria, so an edited story is a different item to ADO; a description edit alone
   keeps the signature (a story already written is found, not created twice).
 
@@ -81,9 +81,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from shared import layout
 from shared.errors import SynthesizerError
 from shared.models import GeneratedItem
+from shared.review.plan import Decision
 from shared.services import Services
 from shared.storage import NotFound, PreconditionFailed
-from shared.writer.plan import Decision
 
 TITLE_LIMIT = 255
 DESCRIPTION_LIMIT = 32_000

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from shared.embeddings import OPENAI_NATIVE_DIMENSION, DimensionMismatch
+
 if TYPE_CHECKING:
     from shared.embeddings import Embedder
-
-from shared.errors import SynthesizerError
 
 
 @dataclass
@@ -30,13 +30,7 @@ class Match:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class DimensionMismatch(SynthesizerError, ValueError):
-    """The index was loaded with another embedder than the one configured now: vectors of another
-    size or, where the index records it, of another model. Never a query against garbage."""
-
-
 MINILM_MODEL = "all-MiniLM-L6-v2-int8"  # shared.embeddings.minilm.MiniLMEmbedder.model_name
-OPENAI_NATIVE_DIMENSION = 1536
 
 
 def embedder_setting(name: str | None, dimension: int | None) -> str:

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from shared import layout
+from shared.embeddings import DimensionMismatch
 from shared.storage import ArtifactStore, NotFound, PreconditionFailed
 from shared.vectorstore import (
-    DimensionMismatch,
     Match,
     VectorRecord,
     index_mismatch,

@@ -23,7 +23,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from shared.vectorstore import DimensionMismatch, Match, VectorRecord, index_mismatch
+from shared.embeddings import DimensionMismatch
+from shared.vectorstore import Match, VectorRecord, index_mismatch
 
 
 def pinecone_metadata(metadata: dict[str, Any]) -> dict[str, Any]:

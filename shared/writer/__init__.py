@@ -1,14 +1,16 @@
 """The ADO writer (seed §8): a reviewed, completed run into Azure DevOps, idempotently; its undo
 (rollback); and retag.
 
-- ``plan``: what a write would do, item by item (pure; rules in its docstring)
 - ``execute``: doing it against ADO (signature tags, retries, failures; rules in its docstring)
 - ``runs``: run checks, the leases, the result records (``ado_write_results.jsonl``)
 - ``revert``: undo a write: delete what it created, revert what it patched, leave alone and
   report what changed in ADO since (rules in its docstring)
 - ``rollback``: a run's rollback: which write, the leases, the rollback's records
 - ``retag``: tag a completed run's stories again against the current index (seed §13.13)
-- ``render``: escaping, HTML fields, tags and signatures
+- ``report``: the plan, a write, a rollback and a retag as tables for the command line
+
+What a write would do, item by item, is the reviewed backlog's plan (``shared.review.plan``, pure;
+its rules in its docstring), with the fields, tags and signatures of ``shared.review.render``.
 
 No Langfuse spans here (seed §8.6). Entry points: ``python -m shared.cli write|rollback|retag`` and the
 HTTP API below (shared/api/writes.py). The HTTP calls are synchronous: a Functions HTTP request is cut
@@ -151,13 +153,7 @@ for a write, so undoing needs ``"dry_run": false``; other keys → 400) → 200:
   404 unknown run, 409 not completed or a write / retag of the run in progress.
 
 ``GET`` / ``PUT /api/runs/{run_id}/review-state``: the saved review (shared/review/state.py).
-``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/review/export.py).
+``GET /api/runs/{run_id}/export?format=csv|md``: the reviewed backlog as a file (shared/api/export.py).
 A saved review that no longer fits the run (it cannot happen through the API) makes a write, a
 dry run or an export a 400 with its ``problems``.
 """
-
-from __future__ import annotations
-
-from shared.writer.plan import DECISIONS, InvalidDecisions, Plan, PlannedItem, build_plan
-
-__all__ = ["DECISIONS", "InvalidDecisions", "Plan", "PlannedItem", "build_plan"]

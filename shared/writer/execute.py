@@ -45,8 +45,8 @@ from shared.ado.errors import (
 from shared.ado.ports import WorkItemWriter
 from shared.ado.process import AGILE, Process
 from shared.models import ItemType, Record, Tag, utcnow
-from shared.writer import render
-from shared.writer.plan import Plan, PlannedItem
+from shared.review import render
+from shared.review.plan import Plan, PlannedItem
 
 log = logging.getLogger("shared.writer")
 

@@ -34,12 +34,12 @@ from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review.edits import Applied, apply
+from shared.review.plan import InvalidDecisions, Plan, build_plan
 from shared.review.state import ReviewState, check, load_state
 from shared.services import Services
 from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
 from shared.storage.leases import LEASE_SECONDS, LeaseBusy
 from shared.writer.execute import Writer, WriteResult, counts, preview
-from shared.writer.plan import InvalidDecisions, Plan, build_plan
 
 log = logging.getLogger("shared.writer")
 

@@ -10,6 +10,7 @@ import numpy as np
 import openai
 import pytest
 
+from shared.embeddings import DimensionMismatch
 from shared.embeddings.openai_embedder import OpenAIEmbedder
 from shared.engine.llm.schemas import TaggingAnswer
 from shared.errors import ConfigurationError
@@ -19,7 +20,6 @@ from shared.llm.client import build_openai_client
 from shared.llm.openai_chat import OpenAIChatModel
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from shared.vectorstore import DimensionMismatch
 from tests.support.openai_standin import (
     Failures,
     OpenAIStandIn,

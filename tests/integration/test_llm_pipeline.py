@@ -252,7 +252,7 @@ def test_a_run_with_30_percent_failed_answers_still_ends(tmp_path):
 def test_a_tag_the_scores_contradict_is_overridden_and_needs_a_decision(llm, tmp_path):
     """The model calls the battery story a duplicate of an unrelated story: the code holds the
     answer against the similarities, tags it new, keeps the model's answer and blocks the write."""
-    from shared.writer.plan import build_plan
+    from shared.review.plan import build_plan
 
     def unrelated_duplicate(answer: dict, request: Recorded) -> dict:
         answer.update(decision_tag="duplicate", related_story_ids=[102], confidence=0.9)

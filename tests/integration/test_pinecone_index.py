@@ -7,13 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from shared.embeddings import DimensionMismatch
 from shared.indexing.indexer import index_work_items
 from shared.models import WorkItem
 from shared.retrieval.search import ADO_FILTER, USER_STORY_FILTER
 from shared.services import build_index
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from shared.vectorstore import DimensionMismatch, VectorRecord, check_index, drop_namespace
+from shared.vectorstore import VectorRecord, check_index, drop_namespace
 from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder
 from tests.support.openai_standin import hermetic_env

@@ -18,11 +18,11 @@ from devhost.host import LocalHost
 from shared import api, layout
 from shared.ado import ops
 from shared.cli import main as cli
+from shared.review import render
+from shared.review.plan import build_plan
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
-from shared.writer import render
 from shared.writer.execute import WriteResult
-from shared.writer.plan import build_plan
 from tests.chaos.harness import REPO
 from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import fake_services

@@ -10,9 +10,9 @@ from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.process import AGILE, Process
 from shared.indexing.workitems import from_rest
-from shared.writer import render
+from shared.review import render
+from shared.review.plan import build_plan
 from shared.writer.execute import Writer, counts, preview
-from shared.writer.plan import build_plan
 from tests.support.backlog_items import Backlog
 from tests.support.fake_ado import FakeAdo
 

@@ -16,9 +16,9 @@ from shared.errors import ConfigurationError, SynthesizerError
 from shared.ids import InvalidIdentifier
 from shared.models import RunStatus
 from shared.pipeline.runs import RunNotRetryable, UnknownRun, UploadMissing
+from shared.review.plan import InvalidDecisions
 from shared.review.state import ReviewState, StaleReview
 from shared.storage import NotFound
-from shared.writer.plan import InvalidDecisions
 from shared.writer.rollback import NothingToRollBack, UnknownWrite
 from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
 

@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 from shared import layout
 from shared.api import requester
+from shared.api.export import csv_cell, md
 from shared.review.edits import apply
-from shared.review.export import csv_cell, md
+from shared.review.plan import build_plan
 from shared.review.state import (
     ReviewState,
     StaleReview,
@@ -22,7 +23,6 @@ from shared.review.state import (
     save_state,
 )
 from shared.storage.local import LocalFolderStore
-from shared.writer.plan import build_plan
 from tests.support.pipeline import fake_services
 from tests.support.review_run import review_backlog
 

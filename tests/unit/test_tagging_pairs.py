@@ -20,8 +20,8 @@ from shared.engine.offline.pairs import (
 )
 from shared.engine.offline.tagging import OfflineTagger
 from shared.models import TaggingRecord
+from shared.review.plan import build_plan
 from shared.settings import Settings, TaggingConfig
-from shared.writer.plan import build_plan
 from tests.support.backlog_items import lone_story
 
 THRESHOLD_RULES = TaggingConfig(scorer="thresholds")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from shared.ado.process import AGILE, BASIC, CMMI, SCRUM
-from shared.writer import render
-from shared.writer.plan import InvalidDecisions, build_plan
+from shared.review import render
+from shared.review.plan import InvalidDecisions, build_plan
 from tests.support.backlog_items import Backlog
 
 

@@ -43,7 +43,7 @@ from typing import Any, Literal
 from shared.ado.process import AGILE, Process
 from shared.errors import SynthesizerError
 from shared.models import GeneratedItem, PendingRef, TaggingRecord
-from shared.writer import render
+from shared.review import render
 
 Decision = Literal["accept", "skip", "keep_existing", "replace", "both"]
 DECISIONS: tuple[str, ...] = ("accept", "skip", "keep_existing", "replace", "both")

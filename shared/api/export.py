@@ -22,7 +22,7 @@ follows ADO's "Import work items from a CSV file" (Boards > Queries > Import wor
   feature in Title 2, story in Title 3; an item whose parent is an existing work item starts at
   Title 1 and says so in its description: link it by hand after the import).
 - ``Description`` and ``Acceptance Criteria`` are HTML, as ADO's rich-text fields want, escaped
-  exactly as the writer escapes them (shared/writer/render.py); titles likewise.
+  exactly as the writer escapes them (shared/review/render.py); titles likewise.
 - ``Tags`` are the writer's, the signature tag included: a later write finds the imported items
   and does not create them again.
 - a cell starting with ``= + - @`` (or a tab or carriage return) gets a leading ``'`` so that a
@@ -53,11 +53,11 @@ from typing import Any
 from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.process import AGILE, Process
+from shared.api.bundle import existing_items, referenced_ids
 from shared.models import GeneratedItem, SourceQuote
-from shared.review.bundle import existing_items, referenced_ids
+from shared.review import render
+from shared.review.plan import Plan, PlannedItem, build_plan
 from shared.services import Services
-from shared.writer import render
-from shared.writer.plan import Plan, PlannedItem, build_plan
 from shared.writer.runs import ReviewedRun, reviewed_run
 
 log = logging.getLogger(__name__)

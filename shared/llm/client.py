@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from shared.errors import ConfigurationError
-from shared.llm import config
 from shared.settings import Settings
 
 AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"

@@ -11,7 +11,7 @@ import logging
 
 from shared import layout
 from shared.bus import FINALIZE_QUEUE, GENERATE_QUEUE, SEGMENT_QUEUE, TAG_QUEUE, poison_queue
-from shared.errors import error_record
+from shared.errors import Phase, error_record
 from shared.models import (
     TERMINAL_STATES,
     ErrorRecord,
@@ -37,7 +37,7 @@ from shared.storage import create_model, read_model_or_none
 
 log = logging.getLogger(__name__)
 
-PHASES = {
+PHASES: dict[str, Phase] = {
     SEGMENT_QUEUE: "segment",
     GENERATE_QUEUE: "generate",
     TAG_QUEUE: "tag",

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel

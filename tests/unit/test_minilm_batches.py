@@ -33,9 +33,9 @@ def test_a_texts_vector_is_the_same_alone_and_in_any_batch(embedder: MiniLMEmbed
     assert np.array_equal(together, alone)  # bitwise: padding and batch mates change nothing
     reordered = embedder.embed(TEXTS[::-1])
     assert np.array_equal(reordered, alone[::-1])
-    assert embedder.embed([TEXTS[0], TEXTS[6]]).tobytes() == np.vstack(
-        [alone[0], alone[6]]
-    ).tobytes()
+    assert (
+        embedder.embed([TEXTS[0], TEXTS[6]]).tobytes() == np.vstack([alone[0], alone[6]]).tobytes()
+    )
 
 
 def test_batches_group_similar_lengths_shortest_first() -> None:

@@ -325,8 +325,9 @@ class StoryVectors(Record):
     generation unit (docs/PERFORMANCE.md, "Fan-out"), by story id, each ``encode_vector``'d:
     ``query`` of the story text (title, description, criteria: what tagging retrieval queries
     the index with) and ``main`` of ``"{title}. {first quote}"`` (what finalize compares to
-    merge stories of several segments). Tag messages carry their story's. A reader uses them
-    only from the embedder it has itself (``fits``); without them it embeds, as it did before."""
+    merge stories of several segments). A tag message carries its story's ``query`` vector. A
+    reader uses them only from the embedder it has itself (``fits``); without them it embeds, as
+    it did before."""
 
     model: str
     dimension: int
@@ -353,14 +354,10 @@ class StoryVectors(Record):
             values.byteswap()
         return values.tolist()
 
-    def of(self, story_id: str) -> StoryVectors:
-        """Only ``story_id``'s vectors (what its tag message carries)."""
-        return self.model_copy(
-            update={
-                "query": {k: v for k, v in self.query.items() if k == story_id},
-                "main": {k: v for k, v in self.main.items() if k == story_id},
-            }
-        )
+    def for_tagging(self, story_id: str) -> StoryVectors:
+        """Only ``story_id``'s ``query`` vector: what its tag message carries."""
+        query = {story_id: self.query[story_id]} if story_id in self.query else {}
+        return self.model_copy(update={"query": query, "main": {}})
 
 
 class GeneratedPart(Record):

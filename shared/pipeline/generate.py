@@ -344,7 +344,7 @@ def tag_messages(part: GeneratedPart) -> list[tuple[str, Message]]:
                     segment_id=part.segment_id,
                     story_id=i.item_id,
                     story=i,
-                    vectors=vectors.of(i.item_id) if vectors is not None else None,
+                    vectors=vectors.for_tagging(i.item_id) if vectors is not None else None,
                 ),
                 "story",
                 "vectors",

@@ -344,8 +344,9 @@ def test_a_generate_unit_embeds_its_stories_in_one_call_and_sends_each_its_vecto
         assert vectors.vector("query", s.item_id) == svc.embedder.embed([text])[0].tolist()
         assert vectors.vector("main", s.item_id) == svc.embedder.embed([main])[0].tolist()
     sent = [TagMessage.model_validate_json(b) for q, b in bus.sent if q == TAG_QUEUE]
-    assert [m.vectors for m in sent] == [vectors.of(s.item_id) for s in stories]
+    assert [m.vectors for m in sent] == [vectors.for_tagging(s.item_id) for s in stories]
     assert all(m.vectors and list(m.vectors.query) == [m.story_id] for m in sent)
+    assert all(m.vectors and not m.vectors.main for m in sent)  # finalize's, not the unit's
 
 
 def test_a_tag_unit_with_its_storys_vector_embeds_nothing_and_tags_the_same(

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shared.engine.offline.language import clean, content_words, is_content, is_topical, lemma
+from shared.textio import short_text_cache
 
 # ------------------------------------------------------------------------------------------------
 # quantities
@@ -164,6 +166,11 @@ class Quantity:
 def quantities(text: str) -> list[Quantity]:
     """Numbers with what they count; dates, versions and ids ("2026-11-27", "v1", "ARC-03") are
     skipped."""
+    return list(_quantities(text))
+
+
+@short_text_cache()
+def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     for m in _QUANTITY.finditer(clean(text)):
         num = m.group("num").strip().lower()
@@ -189,7 +196,7 @@ def quantities(text: str) -> list[Quantity]:
             if kept:
                 keys = frozenset(f"count:{lemma(w.lower())}" for w in kept)
                 out.append(Quantity(value, keys, " ".join([m.group("num").strip(), *kept])))
-    return out
+    return tuple(out)
 
 
 def number_tokens(text: str) -> list[str]:
@@ -328,6 +335,7 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
 )
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s", "d"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -338,8 +346,13 @@ def _stem(word: str) -> str:
 
 
 def _clauses(text: str) -> list[str]:
+    return list(_clause_tuple(text))
+
+
+@short_text_cache()
+def _clause_tuple(text: str) -> tuple[str, ...]:
     low = _REASON.sub(" ", clean(text).lower())
-    return [c.strip() for c in _CLAUSE_SPLIT.split(low) if c and c.strip()]
+    return tuple(c.strip() for c in _CLAUSE_SPLIT.split(low) if c and c.strip())
 
 
 # "X are not allowed", "X is dropped": the negation is the predicate, so the subject is negated
@@ -362,6 +375,12 @@ _PLACE = re.compile(r"\s+(?:on|in|at|from|for|to|into|onto|under|over|before|aft
 
 def polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
     """(words only ever asserted, words only ever negated), each with the clause that says so."""
+    asserted, negated = _polarity(text)
+    return dict(asserted), dict(negated)
+
+
+@short_text_cache()
+def _polarity(text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
     asserted: dict[str, str] = {}
     negated: dict[str, str] = {}
     for clause in _clauses(text):
@@ -381,8 +400,8 @@ def polarity(text: str) -> tuple[dict[str, str], dict[str, str]]:
         for w in _words(no):
             negated.setdefault(w, shown)
     return (
-        {w: c for w, c in asserted.items() if w not in negated},
-        {w: c for w, c in negated.items() if w not in asserted},
+        tuple((w, c) for w, c in asserted.items() if w not in negated),
+        tuple((w, c) for w, c in negated.items() if w not in asserted),
     )
 
 
@@ -455,14 +474,18 @@ def quantifier_cues(a: str, b: str) -> list[str]:
 
 def antonym_cues(a: str, b: str) -> list[str]:
     # reasons ("so that I can keep ...") are not requirements, as for negation
-    sa = {_stem(w) for w in re.findall(r"[a-z]+", _REASON.sub(" ", clean(a).lower()))}
-    sb = {_stem(w) for w in re.findall(r"[a-z]+", _REASON.sub(" ", clean(b).lower()))}
+    sa, sb = _stems(a), _stems(b)
     for x, y in ANTONYMS:
         x_, y_ = _stem(x), _stem(y)
         for p, q in ((x_, y_), (y_, x_)):
             if p in sa and q not in sa and q in sb and p not in sb:
                 return [f"antonyms: '{p}' vs '{q}'"]
     return []
+
+
+@short_text_cache()
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in re.findall(r"[a-z]+", _REASON.sub(" ", clean(text).lower())))
 
 
 def contradiction_cues(a: str, b: str) -> list[str]:
@@ -596,7 +619,7 @@ def value_changes(a: str, b: str) -> list[str]:
 # unit words by what they measure; a family both texts name with no unit in common is a change of
 # unit ("micro-seconds" / "milli-seconds", "bytes" / "kilobytes", "1 Hz" / "1 kHz", "in seconds" /
 # "within two hours", "per hour" / "per day")
-_UNIT_FAMILIES: dict[str, tuple[str, ...]] = {
+_UNIT_FAMILIES: dict[str, list[str]] = {
     "time": (
         "nanosecond ns microsecond µs usec millisecond ms msec second sec secs minute min mins "
         "hour hr hrs day week fortnight month quarter year decade"

@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 from devhost.host import LocalHost
+from devhost.standins.fake_ado import FakeAdo
 from shared.services import app_services
 from shared.settings import get_settings
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import REPO
 
 playwright_api = pytest.importorskip(
@@ -753,7 +753,7 @@ def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
     """The host's settings name a model (the OpenAI stand-in) whose segmentation answers garbage,
     so the upload fails; the model is taken out of the settings and "Run again", pressed with the
     keyboard, starts attempt 2 from the stored upload, which the page follows to completion."""
-    from tests.support.openai_standin import OpenAIStandIn, Reply
+    from devhost.standins.openai_standin import OpenAIStandIn, Reply
 
     meeting = tmp_path / "review_meeting_run_again.txt"  # a run of its own (see meeting_copy)
     meeting.write_bytes(MEETING.read_bytes())

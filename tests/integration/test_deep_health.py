@@ -18,13 +18,13 @@ import azure.functions as func
 import pytest
 
 import function_app
+from devhost.standins.fake_ado import FakeAdo
+from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
 from shared import api
 from shared.bus.memory import InProcessBus
 from shared.services import Services, build_services
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.fake_ado import FakeAdo
-from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 
 pytestmark = pytest.mark.integration

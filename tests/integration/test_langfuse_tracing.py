@@ -17,6 +17,7 @@ import pytest
 from langfuse._client.resource_manager import LangfuseResourceManager
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from devhost.standins.openai_standin import hermetic_env
 from shared import layout
 from shared.agents import Agents, SegmentationFailed
 from shared.models import ErrorRecord, Segment, TaggingRecord
@@ -29,7 +30,6 @@ from shared.storage.local import LocalFolderStore
 from shared.tracing import NullTracer
 from shared.tracing_langfuse import LangfuseTracer, root_span_id
 from tests.support.fakes import CueGenerator, Flaky, ParagraphSegmenter, ThresholdTagger
-from tests.support.openai_standin import hermetic_env
 from tests.support.pipeline import make_pipeline, run_file
 from tests.support.transcripts import SMALL
 

@@ -35,7 +35,7 @@ from tests.chaos.harness import (
     wait_terminal,
 )
 
-pytestmark = [pytest.mark.chaos, pytest.mark.integration]
+pytestmark = pytest.mark.integration  # needs Azurite; "chaos" comes from the directory
 
 SEED = int(os.environ.get("CHAOS_SEED") or time.time_ns() % 1_000_000)
 RUN_TIMEOUT = 360  # seconds for a run to end under faults (a loaded 2-core machine is slow)

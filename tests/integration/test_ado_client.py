@@ -19,8 +19,6 @@ from shared.ado.errors import (
     AdoThrottled,
 )
 
-pytestmark = pytest.mark.integration
-
 TYPES = ["Epic", "Feature", "User Story"]
 
 

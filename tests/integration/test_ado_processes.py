@@ -20,8 +20,6 @@ from shared.storage.local import LocalFolderStore
 from tests.support.backlog_items import NOW, lone_story
 from tests.support.pipeline import fake_services
 
-pytestmark = pytest.mark.integration
-
 PROJECT = "rc"
 
 # sample story #1101, word for word

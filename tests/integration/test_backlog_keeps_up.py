@@ -31,7 +31,6 @@ from shared.writer.rollback import rollback_run
 from shared.writer.runs import write_run
 from tests.support.pipeline import REPO, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 MONDAY = REPO / "tests" / "data" / "recurring_meeting_monday.txt"
 THURSDAY = REPO / "tests" / "data" / "recurring_meeting_thursday.txt"

@@ -27,8 +27,6 @@ from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.pinecone_standin import PineconeStandIn
 
-pytestmark = pytest.mark.integration
-
 # Fake secrets in real formats (never credentials anywhere).
 OPENAI_KEY = "sk-proj-Hz5vT8mW3xK9pL1nR7bY4cH6dF0gJ5sA8eU2iO7kM1tV3wX4"
 PINECONE_KEY = "pcsk_3Hq8vT2_mW9xK4pL7nR3bY6cH1dF5gJ0sA2eU8iO4kM7tV9wX3yZ5aB"

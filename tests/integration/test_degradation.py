@@ -44,7 +44,6 @@ from tests.support.fakes import HashEmbedder, fake_agents
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import run_file
 
-pytestmark = pytest.mark.integration
 M = TypeVar("M", bound=BaseModel)
 
 PROJECT = "demo"

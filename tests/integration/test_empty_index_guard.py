@@ -23,8 +23,6 @@ from shared.storage.local import LocalFolderStore
 from shared.writer.runs import EmptyBacklogRefused, write_run
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
-
 NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"
 
 

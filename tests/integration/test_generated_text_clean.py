@@ -23,8 +23,6 @@ from tests.support.fakes import HashEmbedder
 from tests.support.generated_text import MARKER, quotes, unclean
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
-
 BACKLOG = [
     WorkItem(
         work_item_id=101,

@@ -28,7 +28,6 @@ from shared.vectorstore.embedded import EmbeddedVectorIndex
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import fake_services
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 
 

@@ -23,7 +23,6 @@ from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import fake_services
 from tests.support.review_run import review_backlog, store_run
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 
 

@@ -33,7 +33,6 @@ from tests.support.fakes import CueGenerator, Flaky, ParagraphSegmenter, Thresho
 from tests.support.pipeline import make_pipeline, run_file
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
 KEYS = {"langfuse_public_key": "pk-lf-test-public", "langfuse_secret_key": "sk-lf-test-secret"}
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

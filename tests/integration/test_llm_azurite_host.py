@@ -29,7 +29,6 @@ from shared.tracing_langfuse import LangfuseTracer, root_span_id
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import REPO, SAMPLES
 
-pytestmark = pytest.mark.integration
 PROJECT = "remote-control"
 
 

@@ -19,8 +19,6 @@ from shared.cli import main
 from shared.models import ErrorRecord
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch) -> Iterator[Path]:

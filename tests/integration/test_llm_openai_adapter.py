@@ -27,7 +27,6 @@ from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from shared.vectorstore import DimensionMismatch
 
-pytestmark = pytest.mark.integration
 MESSAGES = [{"role": "user", "content": "tag this"}]
 
 

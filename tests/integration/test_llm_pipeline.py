@@ -35,8 +35,6 @@ from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(autouse=True)
 def _hermetic_env(monkeypatch):

@@ -24,8 +24,6 @@ from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import SAMPLES, fake_services
 
-pytestmark = pytest.mark.integration
-
 PROJECT = "rc"
 BACKLOG = SAMPLES / "backlog"
 PROCESSES = ("agile", "scrum", "cmmi", "basic")

@@ -23,8 +23,6 @@ from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
-
 MEETING = """Product Owner: Today we plan the new remote control.
 Marketing: The remote must have fewer than ten buttons. It should glow in the dark.
 

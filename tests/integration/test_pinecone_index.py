@@ -19,7 +19,6 @@ from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder
 from tests.support.pinecone_standin import PineconeStandIn
 
-pytestmark = pytest.mark.integration
 DIM = 8
 
 

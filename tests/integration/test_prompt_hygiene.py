@@ -33,7 +33,6 @@ from shared.services import Services, build_services, build_tracer
 from shared.settings import HygieneConfig, Settings
 from shared.storage.local import LocalFolderStore
 
-pytestmark = pytest.mark.integration
 PROJECT = "hygiene"
 
 # Fake secrets in real formats (never credentials anywhere).

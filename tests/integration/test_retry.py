@@ -39,7 +39,6 @@ from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import make_pipeline
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
 PROJECT = "demo"
 NAME = "meeting.txt"
 BLOB = f"transcripts/{PROJECT}/{NAME}"

@@ -28,7 +28,6 @@ from tests.chaos.harness import REPO
 from tests.support.pipeline import fake_services
 from tests.support.review_run import review_backlog, store_run
 
-pytestmark = pytest.mark.integration
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 KEY = "review-state-key"
 

@@ -34,8 +34,6 @@ from shared.writer.rollback import (
 from shared.writer.runs import WriteInProgress, write_run
 from tests.support.backlog_items import NOW, Backlog
 
-pytestmark = pytest.mark.integration
-
 # revision metadata moves forward in ADO whatever is undone (a revert is itself a revision)
 REVISION_FIELDS = ("System.Rev", "System.ChangedDate", "System.ChangedBy")
 

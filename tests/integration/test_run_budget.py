@@ -36,8 +36,6 @@ from tests.support.fakes import CueGenerator, ParagraphSegmenter, ThresholdTagge
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
-
 BACKLOG = [
     WorkItem(
         work_item_id=101,

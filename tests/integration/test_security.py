@@ -43,7 +43,6 @@ from shared.storage import dump_model
 from tests.chaos.harness import REPO, call, check_run, wait_terminal
 from tests.support.pipeline import make_pipeline
 
-pytestmark = pytest.mark.integration
 KEY = "security-test-key"
 PROJECT = "security"
 

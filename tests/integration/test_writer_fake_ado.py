@@ -16,9 +16,6 @@ from shared.writer.execute import Writer, counts, preview
 from shared.writer.plan import build_plan
 from tests.support.backlog_items import Backlog
 
-pytestmark = pytest.mark.integration
-
-
 PROCESSES = ("agile", "scrum", "cmmi", "basic")
 
 

@@ -27,8 +27,6 @@ from shared.writer.execute import WriteResult
 from shared.writer.runs import WriteInProgress, held_lease, write_run
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
-
 # written to produce every tag against the sample backlog, two conflicts among them
 DESIGN = SAMPLES.parent / "tests" / "data" / "review_meeting.txt"
 NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"

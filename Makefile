@@ -5,14 +5,26 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 TOOLS  := .venv-tools
 
-.PHONY: setup chromium demo demo-serve test test-unit test-fast chaos bench lint format clean
+.PHONY: setup setup-demo chromium demo demo-serve test test-unit test-fast chaos bench lint typecheck format clean
 
+# setup: everything the tests need (the app's and the dev requirements, checkov, Azurite, Chromium).
+# setup-demo: only what the demo runs on (the app's requirements and Azurite): no checkov, no Chromium.
 setup: $(VENV)/.installed $(TOOLS)/.installed node_modules/.installed chromium
 
+setup-demo: $(VENV)/.installed-app node_modules/.installed
+
+# requirements-dev.txt includes requirements.txt, so the full install also marks the app's as done:
+# `make test` then `make demo` installs nothing more; `make demo` then `make test` adds the dev set.
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(VENV)/.installed-app $@
+
+$(VENV)/.installed-app: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
 # checkov pins packaging<24 while pytest 9 needs >=24: it gets its own venv (used by test_infra.py)
@@ -57,10 +69,10 @@ BACKLOG ?=
 DOCS    ?=
 DEMO_ARGS = $(if $(FILE),"$(FILE)") --project "$(PROJECT)" \
 	$(if $(BACKLOG),--backlog "$(BACKLOG)") $(if $(DOCS),--docs "$(DOCS)")
-demo: setup
+demo: setup-demo
 	$(PY) -m devhost.demo $(DEMO_ARGS)
 
-demo-serve: setup
+demo-serve: setup-demo
 	$(PY) -m devhost.demo $(DEMO_ARGS) --keep-running
 
 ## make test: every test (unit, integration on Azurite, e2e through the local host)
@@ -79,13 +91,18 @@ test-unit: setup
 bench: setup
 	$(PY) -m benchmarks.run_all
 
-lint: setup
+## make lint: ruff (rules and formatting) and mypy; make typecheck: mypy alone (pyproject.toml)
+lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@$(MAKE) --no-print-directory typecheck
+
+typecheck: $(VENV)/.installed
+	$(PY) -m mypy
 
 format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf .data out .pytest_cache .ruff_cache
+	rm -rf .data out .pytest_cache .ruff_cache .mypy_cache

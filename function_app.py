@@ -70,8 +70,9 @@ def start_run_from_blob(blob: func.InputStream) -> None:
     size = blob.length
     data = blob.read(limit + 1)
     # the version's ETag: a duplicate event for it starts nothing, the same bytes uploaded again
-    # after a failed run (a new version) start a new attempt (shared/pipeline/runs.py start_run)
-    etag = (blob.blob_properties or {}).get("ETag")
+    # after a failed run (a new version) start a new attempt (shared/pipeline/runs.py start_run);
+    # the runtime's azure.functions.blob.InputStream has blob_properties, the abstract type not
+    etag = (getattr(blob, "blob_properties", None) or {}).get("ETag")
     start_run(
         svc,
         blob.name or "",
@@ -174,11 +175,8 @@ def runs_create(req: func.HttpRequest) -> func.HttpResponse:
 @app.function_name("runs_list")
 @app.route(route="runs", methods=["GET"])
 def runs_list(req: func.HttpRequest) -> func.HttpResponse:
-    try:
-        limit = int(req.params.get("limit", "50"))
-    except ValueError:
-        return _http(api.error_response(400, "limit must be an integer"))
-    return _http(api.list_runs(app_services(), req.params.get("project"), limit))
+    params = req.params
+    return _http(api.list_runs(app_services(), params.get("project"), params.get("limit", "50")))
 
 
 @app.function_name("runs_get")

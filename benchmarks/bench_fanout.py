@@ -162,7 +162,7 @@ def serve_standin(log_path: str, embedding_delay: float) -> int:
     from devhost.standins.openai_standin import OpenAIStandIn
 
     lock = threading.Lock()
-    log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 - open for the server's lifetime
+    log = open(log_path, "a", encoding="utf-8")  # open for the server's lifetime
 
     class Timed(OpenAIStandIn):
         def handle(self, route: str, path: str, headers: dict[str, str], raw: bytes) -> tuple:
@@ -243,8 +243,8 @@ def count_storage_requests() -> None:
                 _REQUESTS[0] += 1
         return original(self, request, **kwargs)
 
-    send._counted = True  # type: ignore[attr-defined]
-    RequestsTransport.send = send  # type: ignore[method-assign]
+    send.__dict__["_counted"] = True  # the mark that it is installed (once per process)
+    RequestsTransport.send = send
 
 
 def standin_process(log_path: Path, embedding_delay: float) -> Any:
@@ -760,13 +760,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{queues.get('maxPollingInterval')}; fan-out with {args.workers} workers",
                 flush=True,
             )
-            for name, host_kwargs, hj, entry, runs in variants:
+            for name, host_kwargs, hj, entry, repetitions in variants:
                 measured[name] = measure(
                     name,
                     host_kwargs,
                     hj,
                     entry,
-                    runs,
+                    repetitions,
                     data,
                     calls_log,
                     args.timeout,

@@ -107,7 +107,7 @@ def serve_standin(log_path: str, config: dict[str, Any]) -> int:
     from devhost.standins.openai_standin import OpenAIStandIn, RateLimits, Recorded, TokenLatency
 
     lock = threading.Lock()
-    log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 - open for the server's lifetime
+    log = open(log_path, "a", encoding="utf-8")  # open for the server's lifetime
 
     def record(rec: Recorded) -> None:
         line = {

@@ -46,7 +46,9 @@ from loaders.console import (
 )
 from shared import layout
 from shared.ado import process as processes
+from shared.ado.ports import BacklogSource
 from shared.ado.process import Process, normalize_types
+from shared.errors import ConfigurationError
 from shared.indexing.backlog import (
     IndexBusy,
     configured_types,
@@ -81,7 +83,9 @@ class FetchedBacklog:
 
 
 def fetch_rest(
-    client: Any, work_item_types: Sequence[str], progress: Callable[[int], None] | None = None
+    client: BacklogSource,
+    work_item_types: Sequence[str],
+    progress: Callable[[int], None] | None = None,
 ) -> FetchedBacklog:
     """Every work item of the types through the REST API (ids by WIQL, items by workitemsbatch)."""
     ids = list(client.iter_ids(work_item_types))
@@ -169,7 +173,7 @@ def load_backlog(
     project: str,
     *,
     file: str | Path | None = None,
-    client: Any = None,
+    client: BacklogSource | None = None,
     types: Sequence[str] = (),
     include_bugs: bool = False,
     prune: bool = True,
@@ -189,7 +193,7 @@ def load_backlog(
     check_project(project)
     settings = svc.settings
     if not settings.pipeline.external_loaders.ado.enabled:
-        raise ValueError(
+        raise ConfigurationError(
             "the ADO loader is disabled (SYNTH_PIPELINE__EXTERNAL_LOADERS__ADO__ENABLED=false)"
         )
     if not rebuild:
@@ -256,7 +260,6 @@ def main(
     setup_logging(args.verbose)
     from shared.ado.errors import AdoError
     from shared.ids import InvalidIdentifier
-    from shared.services import NotConfigured
     from shared.settings import Settings
 
     try:
@@ -277,7 +280,7 @@ def main(
         )
     except InvalidIdentifier as error:
         return fail(f"{error}; pass --project with a valid namespace", err)
-    except (AdoError, NotConfigured, ValueError, OSError, IndexBusy) as error:
+    except (AdoError, ConfigurationError, ValueError, OSError, IndexBusy) as error:
         return fail(str(error), err)
     print_summary(
         summary,

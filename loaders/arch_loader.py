@@ -38,6 +38,7 @@ from loaders.console import (
     setup_logging,
 )
 from shared import layout
+from shared.errors import ConfigurationError
 from shared.indexing.indexer import (
     DocumentSource,
     LoaderError,
@@ -88,7 +89,7 @@ def load_documents(
     check_project(project)
     cfg = svc.settings.pipeline.external_loaders.architecture
     if not cfg.enabled:
-        raise ValueError(
+        raise ConfigurationError(
             "the architecture loader is disabled "
             "(SYNTH_PIPELINE__EXTERNAL_LOADERS__ARCHITECTURE__ENABLED=false)"
         )
@@ -140,7 +141,6 @@ def main(
     out, err = stdout or sys.stdout, stderr or sys.stderr
     args = parser().parse_args(argv)
     setup_logging(args.verbose)
-    from shared.services import NotConfigured
     from shared.settings import Settings
 
     try:
@@ -153,7 +153,7 @@ def main(
             allow_empty=args.allow_empty,
             rebuild=args.rebuild,
         )
-    except (NotConfigured, ValueError, OSError) as error:
+    except (ConfigurationError, ValueError, OSError) as error:
         return fail(str(error), err)
     print_summary(
         summary,

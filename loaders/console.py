@@ -66,7 +66,11 @@ def progress_bar(
     from tqdm import tqdm
 
     with tqdm(total=total, desc=desc, unit=unit, file=stream, leave=False) as bar:
-        yield bar.update
+
+        def advance(n: int) -> None:
+            bar.update(n)
+
+        yield advance
 
 
 def print_summary(

@@ -2,19 +2,27 @@
 
 Every identifier that reaches a storage path is validated first: a malformed run id or artifact name
 is a 400, an unknown run a 404, always with a JSON body that says what was wrong.
+
+Errors are answered in one place: a handler raises, and ``api_errors()`` (one table) says which
+exception type becomes which status, with a stable ``code`` and the message, as
+``{"error": message, "code": code, ...}``; every public handler answers through it
+(``answers_errors``). An exception the table does not name is a bug and propagates (the host
+answers 500). Only a malformed request body is answered where it is read.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 from urllib.parse import quote
 
 from shared import __version__, layout
 from shared.backlog_tree import build_tree
+from shared.errors import ConfigurationError, SynthesizerError
 from shared.ids import (
     InvalidIdentifier,
     check_artifact_name,
@@ -34,7 +42,10 @@ from shared.services import Services
 from shared.storage import NotFound, content_type_for, read_jsonl, read_model
 
 if TYPE_CHECKING:
+    from shared.ado.ports import WorkItemWriter
     from shared.review_state import ReviewState
+
+P = ParamSpec("P")
 
 
 @dataclass
@@ -54,6 +65,103 @@ def json_response(status: int, payload: Any) -> ApiResponse:
 
 def error_response(code: int, message: str, **extra: Any) -> ApiResponse:
     return json_response(code, {"error": message, **extra})
+
+
+# ------------------------------------------------------------------------------------------------
+# errors: the one table from exception types to answers
+
+
+class UnknownArtifact(SynthesizerError, LookupError):
+    """The run has no artifact of that name."""
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """How an exception type is answered: ``status``, a stable ``code``, the message (``str(err)``
+    unless ``message`` says otherwise), ``extra`` fields of the JSON body and ``headers``."""
+
+    status: int
+    code: str
+    message: Callable[[Any], str] = str
+    extra: Callable[[Any], dict[str, Any]] = lambda err: {}
+    headers: Callable[[Any], dict[str, str]] = lambda err: {}
+
+
+def _run_status(err: Any) -> dict[str, Any]:
+    return {"status": err.status} if getattr(err, "status", None) else {}
+
+
+@functools.cache
+def api_errors() -> tuple[tuple[type[BaseException], ApiError], ...]:
+    """Every exception a handler answers, with its answer; the first type that matches wins.
+    Imported on first use: the writer and the ADO client are not loaded by a status call."""
+    from shared.ado.errors import AdoError
+    from shared.ado.process import ProcessError
+    from shared.pipeline.runs import RunNotRetryable, UploadMissing
+    from shared.review_state import StaleReview
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.rollback import NothingToRollBack, UnknownWrite
+    from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
+
+    return (
+        (InvalidIdentifier, ApiError(400, "invalid_identifier")),
+        (
+            InvalidDecisions,
+            ApiError(400, "invalid_decisions", extra=lambda err: {"problems": err.problems}),
+        ),
+        (UnknownRun, ApiError(404, "unknown_run", lambda err: f"run {err} not found")),
+        (UnknownArtifact, ApiError(404, "unknown_artifact")),
+        (UnknownWrite, ApiError(404, "unknown_write")),
+        (RunNotWritable, ApiError(409, "not_completed", extra=_run_status)),
+        (
+            RunNotRetryable,
+            ApiError(409, "not_retryable", extra=lambda err: {"status": err.run.status}),
+        ),
+        (UploadMissing, ApiError(409, "upload_missing", extra=_run_status)),
+        (EmptyBacklogRefused, ApiError(409, "empty_index")),
+        (WriteInProgress, ApiError(409, "write_in_progress")),
+        (NothingToRollBack, ApiError(409, "nothing_to_roll_back")),
+        (
+            StaleReview,
+            ApiError(
+                409,
+                "stale_review",
+                lambda err: _stale_message(err.current, sent=err.sent),
+                extra=lambda err: {"current": err.current.view(err.etag), "etag": err.etag},
+                headers=lambda err: {"ETag": err.etag} if err.etag else {},
+            ),
+        ),
+        (AdoError, ApiError(502, "ado_error", lambda err: f"Azure DevOps: {err}")),
+        (ProcessError, ApiError(503, "ado_process", lambda err: f"Azure DevOps: {err}")),
+        (ConfigurationError, ApiError(503, "not_configured")),
+    )
+
+
+def error_for(err: BaseException) -> ApiResponse | None:
+    """The answer to ``err`` from ``api_errors()``; None when the table does not name it."""
+    for kind, answer in api_errors():
+        if isinstance(err, kind):
+            body = {"error": answer.message(err), "code": answer.code, **answer.extra(err)}
+            response = json_response(answer.status, body)
+            response.headers.update(answer.headers(err))
+            return response
+    return None
+
+
+def answers_errors(handler: Callable[P, ApiResponse]) -> Callable[P, ApiResponse]:
+    """``handler`` with every exception of ``api_errors()`` answered as the table says."""
+
+    @functools.wraps(handler)
+    def answer(*args: P.args, **kwargs: P.kwargs) -> ApiResponse:
+        try:
+            return handler(*args, **kwargs)
+        except SynthesizerError as err:
+            response = error_for(err)
+            if response is None:
+                raise
+            return response
+
+    return answer
 
 
 def health(svc: Services) -> ApiResponse:
@@ -145,15 +253,13 @@ def run_view(svc: Services, run: RunStatus) -> dict[str, Any]:
     return view
 
 
+@answers_errors
 def create_run(
     svc: Services, project: str | None, filename: str | None, data: bytes
 ) -> ApiResponse:
     """POST /api/runs: store the upload where a blob drop would land, then start the same way."""
-    try:
-        check_project(project or "")
-        check_upload_name(filename or "")
-    except InvalidIdentifier as err:
-        return error_response(400, str(err))
+    check_project(project or "")
+    check_upload_name(filename or "")
     limit = svc.settings.pipeline.limits.max_upload_bytes
     if len(data) > limit:
         return error_response(
@@ -174,6 +280,7 @@ def create_run(
     return json_response(202, view)
 
 
+@answers_errors
 def retry_run(svc: Services, run_id: str) -> ApiResponse:
     """POST /api/runs/{run_id}/retry: run a failed or completed_with_errors run again from its
     stored upload with the current settings (shared/pipeline/runs.py ``retry_run``).
@@ -183,20 +290,10 @@ def retry_run(svc: Services, run_id: str) -> ApiResponse:
     existing attempt when the run was already run again (a duplicated or repeated request: never a
     second attempt); 409 when the run is queued, running or completed, or its upload is gone;
     404 unknown run; 400 malformed id."""
-    from shared.pipeline.runs import RunNotRetryable, UploadMissing
     from shared.pipeline.runs import retry_run as retry
 
-    old = _load(svc, run_id)
-    if isinstance(old, ApiResponse):
-        return old
-    try:
-        run, created = retry(svc, run_id)
-    except RunNotRetryable as err:
-        return error_response(409, str(err), status=err.run.status)
-    except UploadMissing as err:
-        return error_response(409, str(err), status=old.status)
-    except UnknownRun:  # purged between the two reads
-        return error_response(404, f"run {run_id} not found")
+    _load(svc, run_id)
+    run, created = retry(svc, run_id)  # UnknownRun too when purged between the two reads
     view = run_view(svc, run)
     view["status_url"] = f"/api/runs/{run.run_id}"
     view["started"] = created
@@ -205,12 +302,16 @@ def retry_run(svc: Services, run_id: str) -> ApiResponse:
     return json_response(422 if run.status == "failed" else 202, view)
 
 
-def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> ApiResponse:
+@answers_errors
+def list_runs(svc: Services, project: str | None = None, limit: int | str = 50) -> ApiResponse:
+    """GET /api/runs[?project=P][&limit=N]: the latest runs first (``limit`` as sent: 400 when it
+    is no integer)."""
+    try:
+        count = max(1, min(int(limit), 500))
+    except ValueError:
+        return error_response(400, "limit must be an integer")
     if project:
-        try:
-            check_project(project)
-        except InvalidIdentifier as err:
-            return error_response(400, str(err))
+        check_project(project)
     runs = []
     for run_id in svc.store.children("runs/"):
         try:
@@ -246,33 +347,26 @@ def list_runs(svc: Services, project: str | None = None, limit: int = 50) -> Api
                         "retried_by",
                     },
                 )
-                for r in runs[: max(1, min(limit, 500))]
+                for r in runs[:count]
             ]
         },
     )
 
 
-def _load(svc: Services, run_id: str) -> RunStatus | ApiResponse:
-    try:
-        check_run_id(run_id)
-        return load_run(svc, run_id)
-    except InvalidIdentifier as err:
-        return error_response(400, str(err))
-    except UnknownRun:
-        return error_response(404, f"run {run_id} not found")
+def _load(svc: Services, run_id: str) -> RunStatus:
+    """The run; InvalidIdentifier (400) for a malformed id, UnknownRun (404) for no run."""
+    check_run_id(run_id)
+    return load_run(svc, run_id)
 
 
+@answers_errors
 def get_run(svc: Services, run_id: str) -> ApiResponse:
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
-    return json_response(200, run_view(svc, run))
+    return json_response(200, run_view(svc, _load(svc, run_id)))
 
 
+@answers_errors
 def list_artifacts(svc: Services, run_id: str) -> ApiResponse:
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     present = set(svc.store.children(layout.run_prefix(run_id)))
     names = [n for n in layout.FINAL_ARTIFACTS if n in present]
     names += sorted(n for n in present - set(names) if "." in n and not n.endswith(".lease"))
@@ -285,34 +379,29 @@ def list_artifacts(svc: Services, run_id: str) -> ApiResponse:
     )
 
 
+@answers_errors
 def get_artifact(svc: Services, run_id: str, name: str) -> ApiResponse:
-    try:
-        check_run_id(run_id)
-        check_artifact_name(name)
-    except InvalidIdentifier as err:
-        return error_response(400, str(err))
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    check_run_id(run_id)
+    check_artifact_name(name)
+    _load(svc, run_id)
     try:
         data = svc.store.get(layout.run_file(run_id, name))
     except NotFound:
-        return error_response(404, f"run {run_id} has no artifact {name}")
+        raise UnknownArtifact(f"run {run_id} has no artifact {name}") from None
     return ApiResponse(200, data, content_type_for(name))
 
 
+@answers_errors
 def get_backlog(svc: Services, run_id: str) -> ApiResponse:
+    from shared.writer.plan import InvalidDecisions
+    from shared.writer.runs import RunNotWritable, reviewed_run
+
     run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
     if run.status not in ("completed", "completed_with_errors"):
-        return error_response(
-            409,
+        raise RunNotWritable(
             f"run {run_id} is {run.status}; the backlog exists once it completes",
             status=run.status,
         )
-    from shared.writer.plan import InvalidDecisions
-    from shared.writer.runs import reviewed_run
 
     extra: dict[str, Any] = {}
     try:  # the backlog as reviewed: the saved edits applied (shared/review_state.py)
@@ -331,6 +420,7 @@ def get_backlog(svc: Services, run_id: str) -> ApiResponse:
     return json_response(200, {"run_id": run_id, "status": run.status, **extra, **tree})
 
 
+@answers_errors
 def get_review(svc: Services, run_id: str) -> ApiResponse:
     """GET /api/runs/{run_id}/review: the review page's bundle (shape in shared/review.py).
     200 for any known run; ``ready`` is false (and the backlog absent) until it completes."""
@@ -338,21 +428,17 @@ def get_review(svc: Services, run_id: str) -> ApiResponse:
     from shared.writer.runs import latest_write
 
     run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
     bundle = build_bundle(svc, run, run_view(svc, run), lambda: latest_write(svc, run_id))
     return json_response(200, bundle)
 
 
+@answers_errors
 def get_project(svc: Services, project: str) -> ApiResponse:
     """GET /api/projects/{project}: its runs and what each wrote, its index, the last sync and
     its pending stories (shape in shared/indexing/project.py); 400 for an invalid name."""
     from shared.indexing.project import project_view
 
-    try:
-        check_project(project)
-    except InvalidIdentifier as err:
-        return error_response(400, str(err))
+    check_project(project)
     return json_response(200, project_view(svc, project))
 
 
@@ -383,37 +469,25 @@ def _write_body(raw: bytes | None) -> dict[str, Any] | ApiResponse:
     return body
 
 
+@answers_errors
 def write_run(
     svc: Services,
     run_id: str,
     raw_body: bytes | None,
     *,
-    ado_client: Any = None,
+    ado_client: WorkItemWriter | None = None,
     requester: str | None = None,
 ) -> ApiResponse:
     """POST /api/runs/{run_id}/write: the plan (``dry_run``, the default) or the write, of the
     run with its saved review applied. ``requester`` (shared.api.requester): who asks."""
-    from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoError, AdoNotConfigured
-    from shared.ado.process import ProcessError
-    from shared.writer.plan import InvalidDecisions
-    from shared.writer.runs import EmptyBacklogRefused, RunNotWritable, WriteInProgress
     from shared.writer.runs import write_run as write
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     body = _write_body(raw_body)
     if isinstance(body, ApiResponse):
         return body
     dry_run = body.get("dry_run", True)
-    client = ado_client
-    if client is None:
-        try:
-            client = AdoClient.from_settings(svc.settings)
-        except AdoNotConfigured as err:
-            if not dry_run:
-                return error_response(503, f"Azure DevOps is not configured: {err}")
+    client = ado_client if ado_client is not None else _ado_client(svc, dry_run=dry_run)
     try:
         return json_response(
             200,
@@ -427,50 +501,45 @@ def write_run(
                 requester=requester,
             ),
         )
-    except EmptyBacklogRefused as err:
-        return json_response(409, {"error": str(err), "code": "empty_index"})
-    except InvalidDecisions as err:
-        return error_response(400, str(err), problems=err.problems)
-    except RunNotWritable as err:
-        return error_response(409, str(err), status=run.status)
-    except WriteInProgress as err:
-        return error_response(409, str(err))
-    except ProcessError as err:  # the project's process cannot be told: a setting is needed
-        return error_response(503, f"Azure DevOps: {err}")
-    except AdoError as err:  # asking for the project's work item types failed
-        return error_response(502, f"Azure DevOps: {err}")
     finally:
         if client is not None and ado_client is None:
             client.close()
 
 
+def _ado_client(svc: Services, *, dry_run: bool) -> Any:
+    """The ADO client from the settings; None when ADO is not configured and this is a dry run
+    (the plan is then made from the run's files), else ConfigurationError (503)."""
+    from shared.ado.client import AdoClient
+
+    try:
+        return AdoClient.from_settings(svc.settings)
+    except ConfigurationError:
+        if not dry_run:
+            raise
+        return None
+
+
+@answers_errors
 def get_write(svc: Services, run_id: str) -> ApiResponse:
     """GET /api/runs/{run_id}/write: the latest write's results (empty if never written)."""
     from shared.writer.runs import latest_write
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     return json_response(200, latest_write(svc, run_id))
 
 
 ROLLBACK_BODY_KEYS = ("write_id", "dry_run")
 
 
+@answers_errors
 def rollback_run(
-    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: Any = None
+    svc: Services, run_id: str, raw_body: bytes | None, *, ado_client: WorkItemWriter | None = None
 ) -> ApiResponse:
     """POST /api/runs/{run_id}/rollback: what undoing a write would do (``dry_run``, the default,
     as for a write) or the rollback; the latest write unless ``write_id`` names another."""
-    from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
-    from shared.writer.rollback import NothingToRollBack, UnknownWrite
     from shared.writer.rollback import rollback_run as rollback
-    from shared.writer.runs import WriteInProgress
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     body: Any = {}
     if raw_body and raw_body.strip():
         try:
@@ -490,40 +559,21 @@ def rollback_run(
     write_id = body.get("write_id")
     if write_id is not None and not isinstance(write_id, str):
         return error_response(400, "write_id must be a string such as w-0001-20260101T120000Z")
-    client = ado_client
-    if client is None:
-        try:
-            client = AdoClient.from_settings(svc.settings)
-        except AdoNotConfigured as err:
-            if not dry_run:
-                return error_response(503, f"Azure DevOps is not configured: {err}")
+    client = ado_client if ado_client is not None else _ado_client(svc, dry_run=dry_run)
     try:
         return json_response(200, rollback(svc, run_id, client, write_id=write_id, dry_run=dry_run))
-    except InvalidIdentifier as err:
-        return error_response(400, str(err))
-    except UnknownWrite as err:
-        return error_response(404, str(err))
-    except (NothingToRollBack, WriteInProgress) as err:
-        return error_response(409, str(err))
     finally:
         if client is not None and ado_client is None:
             client.close()
 
 
+@answers_errors
 def retag_run(svc: Services, run_id: str) -> ApiResponse:
     """POST /api/runs/{run_id}/retag: tag the run's stories again against the current index."""
     from shared.writer.retag import retag_run as retag
-    from shared.writer.runs import RunNotWritable, WriteInProgress
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
-    try:
-        return json_response(200, retag(svc, run_id))
-    except RunNotWritable as err:
-        return error_response(409, str(err), status=run.status)
-    except WriteInProgress as err:
-        return error_response(409, str(err))
+    _load(svc, run_id)
+    return json_response(200, retag(svc, run_id))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -554,18 +604,15 @@ def requester(headers: Mapping[str, str], params: Mapping[str, str] | None = Non
     return "anonymous"
 
 
-def _completed(svc: Services, run_id: str) -> RunStatus | ApiResponse:
+def _completed(svc: Services, run_id: str) -> RunStatus:
+    """The run; RunNotWritable (409 ``not_completed``) until it has completed."""
+    from shared.writer.runs import RunNotWritable
+
     run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
     if run.status not in ("completed", "completed_with_errors"):
-        return json_response(
-            409,
-            {
-                "error": f"run {run_id} is {run.status}; it can be reviewed once it completes",
-                "code": "not_completed",
-                "status": run.status,
-            },
+        raise RunNotWritable(
+            f"run {run_id} is {run.status}; it can be reviewed once it completes",
+            status=run.status,
         )
     return run
 
@@ -576,17 +623,17 @@ def _with_etag(response: ApiResponse, etag: str | None) -> ApiResponse:
     return response
 
 
+@answers_errors
 def get_review_state(svc: Services, run_id: str) -> ApiResponse:
     """GET /api/runs/{run_id}/review-state: the saved review (version 0 when none) and its ETag."""
     from shared.review_state import load_state
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     state, etag = load_state(svc, run_id)
     return _with_etag(json_response(200, state.view(etag)), etag)
 
 
+@answers_errors
 def put_review_state(
     svc: Services, run_id: str, raw_body: bytes | None, if_match: str | None, by: str
 ) -> ApiResponse:
@@ -595,20 +642,11 @@ def put_review_state(
     from pydantic import ValidationError
 
     from shared.indexing.pending import refresh_quietly, resolve
-    from shared.review_state import (
-        SERVER_FIELDS,
-        ReviewState,
-        StaleReview,
-        apply,
-        check,
-        save_state,
-    )
+    from shared.review_state import SERVER_FIELDS, ReviewState, apply, check, save_state
     from shared.writer.plan import InvalidDecisions, build_plan
     from shared.writer.runs import completed_run
 
-    run = _completed(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _completed(svc, run_id)
     raw = raw_body or b""
     if len(raw) > REVIEW_BODY_LIMIT:
         return error_response(413, f"the review is {len(raw):,} bytes, over {REVIEW_BODY_LIMIT:,}")
@@ -647,24 +685,9 @@ def put_review_state(
             problems = [f"decisions: {p}" for p in err.problems]
     if problems:
         return error_response(400, "the review does not fit the run", problems=problems)
-    try:
-        saved, etag = save_state(
-            svc, run_id, state, if_match if if_match is not None else sent_etag, by
-        )
-    except StaleReview as stale:
-        current = stale.current
-        return _with_etag(
-            json_response(
-                409,
-                {
-                    "error": _stale_message(current, sent=stale.sent),
-                    "code": "stale_review",
-                    "current": current.view(stale.etag),
-                    "etag": stale.etag,
-                },
-            ),
-            stale.etag,
-        )
+    saved, etag = save_state(
+        svc, run_id, state, if_match if if_match is not None else sent_etag, by
+    )
     # the reviewed stories not written yet are candidates for later runs' tagging
     refresh_quietly(svc, run_id)
     return _with_etag(json_response(200, saved.view(etag)), etag)
@@ -688,25 +711,18 @@ EXPORT_FORMATS = {
 }
 
 
+@answers_errors
 def get_export(svc: Services, run_id: str, fmt: str | None) -> ApiResponse:
     """GET /api/runs/{run_id}/export?format=csv|md: the edited backlog as a file (shared/export)."""
     from shared.export import export_run
-    from shared.writer.plan import InvalidDecisions
 
-    run = _load(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
+    _load(svc, run_id)
     if fmt not in EXPORT_FORMATS:
         return error_response(
             400, f"format must be one of {', '.join(EXPORT_FORMATS)} (got {fmt!r})"
         )
-    run = _completed(svc, run_id)
-    if isinstance(run, ApiResponse):
-        return run
-    try:
-        data = export_run(svc, run_id, fmt)
-    except InvalidDecisions as err:
-        return error_response(400, str(err), problems=err.problems)
+    _completed(svc, run_id)
+    data = export_run(svc, run_id, fmt)
     content_type, ext = EXPORT_FORMATS[fmt]
     return ApiResponse(
         200,

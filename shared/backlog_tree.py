@@ -44,7 +44,9 @@ def build_tree(items: list[GeneratedItem], tags: dict[str, TaggingRecord]) -> di
         else:
             orphans.append(node)
 
-    epic_nodes = {e.item_id: {"item": e.model_dump(mode="json"), "features": []} for e in epics}
+    epic_nodes: dict[str, dict[str, Any]] = {
+        e.item_id: {"item": e.model_dump(mode="json"), "features": []} for e in epics
+    }
     for feature in features:
         node = feature_nodes[feature.item_id]
         if feature.epic_id and feature.epic_id in epic_nodes:

@@ -41,6 +41,7 @@ from shared import layout
 from shared.settings import Settings
 
 if TYPE_CHECKING:
+    from shared.ado.client import AdoClient
     from shared.models import RunStatus
 
 
@@ -99,7 +100,7 @@ def _report(svc: Any, run: RunStatus, args: argparse.Namespace) -> int:
     """Pull a finished run's artifacts to ``--out`` and print what ``run`` and ``retry`` print."""
     out = pull(svc, run.run_id, Path(args.out))
     if args.json:
-        line = {"run_id": run.run_id, "status": run.status, "path": str(out)}
+        line: dict[str, Any] = {"run_id": run.run_id, "status": run.status, "path": str(out)}
         if run.failure_reason:
             line["failure_reason"] = run.failure_reason
         if run.retry_of:
@@ -220,15 +221,15 @@ def _read_decisions(path: str) -> Any:
     return data
 
 
-def _ado_client(settings: Settings, *, dry_run: bool) -> tuple[Any, bool]:
+def _ado_client(settings: Settings, *, dry_run: bool) -> tuple[AdoClient | None, bool]:
     """The ADO client, or None when ADO is not configured: fine for a dry run (said on stderr),
     an error otherwise (``configured`` False: exit 2)."""
     from shared.ado.client import AdoClient
-    from shared.ado.errors import AdoNotConfigured
+    from shared.errors import ConfigurationError
 
     try:
         return AdoClient.from_settings(settings), True
-    except AdoNotConfigured as err:
+    except ConfigurationError as err:
         if not dry_run:
             print(f"error: {err}", file=sys.stderr)
             return None, False
@@ -324,8 +325,9 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0 when the sync completed, 1 when it completed with unreadable items, 2 when it
     failed or could not start (ADO not configured, another sync or a load of the project
     running); the watermark of a failed sync stays, so running it again resumes."""
-    from shared.ado.errors import AdoError, AdoNotConfigured
+    from shared.ado.errors import AdoError
     from shared.ado.process import ProcessError
+    from shared.errors import ConfigurationError
     from shared.indexing.backlog import IndexBusy
     from shared.indexing.sync import scheduled_project, sync_project
 
@@ -339,7 +341,7 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     svc, _ = _services(settings)
     try:
         report = sync_project(svc, project, full=args.full)
-    except (AdoNotConfigured, IndexBusy) as err:
+    except (ConfigurationError, IndexBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except (AdoError, ProcessError, OSError, RuntimeError, ValueError) as err:
@@ -549,12 +551,12 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from shared.errors import ConfigurationError
     from shared.ids import InvalidIdentifier
-    from shared.services import NotConfigured
 
     try:
         return int(args.func(args, Settings()))
-    except (InvalidIdentifier, NotConfigured, ValueError) as err:
+    except (InvalidIdentifier, ConfigurationError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -227,10 +227,10 @@ def to_markdown(reviewed: ReviewedRun, plan: Plan, existing: dict[int, dict[str,
 
     questions: list[str] = []
     titles = {i.item_id: i.title for i in items}
-    for story in reviewed.applied.open_questions:
-        where = f" (feature “{md(titles[story.feature_id])}”)" if story.feature_id in titles else ""
-        questions.append(f"- {md(story.title)}{where}: made an open question by the review")
-        questions += [f"  {_quote(q)}" for q in story.item.source_quotes]
+    for asked in reviewed.applied.open_questions:
+        where = f" (feature “{md(titles[asked.feature_id])}”)" if asked.feature_id in titles else ""
+        questions.append(f"- {md(asked.title)}{where}: made an open question by the review")
+        questions += [f"  {_quote(q)}" for q in asked.item.source_quotes]
     for item in items:
         for question in item.open_questions:
             questions.append(f"- {md(question.question)} ({md(item.title)})")

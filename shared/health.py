@@ -27,6 +27,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.errors import ConfigurationError
 from shared.services import Services
 
 PROBE_TIMEOUT_SECONDS = 5.0
@@ -69,7 +70,7 @@ def _index(svc: Services) -> dict[str, Any]:
         return {"backend": "embedded", "namespaces": len(namespaces)}
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:
-        raise RuntimeError("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
+        raise ConfigurationError("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
     from pinecone import Pinecone
 
     client = Pinecone(api_key=key, timeout=PROBE_TIMEOUT_SECONDS)

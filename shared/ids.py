@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from shared.errors import SynthesizerError
+
 RUN_ID_RE = re.compile(r"^run-[0-9a-f]{20}$")
 PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 SEGMENT_ID_RE = re.compile(r"^seg-[0-9]{4}$")
@@ -18,7 +20,7 @@ ARTIFACT_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,60}\.(json|jsonl|yaml|txt|png)
 UPLOAD_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()-]{0,120}$")
 
 
-class InvalidIdentifier(ValueError):
+class InvalidIdentifier(SynthesizerError, ValueError):
     """An identifier or name from outside does not match its required format."""
 
 

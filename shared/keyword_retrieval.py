@@ -138,7 +138,7 @@ class _Cached:
 
 
 # per store (weakly: a store that is gone takes its indexes with it), per project
-_cache: weakref.WeakKeyDictionary[Any, dict[str, _Cached]] = weakref.WeakKeyDictionary()
+_cache: weakref.WeakKeyDictionary[ArtifactStore, dict[str, _Cached]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 

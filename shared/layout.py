@@ -171,10 +171,6 @@ def arch_vectors(project: str) -> str:
     return f"ingestion/architecture/{project}/arch_vectors.jsonl"
 
 
-def arch_raw_prefix(project: str) -> str:
-    return f"ingestion/architecture/{project}/raw/"
-
-
 def arch_raw(project: str, source_path: str) -> str:
     """The original document as loaded (``source_path`` relative to the loaded folder)."""
     return f"ingestion/architecture/{project}/raw/{source_path}"

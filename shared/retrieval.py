@@ -73,7 +73,7 @@ KEYWORD_POOL = 3  # keyword candidates per result kept, re-scored by the embedde
 # degradation: an index that cannot be queried
 
 
-_down: weakref.WeakKeyDictionary[Any, tuple[float, str]] = weakref.WeakKeyDictionary()
+_down: weakref.WeakKeyDictionary[VectorIndex, tuple[float, str]] = weakref.WeakKeyDictionary()
 _down_lock = threading.Lock()
 
 
@@ -85,7 +85,7 @@ def describe_error(err: BaseException, limit: int = 200) -> str:
     return scrub(text[:limit])
 
 
-def index_down(index: Any) -> str | None:
+def index_down(index: VectorIndex) -> str | None:
     """Why ``index`` failed within the last ``INDEX_RETRY_SECONDS`` in this process, or None."""
     with _down_lock:
         try:
@@ -97,7 +97,7 @@ def index_down(index: Any) -> str | None:
     return entry[1]
 
 
-def mark_index_down(index: Any, err: BaseException) -> str:
+def mark_index_down(index: VectorIndex, err: BaseException) -> str:
     reason = describe_error(err)
     log.warning("the vector index cannot be queried, keyword retrieval for a while: %s", reason)
     with _down_lock:

@@ -185,14 +185,14 @@ def existing_items(svc: Services, project: str, ids: Iterable[int]) -> dict[int,
     if missing:
         try:
             records = svc.index.fetch(project, [f"ado-{i}" for i in missing])
-        except Exception as err:  # the index is optional for the page: show what is known
+        except Exception as err:  # noqa: BLE001 - the index is optional for the page
             log.warning("review: existing items %s not fetched from the index: %s", missing, err)
             records = {}
         for rec in records.values():
             meta = rec.metadata or {}
             try:
-                wid = int(meta.get("work_item_id"))
-            except (TypeError, ValueError):
+                wid = int(meta["work_item_id"])
+            except (KeyError, TypeError, ValueError):
                 continue
             found[wid] = _existing_view(wid, meta)
     return found
@@ -212,7 +212,7 @@ def pending_items(
     ids = {vector_id(r.run_id, r.story_id): cid for cid, r in wanted.items()}
     try:
         records = svc.index.fetch(project, sorted(ids))
-    except Exception as err:  # the index is optional for the page: show what is known
+    except Exception as err:  # noqa: BLE001 - the index is optional for the page
         log.warning("review: pending stories not fetched from the index: %s", err)
         records = {}
     out: dict[int, dict[str, Any]] = {}
@@ -252,7 +252,9 @@ def _hygiene_flags(svc: Services, run_id: str) -> list[dict[str, Any]]:
     if report is None:
         return []
     flags: dict[tuple[str, int, int], dict[str, Any]] = {}
-    spans = [("secret", r.kind, r.line, r.start, r.end, None) for r in report.redactions]
+    spans: list[tuple[str, str, int, int, int, str | None]] = [
+        ("secret", r.kind, r.line, r.start, r.end, None) for r in report.redactions
+    ]
     spans += [("instruction", a.kind, a.line, a.start, a.end, a.text) for a in report.annotations]
     for kind_of, kind, line, start, end, text in spans:
         flag = flags.setdefault(
@@ -357,8 +359,8 @@ def build_bundle(
     known.update(
         pending_items(svc, run.project, [unresolved[i] for i in wanted if i in unresolved])
     )
-    for record in records:  # what tagging saw, for items the loaders no longer list
-        for score in record.similarity_scores:
+    for seen in records:  # what tagging saw, for items the loaders no longer list
+        for score in seen.similarity_scores:
             if score.work_item_id in wanted and score.work_item_id not in known:
                 known[score.work_item_id] = {
                     **_existing_view(score.work_item_id, {"title": score.title}),
@@ -439,6 +441,6 @@ def build_bundle(
     if latest_write is not None:
         try:
             bundle["write"] = latest_write()
-        except Exception as err:  # the page also asks GET /write itself
+        except Exception as err:  # noqa: BLE001 - optional: the page also asks GET /write
             log.warning("review: latest write results of %s not read: %s", run_id, err)
     return bundle

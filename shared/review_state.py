@@ -79,6 +79,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from shared import layout
+from shared.errors import SynthesizerError
 from shared.models import AcDelta, GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
 from shared.review import _ac_key
 from shared.services import Services
@@ -586,8 +587,8 @@ def apply(
 
     # 4. open questions leave the backlog
     for story_id in order:
-        edit = state.stories.get(story_id)
-        if edit is not None and edit.open_question and story_id in current:
+        asked = state.stories.get(story_id)
+        if asked is not None and asked.open_question and story_id in current:
             item = current.pop(story_id)
             applied.open_questions.append(
                 OpenQuestionStory(story_id, item.title, item.feature_id, item)
@@ -641,7 +642,7 @@ def apply(
 # storage
 
 
-class StaleReview(RuntimeError):
+class StaleReview(SynthesizerError, RuntimeError):
     """The save's If-Match is not the saved review's ETag (someone else saved since)."""
 
     def __init__(self, current: ReviewState, etag: str | None, *, sent: bool) -> None:

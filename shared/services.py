@@ -13,11 +13,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shared.agents import Agents
 from shared.bus import MessageBus
 from shared.embeddings import Embedder
+from shared.errors import ConfigurationError
 from shared.models import utcnow
 from shared.settings import Settings, get_settings
 from shared.storage import ArtifactStore
@@ -25,6 +26,8 @@ from shared.tracing import NullTracer, Tracer
 from shared.vectorstore import VectorIndex
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export import SpanExporter
+
     from shared.llm.limiter import ModelLimits
 
 # how long the embedded index's copy in memory is used without checking the blob's ETag: a burst
@@ -33,8 +36,7 @@ if TYPE_CHECKING:
 INDEX_RECHECK_SECONDS = 1.0
 
 
-class NotConfigured(RuntimeError):
-    """A setting needed for the chosen adapter is missing or the adapter is not available."""
+T = TypeVar("T")
 
 
 @dataclass
@@ -51,7 +53,7 @@ class Services:
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def _lazy(self, name: str, build: Callable[[], Any]) -> Any:
+    def _lazy(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
             if name not in self._cache:
                 self._cache[name] = build()
@@ -67,43 +69,37 @@ class Services:
 
             return ModelLimits.from_settings(self.settings, self.store)
 
-        return self._lazy("limits", build)  # type: ignore[no-any-return]
+        return self._lazy("limits", build)
 
     @property
     def embedder(self) -> Embedder:
         if self.embedder_factory is None:  # the default factory caches vectors in the store
-            return self._lazy(  # type: ignore[no-any-return]
+            return self._lazy(
                 "embedder", lambda: build_embedder(self.settings, self.store, self.limits)
             )
         factory = self.embedder_factory
-        return self._lazy("embedder", lambda: factory(self.settings))  # type: ignore[no-any-return]
+        return self._lazy("embedder", lambda: factory(self.settings))
 
     @property
     def index(self) -> VectorIndex:
         factory = self.index_factory or build_index
-        return self._lazy(  # type: ignore[no-any-return]
-            "index", lambda: factory(self.settings, self.store, self.embedder)
-        )
+        return self._lazy("index", lambda: factory(self.settings, self.store, self.embedder))
 
     @property
     def agents(self) -> Agents:
         if self.agents_factory is None:  # the default factory's model calls share the limits
-            return self._lazy(  # type: ignore[no-any-return]
+            return self._lazy(
                 "agents", lambda: build_agents(self.settings, self.embedder, self.limits)
             )
         factory = self.agents_factory
-        return self._lazy(  # type: ignore[no-any-return]
-            "agents", lambda: factory(self.settings, self.embedder)
-        )
+        return self._lazy("agents", lambda: factory(self.settings, self.embedder))
 
     @property
     def fallback_agents(self) -> Agents:
         """The offline engine, for the units of an LLM run whose model endpoint was unreachable
         (shared/pipeline/fallback.py); built on first use."""
         factory = self.fallback_agents_factory or build_fallback_agents
-        return self._lazy(  # type: ignore[no-any-return]
-            "fallback_agents", lambda: factory(self.settings, self.embedder)
-        )
+        return self._lazy("fallback_agents", lambda: factory(self.settings, self.embedder))
 
     @property
     def engine(self) -> str:
@@ -135,7 +131,7 @@ def build_store(settings: Settings) -> ArtifactStore:
         return AzureBlobStore.from_service_uri(
             settings.azure_blob_service_uri, _azure_credential(settings)
         )
-    raise NotConfigured(
+    raise ConfigurationError(
         "Azure storage selected but neither AzureWebJobsStorage nor "
         "AzureWebJobsStorage__blobServiceUri is set"
     )
@@ -152,7 +148,7 @@ def build_bus(settings: Settings) -> MessageBus:
         return AzureQueueBus.from_service_uri(
             settings.azure_queue_service_uri, _azure_credential(settings)
         )
-    raise NotConfigured(
+    raise ConfigurationError(
         "the Azure queue bus needs AzureWebJobsStorage or AzureWebJobsStorage__queueServiceUri"
     )
 
@@ -166,15 +162,15 @@ def build_embedder(
 
         return MiniLMEmbedder()
     from shared.embeddings.openai_embedder import OpenAIEmbedder
-    from shared.llm.client import LLMNotConfigured, build_openai_client
+    from shared.llm.client import build_openai_client
     from shared.llm.config import embedding_model
 
     try:
         client = build_openai_client(
             settings, event_hooks=limits.event_hooks() if limits is not None else None
         )
-    except LLMNotConfigured as err:
-        raise NotConfigured(f"SYNTH_EMBEDDER=openai: {err}") from None
+    except ConfigurationError as err:
+        raise ConfigurationError(f"SYNTH_EMBEDDER=openai: {err}") from None
     cfg = settings.pipeline.embedding
     model = embedding_model(settings)
     return OpenAIEmbedder(
@@ -199,7 +195,7 @@ def build_index(settings: Settings, store: ArtifactStore, embedder: Embedder) ->
         )
     key = settings.pinecone_api_key.get_secret_value() if settings.pinecone_api_key else ""
     if not key:
-        raise NotConfigured("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
+        raise ConfigurationError("SYNTH_VECTOR_STORE=pinecone needs PINECONE_API_KEY")
     from shared.vectorstore.pinecone_index import PineconeIndex
 
     return PineconeIndex.connect(
@@ -221,14 +217,10 @@ def build_agents(
         return build_offline_agents(embedder, settings.pipeline)
     from shared.engine.llm import build_llm_agents
     from shared.hygiene import find_annotations
-    from shared.llm.client import LLMNotConfigured
 
     # the hygiene gate's instruction-like spans, listed in the prompt before each data block
     annotate = find_annotations if settings.pipeline.hygiene.annotate_instructions else None
-    try:
-        return build_llm_agents(settings, embedder, annotate=annotate, limits=limits)
-    except LLMNotConfigured as err:
-        raise NotConfigured(str(err)) from None
+    return build_llm_agents(settings, embedder, annotate=annotate, limits=limits)
 
 
 def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
@@ -240,7 +232,7 @@ def build_fallback_agents(settings: Settings, embedder: Embedder) -> Agents:
     return build_offline_agents(capture_embedder(embedder), settings.pipeline)
 
 
-def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
+def build_tracer(settings: Settings, *, span_exporter: SpanExporter | None = None) -> Tracer:
     """Langfuse when both keys are set (and ``observability.enable_langfuse``), else no-op.
     ``span_exporter`` replaces Langfuse's OTLP exporter (tests capture spans in memory)."""
     secret = settings.langfuse_secret_key.get_secret_value() if settings.langfuse_secret_key else ""
@@ -261,6 +253,7 @@ def build_tracer(settings: Settings, *, span_exporter: Any = None) -> Tracer:
         span_exporter=span_exporter,
         release=__version__,
         timeout=settings.langfuse_timeout,
+        per_segment_spans=settings.pipeline.observability.per_segment_spans,
     )
 
 

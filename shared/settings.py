@@ -3,8 +3,10 @@
 Two layers:
 - ``PipelineConfig`` mirrors seed 000 §10 (the documented defaults). Each value can be overridden by an
   environment variable ``SYNTH_PIPELINE__<SECTION>__<KEY>`` (e.g.
-  ``SYNTH_PIPELINE__THRESHOLDS__NEW_BELOW=0.5``) and it is
-  written to every run as ``config_snapshot.yaml`` with the seed's own key names.
+  ``SYNTH_PIPELINE__THRESHOLDS__NEW_BELOW=0.5``); those that apply to a run are written to it as
+  ``config_snapshot.yaml`` with the seed's own key names (``Settings.snapshot``). Every key changes
+  what the app does: a key of the seed that would not (``ado.organization``, ``feature_flags``,
+  ``ingestion_mode``) is not declared.
 - ``Settings`` holds the infrastructure: storage, keys, endpoints. Standard names are used where the
   ecosystem has them (``AzureWebJobsStorage``, ``OPENAI_API_KEY``, ...).
 
@@ -34,7 +36,6 @@ class _Section(BaseModel):
 
 class AdoLoaderConfig(_Section):
     enabled: bool = True
-    ingestion_mode: str = "manual"
     # Epic, Feature and User Story stand for the project's process's levels (a Scrum project loads
     # Product Backlog Items, a Basic one Epics and Issues: shared/ado/process.py); other names
     # (Bug, Task) are loaded as they are
@@ -177,21 +178,14 @@ class EmbeddingConfig(_Section):
     batch_size: int = 256
 
 
-class AdoConfig(_Section):
-    mode: str = "rest"
-    organization: str = "your-org"
-    project: str = "your-project"
-
-
 class ObservabilityConfig(_Section):
+    # tracing to Langfuse when its keys are set (shared/services.py build_tracer)
     enable_langfuse: bool = True
+    # the per-segment spans segment_{id}_retrieval and segment_{id}_generation_agent (seed §7.4);
+    # off: a run's trace holds its root, segmentation and the per-story spans
     per_segment_spans: bool = True
+    # runs/{run_id}/config_snapshot.yaml written when a run starts
     store_config_snapshot: bool = True
-
-
-class FeatureFlags(_Section):
-    modular_mode: bool = True
-    streaming_generation: bool = False
 
 
 class LimitsConfig(_Section):
@@ -222,12 +216,18 @@ class PipelineConfig(_Section):
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
-    ado: AdoConfig = Field(default_factory=AdoConfig)
     observability: ObservabilityConfig = Field(default_factory=ObservabilityConfig)
-    feature_flags: FeatureFlags = Field(default_factory=FeatureFlags)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     hygiene: HygieneConfig = Field(default_factory=HygieneConfig)
     pricing: PricingConfig = Field(default_factory=PricingConfig)
+
+
+# the keys only the LLM engine reads (shared/engine/llm/), per agent section
+LLM_ONLY_KEYS: dict[Literal["segmentation", "generation", "tagging"], tuple[str, ...]] = {
+    "segmentation": ("model", "temperature", "window_tokens", "window_overlap_tokens"),
+    "generation": ("model", "temperature"),
+    "tagging": ("model", "temperature"),
+}
 
 
 def _alias(*names: str) -> Any:
@@ -373,9 +373,6 @@ class Settings(BaseSettings):
     )
 
     # --- local development ------------------------------------------------------------------
-    local_function_key: SecretStr | None = Field(
-        None, description="key the local host runner demands for function-level HTTP routes"
-    )
     workers: int = Field(
         4, ge=1, le=64, description="in-process worker threads (CLI run, dev host)"
     )
@@ -455,14 +452,48 @@ class Settings(BaseSettings):
             return self.vector_store
         return "pinecone" if self.pinecone_api_key else "embedded"
 
+    def tracing_on(self) -> bool:
+        """Runs are traced to Langfuse: ``observability.enable_langfuse`` and both keys set (what
+        shared/services.py ``build_tracer`` decides by)."""
+        secret = self.langfuse_secret_key.get_secret_value() if self.langfuse_secret_key else ""
+        enabled = self.pipeline.observability.enable_langfuse
+        return bool(enabled and self.langfuse_public_key and secret)
+
     def snapshot(self) -> dict[str, Any]:
-        """Seed §10 settings as used, plus which engines ran (never a secret)."""
-        data = self.pipeline.model_dump(mode="json", by_alias=True)
+        """The settings that apply to a run, as used, plus which engines ran (never a secret).
+
+        Left out because the run does not use them: the loaders' (``external_loaders``: a run
+        reads the index they built) and the judge's (``eval judge``); the LLM engine's model,
+        temperature and windows with the offline engine; the OpenAI embedder's with MiniLM;
+        ``observability`` without tracing, and ``store_config_snapshot`` (the file says it). A
+        model is the one the calls use: on Azure, the deployment when one is set."""
+        from shared.llm.config import chat_model, embedding_model
+
+        data = self.pipeline.model_dump(
+            mode="json", by_alias=True, exclude={"external_loaders", "judge"}
+        )
+        llm = self.resolved_engine() == "llm"
+        for agent, keys in LLM_ONLY_KEYS.items():
+            if llm:
+                data[agent]["model"] = chat_model(self, agent)
+            else:
+                for key in keys:
+                    data[agent].pop(key)
+        if self.resolved_embedder() == "openai":
+            data["embedding"]["model"] = embedding_model(self)
+        else:
+            del data["embedding"]
+        tracing = self.tracing_on()
+        if tracing:
+            del data["observability"]["store_config_snapshot"]
+        else:
+            del data["observability"]
         data["runtime"] = {
             "engine": self.resolved_engine(),
             "embedder": self.resolved_embedder(),
             "vector_store": self.resolved_vector_store(),
             "storage_backend": self.resolved_storage_backend(),
+            "tracing": "langfuse" if tracing else "none",
             "run_token_budget": self.run_token_budget,
         }
         return data
@@ -480,7 +511,6 @@ class Settings(BaseSettings):
             self.pinecone_api_key,
             self.langfuse_secret_key,
             self.azure_devops_pat,
-            self.local_function_key,
         ):
             value = secret.get_secret_value() if secret is not None else ""
             if value:

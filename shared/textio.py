@@ -13,10 +13,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from shared.errors import SynthesizerError
+
 SUPPORTED_EXTENSIONS = ("txt", "md", "vtt", "srt", "docx", "pdf")
 
 
-class UnreadableInput(ValueError):
+class UnreadableInput(SynthesizerError, ValueError):
     """The upload cannot be turned into a transcript; the message says why, for the user."""
 
 
@@ -110,8 +112,8 @@ def captions_to_transcript(text: str) -> str:
                     turns[-1][1].append(words)
                 else:
                     turns.append((speaker, [words]))
-            for speaker, words in turns:
-                said = " ".join(words)
+            for speaker, spoken in turns:
+                said = " ".join(spoken)
                 lines.append(f"[{stamp}] " + (f"{speaker}: {said}" if speaker else said))
             break
         block.clear()
@@ -161,7 +163,7 @@ def _docx_text(data: bytes) -> str:
         raise UnreadableInput("reading .docx needs python-docx") from err
     try:
         document = docx.Document(io.BytesIO(data))
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - python-docx on a hostile file raises anything
         raise UnreadableInput(f"the .docx file could not be read: {err}") from None
     return "\n".join(speaker_blocks([p.text for p in document.paragraphs]))
 

@@ -12,12 +12,14 @@ once per run). ``enabled`` is False when nothing is recorded, so callers can ski
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
 
 class Span(Protocol):
+    """One unit of work being recorded: ``update`` adds metrics (token usage, counts, an error)."""
+
     trace_id: str | None
 
     def update(self, **metrics: Any) -> None: ...
@@ -26,7 +28,10 @@ class Span(Protocol):
 class Tracer(Protocol):
     enabled: bool
 
-    def span(self, run_id: str, name: str, **metadata: Any) -> Any: ...
+    def span(self, run_id: str, name: str, **metadata: Any) -> AbstractContextManager[Span]:
+        """A context manager: the span of ``name`` from entering it to leaving it (an exception
+        leaving it marks the span as an error and goes on)."""
+        ...
 
     def run_root(
         self, run_id: str, *, started_at: datetime, ended_at: datetime, **metadata: Any

@@ -45,9 +45,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+
+from shared.tracing import Span
+
+if TYPE_CHECKING:
+    from langfuse import LangfuseGeneration
+    from langfuse import LangfuseSpan as LangfuseObservation
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +72,8 @@ _SECRET_VALUE = re.compile(
     r"\.[A-Za-z0-9_-]+)"
 )
 _GENERATION_SUFFIXES = ("_generation_agent", "_tagging_agent")
+# segment_{id}_retrieval, segment_{id}_generation_agent: left out with per_segment_spans off
+SEGMENT_SPAN_PREFIX = "segment_"
 MAX_VALUE_CHARS = 2000
 DEFAULT_TIMEOUT = 2.0
 
@@ -137,7 +146,14 @@ def _id_generator() -> _RunIds:
 
 
 class LangfuseSpan:
-    def __init__(self, observation: Any, trace_id: str, generation: bool) -> None:
+    """``Span`` on a Langfuse observation (a span, or a generation for the agents)."""
+
+    def __init__(
+        self,
+        observation: LangfuseObservation | LangfuseGeneration,
+        trace_id: str,
+        generation: bool,
+    ) -> None:
         self._obs = observation
         self.trace_id: str | None = trace_id
         self._generation = generation
@@ -174,7 +190,9 @@ def _ns(when: datetime) -> int:
 class LangfuseTracer:
     """``Tracer`` on the Langfuse SDK. ``span_exporter`` replaces the OTLP exporter (tests pass an
     in-memory one); the tracer provider is private to this tracer, never the global one.
-    ``timeout``: seconds one export may take (the exporter's deadline) and ``flush()`` may wait."""
+    ``timeout``: seconds one export may take (the exporter's deadline) and ``flush()`` may wait.
+    ``per_segment_spans``: False leaves out the per-segment spans (``observability.
+    per_segment_spans``); the root, ``segmentation`` and the per-story spans are recorded."""
 
     enabled = True
 
@@ -184,14 +202,16 @@ class LangfuseTracer:
         secret_key: str,
         host: str | None = None,
         *,
-        span_exporter: Any = None,
+        span_exporter: SpanExporter | None = None,
         release: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        per_segment_spans: bool = True,
     ) -> None:
         from langfuse import Langfuse
         from opentelemetry.sdk.trace import TracerProvider
 
         self.timeout = timeout
+        self.per_segment_spans = per_segment_spans
         self.provider = TracerProvider(id_generator=_id_generator())
         self.client = Langfuse(
             public_key=public_key,
@@ -201,7 +221,7 @@ class LangfuseTracer:
             span_exporter=span_exporter,
             mask=_mask,
             release=release,
-            timeout=timeout,  # type: ignore[arg-type]  # seconds; the OTLP exporter takes floats
+            timeout=timeout,  # type: ignore[arg-type]  # langfuse says int; seconds, floats work
         )
         self._flushing: threading.Thread | None = None
 
@@ -212,8 +232,11 @@ class LangfuseTracer:
         return str(Langfuse.create_trace_id(seed=run_id))
 
     @contextmanager
-    def span(self, run_id: str, name: str, **metadata: Any) -> Iterator[Any]:
+    def span(self, run_id: str, name: str, **metadata: Any) -> Iterator[Span]:
         trace_id = self.trace_id(run_id)
+        if not self.per_segment_spans and name.startswith(SEGMENT_SPAN_PREFIX):
+            yield _NoSpan(trace_id)  # not recorded; the records still name the run's trace
+            return
         try:
             opened = self._open(run_id, trace_id, name, metadata)
         except Exception:  # noqa: BLE001 - tracing must never fail the pipeline
@@ -239,7 +262,7 @@ class LangfuseTracer:
 
     def _open(
         self, run_id: str, trace_id: str, name: str, metadata: dict[str, Any]
-    ) -> tuple[Any, LangfuseSpan]:
+    ) -> tuple[LangfuseObservation | LangfuseGeneration, LangfuseSpan]:
         from langfuse import propagate_attributes
         from opentelemetry import context as otel_context
         from opentelemetry import trace as otel_trace
@@ -260,17 +283,21 @@ class LangfuseTracer:
         try:
             with propagate_attributes(trace_name=ROOT_NAME, metadata={"run_id": run_id}):
                 meta = clean_metadata({"run_id": run_id, **metadata})
-                as_type = "generation" if generation else "span"
                 if name == ROOT_NAME:
                     with _id_generator().forced(int(trace_id, 16), int(root, 16)):
-                        obs = self.client.start_observation(
-                            name=name, as_type=as_type, metadata=meta
-                        )
+                        obs = self._start(name, generation, meta)
                 else:
-                    obs = self.client.start_observation(name=name, as_type=as_type, metadata=meta)
+                    obs = self._start(name, generation, meta)
         finally:
             otel_context.detach(token)
         return obs, LangfuseSpan(obs, trace_id, generation)
+
+    def _start(
+        self, name: str, generation: bool, meta: dict[str, Any]
+    ) -> LangfuseObservation | LangfuseGeneration:
+        if generation:
+            return self.client.start_observation(name=name, as_type="generation", metadata=meta)
+        return self.client.start_observation(name=name, as_type="span", metadata=meta)
 
     def run_root(
         self, run_id: str, *, started_at: datetime, ended_at: datetime, **metadata: Any
@@ -300,7 +327,7 @@ class LangfuseTracer:
         except Exception:  # noqa: BLE001 - tracing must never fail the pipeline
             log.warning("could not write the Langfuse root of %s", run_id, exc_info=True)
 
-    def _start_root(self, meta: dict[str, Any], start_ns: int) -> Any:
+    def _start_root(self, meta: dict[str, Any], start_ns: int) -> LangfuseObservation:
         """The root observation, started at ``start_ns``. ``start_observation`` takes no start
         time, so the SDK's own tracer and observation wrapper are used when present (the root
         then spans the whole run); otherwise the root starts now."""

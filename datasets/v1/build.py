@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # datasets/: buildlib
-from buildlib import (  # noqa: E402
+from buildlib import (
     TAGS,
     group_number,
     jsonl,

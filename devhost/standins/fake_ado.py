@@ -646,6 +646,8 @@ class FakeAdo:
     def url(self) -> str:
         assert self._server is not None, "start() the fake first"
         host, port = self._server.server_address[:2]
+        if isinstance(host, bytes):  # typeshed allows bytes (a Unix socket path); TCP gives str
+            host = host.decode()
         return f"http://{host}:{port}"
 
     @property
@@ -1095,7 +1097,7 @@ class FakeAdo:
                 "ArgumentException",
             )
         omit = str(body.get("errorPolicy") or "fail").lower() == "omit"
-        value = []
+        value: list[dict[str, Any] | None] = []
         for wid in ids:
             item = self.items.get(int(wid))
             if item is None:
@@ -1336,7 +1338,7 @@ class FakeAdo:
             path = str(op.get("path", ""))
             value = op.get("value")
             if path == "/rev" and kind == "test":
-                if int(value) != int(item.get("rev", 0)):
+                if value is None or int(value) != int(item.get("rev", 0)):
                     raise _Reply(
                         412,
                         "TF26071: This work item has been changed by someone else since you "

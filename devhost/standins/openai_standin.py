@@ -834,7 +834,7 @@ def _handler_for(standin: OpenAIStandIn) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout): nothing to answer
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             path = self.path.split("?", 1)[0]
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {k.lower(): v for k, v in self.headers.items()}
@@ -845,7 +845,7 @@ def _handler_for(standin: OpenAIStandIn) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, {}, {"error": {"message": f"no route {path}", "type": "invalid"}})
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path.endswith("/models"):  # what a health check lists
                 headers = {k.lower(): v for k, v in self.headers.items()}

@@ -4,6 +4,7 @@
 catch these errors or build patch operations stay cheap to import (cold start).
 
 - ``shared.ado.client``: ``AdoClient`` (WIQL paging, workitemsbatch, create / update / parent links)
+- ``shared.ado.ports``: what the loader, the sync, the writer and the rollback use of it (protocols)
 - ``shared.ado.ops``: WIQL text, JSON Patch operations, relations and tags of REST items
 - ``shared.ado.process``: the project's process (Agile, Scrum, CMMI, Basic): its type names and
   acceptance-criteria field, from AZURE_DEVOPS_PROCESS or detected
@@ -20,7 +21,6 @@ from shared.ado.errors import (
     AdoConflict,
     AdoConnectionError,
     AdoError,
-    AdoNotConfigured,
     AdoNotFound,
     AdoQueryTooLarge,
     AdoThrottled,
@@ -35,7 +35,6 @@ __all__ = [
     "AdoConflict",
     "AdoConnectionError",
     "AdoError",
-    "AdoNotConfigured",
     "AdoNotFound",
     "AdoQueryTooLarge",
     "AdoThrottled",

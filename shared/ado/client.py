@@ -20,12 +20,13 @@
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -35,12 +36,15 @@ from shared.ado import ops
 from shared.ado.errors import (
     AdoConnectionError,
     AdoError,
-    AdoNotConfigured,
     AdoQueryTooLarge,
     error_from_response,
     mask_secrets,
 )
-from shared.ado.retry import READ_RETRY_STATUSES, WRITE_RETRY_STATUSES, make_retry
+from shared.ado.retry import READ_RETRY_STATUSES, WRITE_RETRY_STATUSES, AdoRetry, make_retry
+from shared.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from shared.settings import Settings
 
 log = logging.getLogger("shared.ado")
 
@@ -79,13 +83,13 @@ class AdoClient:
     ) -> None:
         parts = urlsplit(org_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "AZURE_DEVOPS_ORG_URL must be a full URL such as https://dev.azure.com/your-org"
             )
         if not project.strip():
-            raise AdoNotConfigured("AZURE_DEVOPS_PROJECT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PROJECT is empty")
         if not pat:
-            raise AdoNotConfigured("AZURE_DEVOPS_PAT is empty")
+            raise ConfigurationError("AZURE_DEVOPS_PAT is empty")
         self.org_url = org_url.strip().rstrip("/")
         self.project = project.strip()
         self.timeout = timeout
@@ -100,22 +104,23 @@ class AdoClient:
         }
         if suppress_sign_in_redirect:
             headers["X-TFS-FedAuthRedirect"] = "Suppress"
-        retry = {
-            "max_retries": max_retries,
-            "backoff_factor": backoff_factor,
-            "backoff_max": backoff_max,
-            "retry_after_max": retry_after_max,
-            "sleeper": sleep,
-        }
-        self._reads = self._session(headers, make_retry(statuses=READ_RETRY_STATUSES, **retry))
+        retry = functools.partial(
+            make_retry,
+            max_retries=max_retries,
+            backoff_factor=backoff_factor,
+            backoff_max=backoff_max,
+            retry_after_max=retry_after_max,
+            sleeper=sleep,
+        )
+        self._reads = self._session(headers, retry(statuses=READ_RETRY_STATUSES))
         self._writes = self._session(
-            headers, make_retry(statuses=WRITE_RETRY_STATUSES, read_errors=False, **retry)
+            headers, retry(statuses=WRITE_RETRY_STATUSES, read_errors=False)
         )
         self._pace_lock = threading.Lock()
         self._not_before = 0.0
 
     @staticmethod
-    def _session(headers: dict[str, str], retry: Any) -> requests.Session:
+    def _session(headers: dict[str, str], retry: AdoRetry) -> requests.Session:
         session = requests.Session()
         session.headers.update(headers)
         adapter = HTTPAdapter(max_retries=retry)
@@ -124,24 +129,26 @@ class AdoClient:
         return session
 
     @classmethod
-    def from_settings(cls, settings: Any, **kwargs: Any) -> AdoClient:
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> AdoClient:
         """From AZURE_DEVOPS_ORG_URL, AZURE_DEVOPS_PROJECT and AZURE_DEVOPS_PAT."""
         pat = settings.azure_devops_pat.get_secret_value() if settings.azure_devops_pat else ""
+        org_url = settings.azure_devops_org_url or ""
+        project = settings.azure_devops_project or ""
         missing = [
             name
             for name, value in (
-                ("AZURE_DEVOPS_ORG_URL", settings.azure_devops_org_url),
-                ("AZURE_DEVOPS_PROJECT", settings.azure_devops_project),
+                ("AZURE_DEVOPS_ORG_URL", org_url),
+                ("AZURE_DEVOPS_PROJECT", project),
                 ("AZURE_DEVOPS_PAT", pat),
             )
             if not value
         ]
         if missing:
-            raise AdoNotConfigured(
+            raise ConfigurationError(
                 "the Azure DevOps REST source needs " + ", ".join(missing) + " (or give an "
                 "export file instead)"
             )
-        return cls(settings.azure_devops_org_url, settings.azure_devops_project, pat, **kwargs)
+        return cls(org_url, project, pat, **kwargs)
 
     def __repr__(self) -> str:
         return f"AdoClient({self.org_url!r}, {self.project!r})"
@@ -389,7 +396,7 @@ class AdoClient:
         return [item for item in (result or {}).get("value") or [] if item]
 
     def get_work_item(self, work_item_id: int) -> dict[str, Any]:
-        return self._request(  # type: ignore[no-any-return]
+        return self._request(
             "GET",
             self._project_url(f"workitems/{int(work_item_id)}"),
             params={"$expand": "relations"},
@@ -413,7 +420,7 @@ class AdoClient:
         body.extend(dict(op) for op in operations)
         params = {"validateOnly": "true"} if validate_only else None
         route = "workitems/$" + quote(work_item_type, safe="")
-        return self._request(  # type: ignore[no-any-return]
+        return self._request(
             "POST",
             self._project_url(route),
             params=params,
@@ -436,7 +443,7 @@ class AdoClient:
         if expected_rev is not None:
             body.insert(0, ops.expect_rev_op(expected_rev))
         params = {"validateOnly": "true"} if validate_only else None
-        return self._request(  # type: ignore[no-any-return]
+        return self._request(
             "PATCH",
             self._project_url(f"workitems/{int(work_item_id)}"),
             params=params,
@@ -449,28 +456,8 @@ class AdoClient:
         """Delete a work item: ADO moves it to the project's recycle bin (restorable; ``destroy`` is
         never sent). A later read of it is a 404 (AdoNotFound), and so is deleting it again.
         Retried like every write: on 429/503 only."""
-        return self._request(  # type: ignore[no-any-return]
+        return self._request(
             "DELETE",
             self._project_url(f"workitems/{int(work_item_id)}"),
             write=True,
-        )
-
-    def set_parent(self, work_item_id: int, parent_id: int) -> dict[str, Any]:
-        """Link an existing item to a parent; no request when it already has that parent, and a
-        clear AdoError (instead of ADO's TF201036) when it has another one."""
-        item = self.get_work_item(work_item_id)
-        current = ops.parent_id_of(item)
-        if current == parent_id:
-            return item
-        if current is not None:
-            raise AdoError(
-                f"work item {work_item_id} already has parent {current}; remove that link first",
-                status=400,
-                method="PATCH",
-                url=urlsplit(self._project_url(f"workitems/{work_item_id}")).path,
-            )
-        return self.update_work_item(
-            work_item_id,
-            [ops.parent_op(self.work_item_url(parent_id))],
-            expected_rev=int(item["rev"]),
         )

@@ -12,12 +12,14 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from shared.errors import SynthesizerError
+
 QUERY_TOO_LARGE_CODE = "VS402337"
 # ADO's typeKey for VS402337 (the message code is what is certain; both are checked)
 QUERY_TOO_LARGE_TYPE_KEYS = ("WorkItemTrackingQueryResultSizeLimitExceededException",)
 
 
-class AdoError(Exception):
+class AdoError(SynthesizerError):
     """A request to Azure DevOps failed. ``status`` is None when no response came back."""
 
     def __init__(
@@ -70,10 +72,6 @@ class AdoThrottled(AdoError):
 
 class AdoConnectionError(AdoError):
     """No response: the server could not be reached or the connection broke."""
-
-
-class AdoNotConfigured(ValueError):
-    """Settings needed for the REST source are missing (the message names them, never values)."""
 
 
 # ------------------------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ def fields_ops(fields: Mapping[str, Any], op: str = "add") -> list[dict[str, Any
 
 def tags_value(tags: Iterable[str]) -> str:
     """ADO's tag list format: ``"a; b"`` (tags cannot contain ';')."""
-    clean = []
+    clean: list[str] = []
     for tag in tags:
         tag = str(tag).strip()
         if ";" in tag:

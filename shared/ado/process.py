@@ -39,7 +39,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from shared.errors import SynthesizerError
+
 if TYPE_CHECKING:
+    from shared.ado.ports import WorkItemReader
     from shared.models import WorkItem
 
 AC_FIELD = "Microsoft.VSTS.Common.AcceptanceCriteria"
@@ -48,7 +51,7 @@ EPIC, FEATURE, STORY = "Epic", "Feature", "User Story"  # the generated backlog'
 KINDS: tuple[str, ...] = (EPIC, FEATURE, STORY)
 
 
-class ProcessError(ValueError):
+class ProcessError(SynthesizerError, ValueError):
     """An unknown AZURE_DEVOPS_PROCESS value, or a project whose process cannot be told."""
 
 
@@ -135,11 +138,11 @@ def enabled_type_names(value: Sequence[Mapping[str, Any]]) -> list[str]:
     return [str(t.get("name", "")) for t in value if t.get("name") and not t.get("isDisabled")]
 
 
-_detected: weakref.WeakKeyDictionary[Any, Process] = weakref.WeakKeyDictionary()
+_detected: weakref.WeakKeyDictionary[WorkItemReader, Process] = weakref.WeakKeyDictionary()
 _detect_lock = threading.Lock()
 
 
-def detect(client: Any) -> Process:
+def detect(client: WorkItemReader) -> Process:
     """The process of ``client``'s project, from its work item types (one request per client)."""
     with _detect_lock:
         cached = _detected.get(client)

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pydantic import Field
 
+from shared.errors import RejectedAnswer, SynthesizerError
 from shared.models import Engine, GeneratedItem, Record, Segment, SourceQuote, Tag, Usage
 
 # ------------------------------------------------------------------------------------------------
@@ -37,7 +38,7 @@ class SegmentationResult(Record):
     attempts: int = 1
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(SynthesizerError, RuntimeError):
     """An agent gave up after its retry; carries what the errors.jsonl record needs."""
 
     def __init__(
@@ -67,6 +68,13 @@ class Segmenter(Protocol):
     model: str | None
 
     def segment(self, transcript: str) -> SegmentationResult: ...
+
+
+class PromptedSegmenter(Segmenter, Protocol):
+    """A segmenter that calls a model and can show its prompts without calling it (the LLM
+    engine's): what a run's token estimate (shared.pipeline.budget) counts."""
+
+    def prompts(self, transcript: str) -> list[list[dict[str, str]]]: ...
 
 
 # ------------------------------------------------------------------------------------------------
@@ -161,8 +169,14 @@ class Generator(Protocol):
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult: ...
 
 
-class QuoteNotFound(ValueError):
-    pass
+class PromptedGenerator(Generator, Protocol):
+    """A generator that calls a model and can show its prompt without calling it."""
+
+    def messages(self, segment: Segment, context: GenerationContext) -> list[dict[str, str]]: ...
+
+
+class QuoteNotFound(RejectedAnswer):
+    """A quote is not verbatim in its segment: the answer that holds it is rejected."""
 
 
 def locate_quote(segment: Segment, quote: str) -> SourceQuote:
@@ -228,6 +242,14 @@ class Tagger(Protocol):
     model: str | None
 
     def tag(self, story: GeneratedItem, candidates: list[Candidate]) -> TaggingResult: ...
+
+
+class PromptedTagger(Tagger, Protocol):
+    """A tagger that calls a model and can show its prompt without calling it."""
+
+    def messages(
+        self, story: GeneratedItem, candidates: list[Candidate]
+    ) -> list[dict[str, str]]: ...
 
 
 @dataclass

@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from shared.errors import SynthesizerError
+
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm_tokenizer.json"
 
 
-class ModelFileMismatch(RuntimeError):
+class ModelFileMismatch(SynthesizerError, RuntimeError):
     pass
 
 

@@ -17,7 +17,7 @@ import itertools
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -78,8 +78,8 @@ def _memoized_text_features() -> Iterator[None]:
             novel[key] = saved["_novel_words"](story, c)
         return novel[key]
 
-    tagging.contradiction_cues = cues  # type: ignore[assignment]
-    tagging._novel_words = novel_words  # type: ignore[assignment]
+    tagging.contradiction_cues = cues
+    tagging._novel_words = novel_words
     try:
         yield
     finally:
@@ -88,11 +88,13 @@ def _memoized_text_features() -> Iterator[None]:
 
 
 def score(
-    cases: list[tuple[GeneratedItem, list[Candidate]]], gold: list[str], values: dict[str, float]
+    cases: list[tuple[GeneratedItem, list[Candidate]]],
+    gold: Sequence[str],
+    values: dict[str, float],
 ) -> tuple[float, float]:
     from shared.engine.offline.tagging import OfflineTagger
 
-    tagger = OfflineTagger(None, ThresholdsConfig(**values))  # type: ignore[arg-type]
+    tagger = OfflineTagger(None, ThresholdsConfig(**values))
     predicted = [
         tagger.tag(story, cands).decision.decision_tag if cands else "new" for story, cands in cases
     ]
@@ -102,7 +104,7 @@ def score(
 
 def search(
     cases: list[tuple[GeneratedItem, list[Candidate]]],
-    gold: list[str],
+    gold: Sequence[str],
     progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[float, float, float, dict[str, float]]]:
     """Every grid point (gap <= extend, new <= gap) scored; best first."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shared.errors import SynthesizerError
 from shared.models import GeneratedItem, utcnow
 from shared.settings import Settings
 from shared.textio import Span, line_spans, speaker_of
@@ -38,7 +39,7 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / 
 PROJECT = "capture-eval"
 
 
-class DatasetError(ValueError):
+class DatasetError(SynthesizerError, ValueError):
     """A capture file that does not follow the format; the message names the file and line."""
 
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from pydantic import Field, ValidationError, model_validator
 
 from shared.ado.process import from_type_names, normalize_types
+from shared.errors import SynthesizerError
 from shared.models import TAGS, Record, Tag, WorkItem
 
 BACKLOG_FILE = "existing_backlog.jsonl"
 CASES_FILE = "tagging_test.jsonl"
 
 
-class DatasetError(ValueError):
+class DatasetError(SynthesizerError, ValueError):
     """A dataset folder or file is missing or malformed; the message says where."""
 
 

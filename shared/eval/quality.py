@@ -51,6 +51,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from shared.agents import AgentFailed
+from shared.errors import RejectedAnswer
 from shared.ids import segment_of_story
 from shared.models import GeneratedItem, Segment, SourceQuote, TaggingRecord, Usage
 
@@ -353,7 +354,7 @@ def _quote_check(
         own = [segment, *merged_segments] if segment else []
         if own and not any(s.start_char <= q.start and q.end <= s.end_char for s in own):
             return Check(
-                "quote_found", False, f"quote at {q.start}-{q.end} is outside {segment.segment_id}"
+                "quote_found", False, f"quote at {q.start}-{q.end} is outside {own[0].segment_id}"
             )
     return Check("quote_found", True, f"{len(story.source_quotes)} quote(s) found")
 
@@ -457,7 +458,7 @@ class LLMJudge:
         def check(answer: JudgeAnswer) -> JudgeAnswer:
             bad = {k: getattr(answer, k) for k in RATINGS if not 1 <= getattr(answer, k) <= 5}
             if bad:
-                raise ValueError(f"ratings must be integers from 1 to 5, got {bad}")
+                raise RejectedAnswer(f"ratings must be integers from 1 to 5, got {bad}")
             return answer
 
         outcome = ask(

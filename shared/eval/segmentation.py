@@ -29,6 +29,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from shared.errors import SynthesizerError
 from shared.eval.metrics import default_k, even_boundaries, pk, windowdiff
 from shared.eval.report import table
 from shared.models import utcnow
@@ -38,7 +39,7 @@ _MARKER = re.compile(r"\{\s*[A-Za-z_]+\s*\}")
 METHODS = ("engine", "even_engine_count", "even_gold_count", "texttiling", "single_segment")
 
 
-class GoldError(ValueError):
+class GoldError(SynthesizerError, ValueError):
     """The gold file or a meeting file is missing or malformed."""
 
 

@@ -52,7 +52,7 @@ def case_story(case: TaggingCase, eval_id: str, source: str, engine: str) -> Gen
         source_doc_segment=f"0-{len(text)}",
         source_quotes=[SourceQuote(text=text, start=0, end=len(text))],
         generation_agent_version="eval-dataset",
-        engine=engine,  # type: ignore[arg-type]
+        engine=engine,
     )
 
 

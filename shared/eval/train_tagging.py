@@ -243,7 +243,7 @@ def fit(data: Data, keep: set[str], c: float) -> dict[str, Any]:
         for k in cases
     ]
     x = np.asarray(rows)
-    y = np.asarray([TAGS.index(k.gold) for k in cases])  # type: ignore[arg-type]
+    y = np.asarray([TAGS.index(k.gold) for k in cases])
     mean, scale = _standardised(x)
     lr = LogisticRegression(C=c, max_iter=5000)
     lr.fit((x - mean) / scale, y, sample_weight=_source_weights([k.source for k in cases], y))
@@ -276,7 +276,7 @@ def thresholds_tags(cases: list[Case]) -> list[str]:
     from shared.settings import THRESHOLD_PROFILES, TaggingConfig, ThresholdsConfig
 
     tagger = OfflineTagger(
-        None,  # type: ignore[arg-type]
+        None,  # no embedder: the thresholds scorer needs none
         ThresholdsConfig(**THRESHOLD_PROFILES["minilm"]),
         TaggingConfig(scorer="thresholds"),
     )
@@ -300,7 +300,7 @@ def _nll(scores: list[TagScores], gold: list[str], temperature: float) -> float:
     for sc, g in zip(scores, gold, strict=True):
         z = sc.logits / temperature
         z = z - z.max()
-        total -= float(z[TAGS.index(g)] - np.log(np.exp(z).sum()))  # type: ignore[arg-type]
+        total -= float(z[TAGS.index(g)] - np.log(np.exp(z).sum()))
     return total / max(len(gold), 1)
 
 
@@ -368,7 +368,7 @@ def train(
     confidence = [x.confidence for x in calibrated]
     correct = [x.tag == g for x, g in zip(calibrated, all_gold, strict=True)]
     review_below = choose_review_below(confidence, correct)
-    per_source = []
+    per_source: list[dict[str, Any]] = []
     for s in data.sources:
         cases = [k for k in data.cases if k.source == s]
         mine = classification_report(gold[s], [x.tag for x in held[s]], TAGS)
@@ -447,7 +447,7 @@ def evaluate_loso(
             tagger = OfflineTagger(
                 embedder,
                 settings.pipeline.thresholds,
-                TaggingConfig(scorer=scorer),  # type: ignore[arg-type]
+                TaggingConfig(scorer=scorer),
                 pair_model=PairModel(fold) if scorer == "pairs" else None,
             )
             agents = Agents(segmenter=base.segmenter, generator=base.generator, tagger=tagger)

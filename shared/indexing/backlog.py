@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared import layout
+from shared.ado.ports import WorkItemReader
 from shared.ado.process import Process, normalize_types
 from shared.indexing.indexer import (
     ADO_PREFIX,
@@ -134,7 +135,7 @@ class Reindexed:
 def reindex(
     svc: Services,
     project: str,
-    client: Any,
+    client: WorkItemReader,
     process: Process,
     ids: Iterable[int],
     *,

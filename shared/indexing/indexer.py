@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from shared import layout
 from shared.embeddings import Embedder
+from shared.errors import SynthesizerError
 from shared.hygiene import HYGIENE_VERSION, find_annotations, redact_text
 from shared.indexing.workitems import work_item_hash
 from shared.models import ArchitectureChunk, WorkItem
@@ -57,7 +58,7 @@ TOKENIZER_MODEL = "gpt-4o"
 Progress = Callable[[int], None]
 
 
-class LoaderError(ValueError):
+class LoaderError(SynthesizerError, ValueError):
     """The load cannot go on safely; the message says why and what to do."""
 
 
@@ -379,7 +380,7 @@ def document_text(data: bytes, name: str) -> str:
         return normalize(extract_text(data, ext))
     except UnreadableInput:
         raise
-    except Exception as err:  # parsers of hostile files raise anything; one file, one error
+    except Exception as err:  # noqa: BLE001 - parsers of hostile files raise anything
         raise UnreadableInput(f"the .{ext} file could not be read: {err}") from None
 
 

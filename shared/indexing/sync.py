@@ -51,6 +51,7 @@ from pydantic import BaseModel, Field
 from shared import layout
 from shared.ado import ops
 from shared.ado import process as processes
+from shared.ado.ports import BacklogSource
 from shared.ado.process import Process
 from shared.ids import check_project
 from shared.indexing.backlog import (
@@ -161,7 +162,7 @@ def _batches(ids: Sequence[int], size: int) -> Iterator[list[int]]:
 def sync_project(
     svc: Services,
     project: str,
-    client: Any | None = None,
+    client: BacklogSource | None = None,
     *,
     full: bool = False,
     process: Process | None = None,
@@ -169,7 +170,7 @@ def sync_project(
     allow_empty: bool = False,
 ) -> SyncReport:
     """Bring ``project``'s index up to date with ADO (module docstring); the report. Raises
-    IndexBusy (a sync or load of the project is running), AdoNotConfigured, and, after
+    IndexBusy (a sync or load of the project is running), ConfigurationError, and, after
     recording the failed sync, whatever stopped it (AdoError, ProcessError, DimensionMismatch,
     LoaderError, an embedder error)."""
     check_project(project)
@@ -189,7 +190,7 @@ def sync_project(
 def _sync(
     svc: Services,
     project: str,
-    client: Any,
+    client: BacklogSource,
     full: bool,
     process: Process | None,
     batch_size: int,
@@ -226,7 +227,7 @@ def _sync(
 def _steps(
     svc: Services,
     project: str,
-    client: Any,
+    client: BacklogSource,
     report: SyncReport,
     since: datetime | None,
     process: Process | None,
@@ -337,7 +338,7 @@ def scheduled_sync(svc: Services) -> SyncReport | None:
     """The timer's turn (function_app.py): sync the configured project; nothing when ADO or the
     project is not configured, or a sync or load of it is running (logged). A failed sync is
     recorded in its report and logged; the next turn resumes from the same watermark."""
-    from shared.ado.errors import AdoNotConfigured
+    from shared.errors import ConfigurationError
     from shared.indexing.backlog import IndexBusy
 
     project = scheduled_project(svc.settings)
@@ -346,7 +347,7 @@ def scheduled_sync(svc: Services) -> SyncReport | None:
         return None
     try:
         return sync_project(svc, project)
-    except (AdoNotConfigured, IndexBusy) as err:
+    except (ConfigurationError, IndexBusy) as err:
         log.warning("sync of %s skipped: %s", project, err)
         return None
     except Exception:

@@ -19,11 +19,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from shared.ado.ops import PARENT_REL, id_from_url
+from shared.errors import SynthesizerError
 from shared.indexing.html_text import criteria_list, html_to_text, split_criteria_section
 from shared.models import WorkItem
 
 
-class BacklogFormatError(ValueError):
+class BacklogFormatError(SynthesizerError, ValueError):
     pass
 
 
@@ -103,8 +104,11 @@ def from_rest(raw: dict[str, Any]) -> WorkItem:
     description, criteria = _text_and_criteria(
         fields.get("System.Description"), fields.get("Microsoft.VSTS.Common.AcceptanceCriteria")
     )
+    work_item_id = _int(raw.get("id") or fields.get("System.Id"))
+    if work_item_id is None:
+        raise BacklogFormatError("the work item has no id")
     return WorkItem(
-        work_item_id=int(raw.get("id") or fields.get("System.Id")),
+        work_item_id=work_item_id,
         work_item_type=str(fields.get("System.WorkItemType", "")),
         title=str(fields.get("System.Title", "")),
         description=description,

@@ -33,6 +33,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from shared.ado.ports import WorkItemReader
 from shared.ado.process import Process
 from shared.indexing import pending
 from shared.indexing.backlog import IndexBusy, index_lease, reindex, remove, write_ado_vectors
@@ -64,7 +65,7 @@ def touched_ids(results: Iterable[Any]) -> set[int]:
 def _reindex(
     svc: Services,
     project: str,
-    client: Any,
+    client: WorkItemReader,
     process: Process,
     ids: set[int],
     drop: Iterable[int] = (),
@@ -112,7 +113,7 @@ def after_write(
     svc: Services,
     run_id: str,
     project: str,
-    client: Any,
+    client: WorkItemReader,
     process: Process,
     results: list[Any],
     *,
@@ -132,7 +133,7 @@ def after_rollback(
     svc: Services,
     run_id: str,
     project: str,
-    client: Any,
+    client: WorkItemReader,
     process: Process,
     records: list[Any],
     *,

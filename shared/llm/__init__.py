@@ -3,8 +3,9 @@
 Owns what every LLM agent needs from a chat model and nothing more:
 - ``ChatModel.structured(messages, schema, temperature=...)`` returns ``StructuredAnswer`` (the
   parsed object, the raw text, the token usage of the call, the model that answered);
-- ``InvalidOutput`` when the answer is not usable data (malformed or schema-violating JSON, a
-  refusal, output cut at the token limit, a content filter): the agents retry once on it;
+- ``InvalidOutput`` (a ``shared.errors.RejectedAnswer``) when the answer is not usable data
+  (malformed or schema-violating JSON, a refusal, output cut at the token limit, a content
+  filter): the agents retry once on it;
 - transport failures (429/5xx after the SDK's own retries, timeouts, connection errors) are left
   to propagate, so the queue host retries the unit and finally its poison handler closes it;
 - ``CapacityUnavailable`` when the shared rate limiter (``shared.llm.limiter``, on with
@@ -23,19 +24,16 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from shared.errors import RejectedAnswer, SynthesizerError
 from shared.models import Usage
 
 T = TypeVar("T", bound=BaseModel)
 Message = dict[str, Any]
 
 
-class InvalidOutput(ValueError):
-    """The model answered, but not with usable data. Carries what errors.jsonl needs."""
-
-    def __init__(self, message: str, *, raw: str = "", usage: Usage | None = None) -> None:
-        super().__init__(message)
-        self.raw = raw
-        self.usage = usage or Usage()
+class InvalidOutput(RejectedAnswer):
+    """The model answered, but not with usable data (``raw``: its text, ``usage``: the call's
+    tokens, for errors.jsonl). A ``RejectedAnswer``: the agents retry once on it."""
 
 
 def schema_mismatch(err: ValidationError) -> str:
@@ -48,12 +46,22 @@ def schema_mismatch(err: ValidationError) -> str:
     return "the answer does not match the schema: " + "; ".join(problems) + more
 
 
-class InvalidRequest(ValueError):
+def validated(schema: type[T], data: Any) -> T:
+    """``data`` as ``schema``; data that does not fit it is a rejected answer (``RejectedAnswer``
+    with the first problems), so an agent's check that converts a model's answer further is
+    retried like any schema violation."""
+    try:
+        return schema.model_validate(data)
+    except ValidationError as err:
+        raise RejectedAnswer(schema_mismatch(err)) from err
+
+
+class InvalidRequest(SynthesizerError, ValueError):
     """The endpoint rejected the request itself (HTTP 400/422, e.g. a prompt over the context
     window): sending it again cannot help, so the agent gives up without its retry."""
 
 
-class CapacityUnavailable(RuntimeError):
+class CapacityUnavailable(SynthesizerError, RuntimeError):
     """No model capacity now: the shared budget is spent for longer than a unit may wait, or the
     service answered 429 past the wait. Not the unit's fault: it is re-queued with a visibility
     delay of ``retry_after`` seconds (``shared.pipeline.process``), which is not a failed delivery.

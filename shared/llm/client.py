@@ -14,15 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from shared.errors import ConfigurationError
 from shared.llm import config
 from shared.settings import Settings
 
 AZURE_OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
 EventHooks = dict[str, list[Callable[[Any], None]]]
-
-
-class LLMNotConfigured(RuntimeError):
-    """The LLM engine or the OpenAI embedder was chosen but no endpoint or key is set."""
 
 
 def _entra_token_provider(settings: Settings) -> Any:
@@ -46,7 +43,8 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
     ``event_hooks``: the HTTP client's ``request`` / ``response`` hooks (the rate limiter's)."""
     timeout = settings.openai_timeout_seconds
     retries = settings.openai_max_retries
-    if config.provider(settings) == "azure":
+    endpoint = settings.azure_openai_endpoint
+    if endpoint:  # the "azure" provider (shared.llm.config.provider)
         from openai import AzureOpenAI
 
         key = settings.azure_openai_api_key
@@ -56,7 +54,7 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
             else {"azure_ad_token_provider": _entra_token_provider(settings)}
         )
         return AzureOpenAI(
-            azure_endpoint=settings.azure_openai_endpoint,
+            azure_endpoint=endpoint,
             api_version=settings.openai_api_version,
             timeout=timeout,
             max_retries=retries,
@@ -65,7 +63,7 @@ def build_openai_client(settings: Settings, *, event_hooks: EventHooks | None = 
         )
     key = settings.openai_api_key
     if key is None or not key.get_secret_value():
-        raise LLMNotConfigured(
+        raise ConfigurationError(
             "the LLM engine needs OPENAI_API_KEY (any non-empty value for a local "
             "OpenAI-compatible server such as Ollama or vLLM) or AZURE_OPENAI_ENDPOINT"
         )

@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
+from pydantic import BaseModel
+
 from shared import layout
 from shared.llm import CapacityUnavailable, Message, StructuredAnswer, T
 from shared.storage import ArtifactStore, NotFound, PreconditionFailed
@@ -537,7 +539,7 @@ class ModelLimiter:
 
 def _jitter(seconds: float) -> float:
     """Spread re-queued units a little, so they do not all come back in the same instant."""
-    return seconds * (1.0 + 0.2 * random.random())  # noqa: S311 - not for security
+    return seconds * (1.0 + 0.2 * random.random())  # jitter, not for security
 
 
 # ------------------------------------------------------------------------------------------------
@@ -700,9 +702,11 @@ def _content_text(content: Any) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _schema_tokens(schema: type) -> int:
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):  # nothing to count
+        return 0
     try:
-        text = json.dumps(schema.model_json_schema())  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - not a pydantic model: nothing to count
+        text = json.dumps(schema.model_json_schema())
+    except Exception:  # noqa: BLE001 - a schema pydantic cannot render: nothing to count
         return 0
     return math.ceil(len(text) * SCHEMA_MARGIN / 4)
 

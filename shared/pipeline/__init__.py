@@ -4,6 +4,7 @@ bus share. Handlers take ``Services`` and a typed message; everything else is re
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -84,7 +85,7 @@ def process(svc: Services, queue: str, body: str | bytes, dequeue_count: int = 1
                 layout.attempt_part(message.run_id, PHASES[queue], unit_id(message)),
                 f"{type(err).__name__}: {err} (delivery {dequeue_count})".encode(),
             )
-        except Exception:  # noqa: BLE001 - the original error matters more
+        except Exception:  # the original error matters more
             log.exception("could not record the failed attempt")
         raise
     finally:
@@ -123,8 +124,8 @@ def process_poison(
 def bind_in_process(bus: InProcessBus, svc: Services) -> None:
     """Wire the in-process bus the way function_app.py wires the Functions host."""
     for queue in PIPELINE_QUEUES:
-        bus.bind(queue, lambda body, n, q=queue: process(svc, q, body, n))
-        bus.bind(poison_queue(queue), lambda body, n, q=queue: process_poison(svc, q, body, n))
+        bus.bind(queue, functools.partial(process, svc, queue))
+        bus.bind(poison_queue(queue), functools.partial(process_poison, svc, queue))
 
 
 __all__ = ["bind_in_process", "process", "process_poison", "start_run", "HANDLERS"]

@@ -40,10 +40,20 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from shared import ids, layout
-from shared.agents import Candidate, GenerationContext
+from shared.agents import (
+    Candidate,
+    GenerationContext,
+    Generator,
+    PromptedGenerator,
+    PromptedSegmenter,
+    PromptedTagger,
+    Segmenter,
+    Tagger,
+)
+from shared.errors import error_record
 from shared.models import (
     BudgetReport,
     ErrorRecord,
@@ -57,7 +67,7 @@ from shared.models import (
     Usage,
 )
 from shared.services import Services
-from shared.storage import NotFound
+from shared.storage import ArtifactStore, NotFound
 from shared.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -84,8 +94,16 @@ def message_tokens(messages: Sequence[dict[str, Any]], model: str | None = None)
     )
 
 
-def _llm(agent: Any) -> bool:
-    return getattr(agent, "engine", None) == "llm" and callable(getattr(agent, "messages", None))
+def _prompted_segmenter(agent: Segmenter) -> TypeGuard[PromptedSegmenter]:
+    return agent.engine == "llm" and callable(getattr(agent, "prompts", None))
+
+
+def _prompted_generator(agent: Generator) -> TypeGuard[PromptedGenerator]:
+    return agent.engine == "llm" and callable(getattr(agent, "messages", None))
+
+
+def _prompted_tagger(agent: Tagger) -> TypeGuard[PromptedTagger]:
+    return agent.engine == "llm" and callable(getattr(agent, "messages", None))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -212,9 +230,7 @@ def estimate_run(svc: Services, run: RunStatus, transcript: str) -> TokenEstimat
     sizes: _IndexSizes | None = None
 
     segmenter = agents.segmenter
-    if getattr(segmenter, "engine", None) == "llm" and callable(
-        getattr(segmenter, "prompts", None)
-    ):
+    if _prompted_segmenter(segmenter):
         windows = segmenter.prompts(transcript)
         p = sum(message_tokens(m, segmenter.model) for m in windows)
         c = expected_segments * COMPLETION_PER_SEGMENT_PROPOSAL
@@ -224,7 +240,7 @@ def estimate_run(svc: Services, run: RunStatus, transcript: str) -> TokenEstimat
     segments = _pseudo_segments(run.run_id, transcript, expected_segments)
     stories = sum(stories_in(svc, s.token_count) for s in segments)
     generator = agents.generator
-    if _llm(generator) and segments:
+    if _prompted_generator(generator) and segments:
         sizes = sizes or _IndexSizes(svc, run.project)
         p = c = 0
         for segment in segments:
@@ -237,7 +253,7 @@ def estimate_run(svc: Services, run: RunStatus, transcript: str) -> TokenEstimat
         detail["generation"] = p + c
 
     tagger = agents.tagger
-    if _llm(tagger) and stories:
+    if _prompted_tagger(tagger) and stories:
         sizes = sizes or _IndexSizes(svc, run.project)
         if sizes.stories:  # no candidate, no call
             frame = message_tokens(tagger.messages(_pseudo_story(run.run_id), []), tagger.model)
@@ -278,7 +294,7 @@ def over_budget_reason(estimate: TokenEstimate, budget: int) -> str:
 # during the run
 
 # usage per part, per store (weakly): parts never change once written, so each is read once
-_used: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+_used: weakref.WeakKeyDictionary[ArtifactStore, dict[str, int]] = weakref.WeakKeyDictionary()
 _used_lock = threading.Lock()
 _USED_LIMIT = 200_000
 
@@ -323,10 +339,10 @@ def tokens_used(svc: Services, run_id: str) -> int:
 
 
 def generation_need(
-    svc: Services, generator: Any, segment: Segment, context: GenerationContext
+    svc: Services, generator: Generator, segment: Segment, context: GenerationContext
 ) -> int:
     """A generation call's tokens: its prompt exactly, a typical answer (0: no model)."""
-    if not _llm(generator):
+    if not _prompted_generator(generator):
         return 0
     prompt = message_tokens(generator.messages(segment, context), generator.model)
     answer = COMPLETION_GENERATION_BASE + stories_in(svc, segment.token_count) * (
@@ -335,9 +351,9 @@ def generation_need(
     return prompt + answer
 
 
-def tagging_need(tagger: Any, story: GeneratedItem, candidates: list[Candidate]) -> int:
+def tagging_need(tagger: Tagger, story: GeneratedItem, candidates: list[Candidate]) -> int:
     """A tagging call's tokens: its prompt exactly, a typical answer (0: no model or no call)."""
-    if not _llm(tagger) or not candidates:
+    if not _prompted_tagger(tagger) or not candidates:
         return 0
     return message_tokens(tagger.messages(story, candidates), tagger.model) + COMPLETION_TAGGING
 
@@ -359,11 +375,11 @@ def refusal(svc: Services, run: RunStatus, estimate: Callable[[], int]) -> Error
         + (f", the unit needs about {need:,}" if need else "")
         + "; SYNTH_RUN_TOKEN_BUDGET)"
     )
-    return ErrorRecord(
-        run_id=run.run_id,
-        phase="generate",
-        unit_id=run.run_id,
-        error_type=BUDGET_ERROR,
+    return error_record(
+        run.run_id,
+        "generate",
+        run.run_id,
+        BUDGET_ERROR,
         message=message,
         attempts=0,
         outcome="skipped",

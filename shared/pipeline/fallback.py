@@ -19,14 +19,14 @@ from __future__ import annotations
 import logging
 import sys
 
-from shared.models import RunStatus, RunWarning
+from shared.models import Engine, RunStatus, RunWarning
 from shared.pipeline.runs import update_run
 from shared.services import Services
 
 log = logging.getLogger(__name__)
 
 OFFLINE_FALLBACK = "offline fallback"
-FALLBACK_ENGINE = "offline-fallback"
+FALLBACK_ENGINE: Engine = "offline-fallback"
 
 
 def model_unreachable(err: BaseException) -> bool:

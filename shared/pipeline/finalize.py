@@ -22,6 +22,7 @@ from shared.models import (
     FinalizeMessage,
     GeneratedItem,
     GeneratedPart,
+    RunState,
     RunStatus,
     Segment,
     Summary,
@@ -117,7 +118,7 @@ def requirement_statements(
     for segment in segments:
         part = by_segment.get(segment.segment_id)
         if part is not None and part.requirement_spans is not None:
-            spans.extend(tuple(s) for s in part.requirement_spans)  # type: ignore[misc]
+            spans.extend((start, end) for start, end in part.requirement_spans)
             continue
         from shared.engine.offline.capture import requirement_spans
 
@@ -145,7 +146,7 @@ def fallbacks(
 def build_summary(
     svc: Services,
     run: RunStatus,
-    status: str,
+    status: RunState,
     segments: list[Segment],
     parts: list[GeneratedPart],
     items: list[GeneratedItem],
@@ -173,7 +174,7 @@ def build_summary(
     return Summary(
         run_id=run.run_id,
         project=run.project,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         engine=run.engine,
         model=run.model,
         segment_count=len(segments),
@@ -225,7 +226,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     story_order = [i.item_id for i in items if i.type == "User Story"]
     records = [tags[sid] for sid in story_order if sid in tags]
     errors = read_errors(svc, run.run_id)
-    status = "completed_with_errors" if errors else "completed"
+    status: RunState = "completed_with_errors" if errors else "completed"
     summary = build_summary(
         svc,
         run,
@@ -246,7 +247,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     put(layout.run_file(run.run_id, "summary.json"), dump_model(summary))
 
     def close(r: RunStatus) -> RunStatus:
-        r.status = status  # type: ignore[assignment]
+        r.status = status
         r.phase = "done"
         r.segment_count = len(segments)
         r.story_count = len(story_order)

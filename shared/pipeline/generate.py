@@ -32,6 +32,7 @@ from shared.agents import (
     locate_quote,
 )
 from shared.bus import TAG_QUEUE
+from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
     AcDelta,
@@ -209,23 +210,23 @@ def assemble(
     features: dict[str, _Parent] = {}
     for n, feature in enumerate(draft.features, start=1):
         warnings = []
-        epic = epics.get(feature.epic_key or "", _Parent())
+        parent = epics.get(feature.epic_key or "", _Parent())
         reused = existing(feature.existing_work_item_id, ("Feature",), warnings)
         if reused is not None:
             features[feature.key] = _Parent(work_item_id=reused)  # its epic is its own parent
             continue
         fid = ids.feature_id(segment.segment_id, n)
-        features[feature.key] = _Parent(epic_id=epic.epic_id, feature_id=fid)
+        features[feature.key] = _Parent(epic_id=parent.epic_id, feature_id=fid)
         items.append(
             GeneratedItem(
                 **common,
                 type="Feature",
                 item_id=fid,
-                epic_id=epic.epic_id,
+                epic_id=parent.epic_id,
                 feature_id=fid,
                 title=_title(feature.title, "Feature"),
                 description=tidy(feature.description),
-                parent_work_item_id=epic.work_item_id,
+                parent_work_item_id=parent.work_item_id,
                 warnings=warnings,
             )
         )
@@ -388,22 +389,14 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         except GenerationFailed as err:
             record_error(
                 svc,
-                ErrorRecord(
-                    run_id=run.run_id,
-                    phase="generate",
-                    unit_id=sid,
-                    error_type=type(err).__name__,
-                    message=str(err),
-                    attempts=err.attempts,
-                    outcome="skipped",
-                    details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
-                    timestamp=svc.clock(),
+                error_record(
+                    run.run_id, "generate", sid, err, outcome="skipped", timestamp=svc.clock()
                 ),
             )
             span.update(status="skipped", error=str(err)[:500])
             part = skipped_part(svc, run.run_id, sid)
             part.usage = err.usage
-            part.engine, part.warnings = engine, warnings  # type: ignore[assignment]
+            part.engine, part.warnings = engine, warnings
             return part
         for item in items:
             item.warnings = [*warnings, *item.warnings]
@@ -428,7 +421,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         usage=result.usage,
         timestamp=svc.clock(),
         requirement_spans=spans,
-        engine=engine,  # type: ignore[arg-type]
+        engine=engine,
         warnings=warnings,
     )
 

@@ -11,6 +11,7 @@ import logging
 
 from shared import layout
 from shared.bus import FINALIZE_QUEUE, GENERATE_QUEUE, SEGMENT_QUEUE, TAG_QUEUE, poison_queue
+from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
     ErrorRecord,
@@ -66,11 +67,11 @@ def handle_poison(svc: Services, queue: str, message: Message, dequeue_count: in
     log.error("unit %s/%s of run %s poisoned: %s", phase, unit, run.run_id, reason)
 
     def error(outcome: str) -> ErrorRecord:
-        return ErrorRecord(
-            run_id=run.run_id,
-            phase=phase,  # type: ignore[arg-type]
-            unit_id=unit,
-            error_type="Poisoned",
+        return error_record(
+            run.run_id,
+            phase,
+            unit,
+            "Poisoned",
             message=f"moved to {poison_queue(queue)} after repeated failures; last error: {reason}",
             attempts=dequeue_count or 0,
             dequeue_count=dequeue_count,

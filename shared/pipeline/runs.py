@@ -25,6 +25,7 @@ import yaml
 
 from shared import PIPELINE_VERSION, layout
 from shared.bus import SEGMENT_QUEUE
+from shared.errors import SynthesizerError, error_record
 from shared.ids import (
     InvalidIdentifier,
     check_project,
@@ -61,8 +62,8 @@ log = logging.getLogger(__name__)
 TRANSCRIPTS_CONTAINER = "transcripts"
 
 
-class UnknownRun(LookupError):
-    pass
+class UnknownRun(SynthesizerError, LookupError):
+    """No run.json for the run id."""
 
 
 def load_run(svc: Services, run_id: str) -> RunStatus:
@@ -97,7 +98,7 @@ def update_run(
     raise PreconditionFailed(f"{path}: gave up after 50 conflicting updates")
 
 
-class OutboxBusy(RuntimeError):
+class OutboxBusy(SynthesizerError, RuntimeError):
     """Another delivery of the same message is sending this step's messages; retry later."""
 
 
@@ -387,14 +388,15 @@ def _start_attempt(
     svc.store.create(layout.upload(run_id, ext), data)
     svc.store.create(hygiene_path(run_id), dump_model(gate.report))
     svc.store.create(layout.run_file(run_id, "transcript.txt"), gate.text.encode())
-    snapshot = settings.snapshot()
-    snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
-    if retry_of:
-        snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
-    svc.store.create(
-        layout.run_file(run_id, "config_snapshot.yaml"),
-        yaml.safe_dump(snapshot, sort_keys=False).encode(),
-    )
+    if settings.pipeline.observability.store_config_snapshot:
+        snapshot = settings.snapshot()
+        snapshot["run"] = {"run_id": run_id, "pipeline_version": PIPELINE_VERSION}
+        if retry_of:
+            snapshot["run"].update({"retry_of": retry_of, "attempt": attempt})
+        svc.store.create(
+            layout.run_file(run_id, "config_snapshot.yaml"),
+            yaml.safe_dump(snapshot, sort_keys=False).encode(),
+        )
     created = create_model(svc.store, layout.run_json(run_id), run)
     if not created:
         run = load_run(svc, run_id)
@@ -416,11 +418,11 @@ def _embedding_model_name(svc: Services) -> str:
 
 def _reject(svc: Services, run: RunStatus, reason: str) -> tuple[RunStatus, bool]:
     """A bad upload becomes a failed run with the reason: visible in run.json and the status API."""
-    error = ErrorRecord(
-        run_id=run.run_id,
-        phase="start",
-        unit_id=run.run_id,
-        error_type="UnreadableInput",
+    error = error_record(
+        run.run_id,
+        "start",
+        run.run_id,
+        "UnreadableInput",
         message=reason,
         outcome="aborted",
         timestamp=svc.clock(),
@@ -444,7 +446,7 @@ def _reject(svc: Services, run: RunStatus, reason: str) -> tuple[RunStatus, bool
 MAX_ATTEMPTS = 100  # a chain is walked at most this far (a guard, not a policy)
 
 
-class RunNotRetryable(RuntimeError):
+class RunNotRetryable(SynthesizerError, RuntimeError):
     """Only a failed or completed_with_errors run can be run again."""
 
     def __init__(self, run: RunStatus) -> None:
@@ -459,8 +461,13 @@ class RunNotRetryable(RuntimeError):
         )
 
 
-class UploadMissing(LookupError):
-    """The run's upload is no longer stored (or never was), so it cannot be run again from it."""
+class UploadMissing(SynthesizerError, LookupError):
+    """The run's upload is no longer stored (or never was), so it cannot be run again from it.
+    ``status``: the run's status."""
+
+    def __init__(self, message: str, *, status: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def next_attempt(svc: Services, run: RunStatus) -> RunStatus | None:
@@ -540,7 +547,8 @@ def stored_upload(svc: Services, run: RunStatus) -> bytes:
     raise UploadMissing(
         f"run {run.run_id} cannot be run again: its upload is no longer stored "
         f"(uploads/{run.run_id}/ is empty and {run.source_path} holds other bytes or is gone); "
-        "upload the file again"
+        "upload the file again",
+        status=run.status,
     )
 
 

@@ -20,9 +20,9 @@ from datetime import datetime
 from shared import ids, layout
 from shared.agents import SegmentationFailed, SegmentationResult, SegmentSpan
 from shared.bus import GENERATE_QUEUE
+from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
-    ErrorRecord,
     GenerateMessage,
     RunStatus,
     RunWarning,
@@ -84,7 +84,7 @@ def cut_segments(
                 dominant_intent=span.dominant_intent,
                 theme=span.theme,
                 segmentation_version=version,
-                engine=engine,  # type: ignore[arg-type]
+                engine=engine,
                 timestamp=now,
             )
         )
@@ -244,11 +244,11 @@ def _within_budget(svc: Services, run: RunStatus) -> RunStatus | None:
         abort_run(
             svc,
             run.run_id,
-            ErrorRecord(
-                run_id=run.run_id,
-                phase="segment",
-                unit_id=run.run_id,
-                error_type=BUDGET_ERROR,
+            error_record(
+                run.run_id,
+                "segment",
+                run.run_id,
+                BUDGET_ERROR,
                 message=over_budget_reason(run.token_estimate, run.token_budget or 0),
                 attempts=0,
                 outcome="aborted",
@@ -272,14 +272,8 @@ def _index_fits_embedder(svc: Services, run: RunStatus) -> bool:
         abort_run(
             svc,
             run.run_id,
-            ErrorRecord(
-                run_id=run.run_id,
-                phase="segment",
-                unit_id=run.run_id,
-                error_type="DimensionMismatch",
-                message=str(err),
-                outcome="aborted",
-                timestamp=svc.clock(),
+            error_record(
+                run.run_id, "segment", run.run_id, err, outcome="aborted", timestamp=svc.clock()
             ),
         )
         return False
@@ -306,15 +300,12 @@ def _segment(svc: Services, run: RunStatus) -> list[Segment] | None:
             abort_run(
                 svc,
                 run.run_id,
-                ErrorRecord(
-                    run_id=run.run_id,
-                    phase="segment",
-                    unit_id=run.run_id,
-                    error_type=type(err).__name__,
-                    message=str(err),
-                    attempts=err.attempts,
+                error_record(
+                    run.run_id,
+                    "segment",
+                    run.run_id,
+                    err,
                     outcome="aborted",
-                    details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
                     timestamp=svc.clock(),
                 ),
             )

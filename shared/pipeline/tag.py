@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from shared import layout
 from shared.agents import TagDecision, TaggingFailed
+from shared.errors import error_record
 from shared.indexing.pending import mode as pending_mode
 from shared.models import (
     TERMINAL_STATES,
@@ -91,10 +92,10 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
             msg.segment_id,
             msg.story_id,
         ):
-            part = read_model(
+            generated = read_model(
                 svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
             )
-            story = part.story(msg.story_id)
+            story = generated.story(msg.story_id)
         earlier = [run.retry_of] if run.retry_of else []
         part = tag_story(svc, run.run_id, run.project, story, run=run, earlier_runs=earlier)
         create_model(svc.store, path, part)
@@ -171,16 +172,8 @@ def tag_story(
             except TaggingFailed as err:
                 record_error(
                     svc,
-                    ErrorRecord(
-                        run_id=run_id,
-                        phase="tag",
-                        unit_id=story_id,
-                        error_type=type(err).__name__,
-                        message=str(err),
-                        attempts=err.attempts,
-                        outcome="tagged_new",
-                        details={"raw_output": err.raw_output[:2000]} if err.raw_output else {},
-                        timestamp=svc.clock(),
+                    error_record(
+                        run_id, "tag", story_id, err, outcome="tagged_new", timestamp=svc.clock()
                     ),
                 )
                 decision = TagDecision(

@@ -26,13 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from shared.errors import SynthesizerError
+
 PROMPTS_DIR = Path(__file__).parent
 NAMES = ("segmentation", "generation", "tagging", "judge")
 _HEADER = re.compile(r"\Aversion: *(?P<version>[A-Za-z0-9._-]+)\n")
 _SECTIONS = re.compile(r"^=== (system|user) ===\n", re.MULTILINE)
 
 
-class PromptFileError(ValueError):
+class PromptFileError(SynthesizerError, ValueError):
     pass
 
 

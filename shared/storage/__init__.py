@@ -13,26 +13,37 @@ The three write flavours carry the pipeline's guarantees:
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from shared.errors import SynthesizerError
+
 M = TypeVar("M", bound=BaseModel)
 
 
-class NotFound(KeyError):
+class NotFound(SynthesizerError, KeyError):
     """The artifact does not exist."""
 
 
-class PreconditionFailed(RuntimeError):
+class PreconditionFailed(SynthesizerError, RuntimeError):
     """An ETag condition did not hold (someone else changed the artifact first)."""
 
 
-class LeaseHeld(RuntimeError):
+class LeaseHeld(SynthesizerError, RuntimeError):
     """Another writer holds the lease on this artifact."""
+
+
+class Lease(Protocol):
+    """The handle of a held lease (a ``BlobLeaseClient``, a ``LocalLease``)."""
+
+    def renew(self) -> None:
+        """Extend the lease by its duration from now (a long holder calls it in time)."""
+        ...
 
 
 class ArtifactStore(Protocol):
@@ -54,11 +65,12 @@ class ArtifactStore(Protocol):
 
     def list(self, prefix: str) -> list[str]: ...
 
-    def children(self, prefix: str) -> list[str]: ...
+    # ``builtins.list``: in the class body, ``list`` is the method above
+    def children(self, prefix: str) -> builtins.list[str]: ...
 
     def delete(self, path: str) -> bool: ...
 
-    def lease(self, path: str, seconds: int = 60) -> Any:
+    def lease(self, path: str, seconds: int = 60) -> AbstractContextManager[Lease]:
         """A context manager: an exclusive claim on ``path`` that expires after ``seconds`` unless
         renewed; it yields a handle whose ``renew()`` extends it (LeaseHeld when taken)."""
         ...
@@ -113,8 +125,3 @@ def read_jsonl(store: ArtifactStore, path: str, model: type[M]) -> list[M]:
 
 def create_model(store: ArtifactStore, path: str, model: BaseModel) -> bool:
     return store.create(path, dump_model(model), "application/json")
-
-
-@contextmanager
-def no_lease() -> Iterator[None]:
-    yield

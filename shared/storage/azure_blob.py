@@ -8,6 +8,7 @@ The first segment of a logical path is the container (``runs``, ``uploads``, ``i
 
 from __future__ import annotations
 
+import builtins
 import os
 import threading
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from shared.storage import LeaseHeld, NotFound, PreconditionFailed, content_type_for
 
 if TYPE_CHECKING:
-    from azure.storage.blob import BlobServiceClient
+    from azure.storage.blob import BlobLeaseClient, BlobServiceClient
 
 
 def sdk_options() -> dict[str, Any]:
@@ -138,7 +139,7 @@ class AzureBlobStore:
         except ResourceNotFoundError:
             return []
 
-    def children(self, prefix: str) -> list[str]:
+    def children(self, prefix: str) -> builtins.list[str]:  # ``list`` is the method above
         """Names directly under a folder-like prefix ('runs/' -> ['run-1', 'run-2'])."""
         from azure.core.exceptions import ResourceNotFoundError
 
@@ -216,7 +217,7 @@ class AzureBlobStore:
             return False
 
     @contextmanager
-    def lease(self, path: str, seconds: int = 60) -> Iterator[Any]:
+    def lease(self, path: str, seconds: int = 60) -> Iterator[BlobLeaseClient]:
         """A blob lease on ``path`` (created empty if missing); LeaseHeld if someone else has it.
         Yields the ``BlobLeaseClient``: its ``renew()`` keeps a long holder's lease alive."""
         from azure.core.exceptions import HttpResponseError

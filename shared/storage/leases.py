@@ -10,21 +10,21 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
 
-from shared.storage import ArtifactStore, LeaseHeld
+from shared.errors import SynthesizerError
+from shared.storage import ArtifactStore, Lease, LeaseHeld
 
 log = logging.getLogger("shared.storage")
 
 LEASE_SECONDS = 60  # the longest finite blob lease; renewed every third of it
 
 
-class LeaseBusy(RuntimeError):
+class LeaseBusy(SynthesizerError, RuntimeError):
     """Someone else holds the lease; the message says who (a write, a sync, ...)."""
 
 
 class _Renewer(threading.Thread):
-    def __init__(self, handle: Any, every: float) -> None:
+    def __init__(self, handle: Lease, every: float) -> None:
         super().__init__(name="lease-renewer", daemon=True)
         self.handle = handle
         self.every = every
@@ -34,7 +34,7 @@ class _Renewer(threading.Thread):
         while not self.stopped.wait(self.every):
             try:
                 self.handle.renew()
-            except Exception as err:  # the holder goes on; a lost lease shows as a 409 elsewhere
+            except Exception as err:  # noqa: BLE001 - the holder goes on; a lost lease: 409
                 log.warning("renewing the lease failed: %s", err)
 
     def stop(self) -> None:

@@ -9,6 +9,7 @@ blob (the vector index) costs a stat, not a read and a hash of the whole file.
 
 from __future__ import annotations
 
+import builtins
 import fcntl
 import hashlib
 import os
@@ -117,7 +118,7 @@ class LocalFolderStore:
                     out.append(rel)
         return sorted(out)
 
-    def children(self, prefix: str) -> list[str]:
+    def children(self, prefix: str) -> builtins.list[str]:  # ``list`` is the method above
         """Names directly under a folder-like prefix ('runs/' -> ['run-1', 'run-2'])."""
         folder = self._file(prefix.rstrip("/")) if prefix.strip("/") else self.root
         if not folder.is_dir():

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from shared.embeddings import Embedder
+
+from shared.errors import SynthesizerError
 
 
 @dataclass
@@ -25,7 +30,7 @@ class Match:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class DimensionMismatch(ValueError):
+class DimensionMismatch(SynthesizerError, ValueError):
     """The index was loaded with another embedder than the one configured now: vectors of another
     size or, where the index records it, of another model. Never a query against garbage."""
 
@@ -85,10 +90,11 @@ def index_mismatch(
     )
 
 
-def check_index(index: Any, namespace: str, embedder: Any) -> None:
+def check_index(index: VectorIndex, namespace: str, embedder: Embedder) -> None:
     """Raise ``DimensionMismatch`` when ``namespace`` of ``index`` holds vectors another embedder
     made. Cheap (the embedded index reads a small info file, Pinecone its stats once): the
-    pipeline calls it before a run's first model call, the loaders before loading."""
+    pipeline calls it before a run's first model call, the loaders before loading. Both adapters
+    have ``check_embedder``; an index without it (a test's wrapper) is not checked."""
     check = getattr(index, "check_embedder", None)
     if check is not None:
         check(namespace, getattr(embedder, "model_name", None), int(embedder.dimension))
@@ -142,7 +148,7 @@ def matches_filter(metadata: dict[str, Any], flt: dict[str, Any] | None) -> bool
     return True
 
 
-def drop_namespace(index: Any, namespace: str) -> int:
+def drop_namespace(index: VectorIndex, namespace: str) -> int:
     """Empty ``namespace`` (the loaders' ``--rebuild``, after a change of embedder); the number of
     vectors removed (-1 when the index cannot tell)."""
     drop = getattr(index, "drop", None)

@@ -42,6 +42,7 @@ from shared.ado.errors import (
     AdoNotFound,
     AdoThrottled,
 )
+from shared.ado.ports import WorkItemWriter
 from shared.ado.process import AGILE, Process
 from shared.models import ItemType, Record, Tag, utcnow
 from shared.writer import render
@@ -105,7 +106,7 @@ def counts(results: list[WriteResult]) -> dict[str, int]:
 class Writer:
     def __init__(
         self,
-        client: Any,
+        client: WorkItemWriter,
         *,
         run_id: str,
         write_id: str,
@@ -186,8 +187,8 @@ class Writer:
             work_item_type=entry.ado_type,
             title=entry.item.title,
             action=entry.action,
-            status=status,  # type: ignore[arg-type]
-            tag=entry.tag,  # type: ignore[arg-type]
+            status=status,
+            tag=entry.tag,
             decision=entry.decision,
             decided_by=entry.decided_by,
             decided_at=entry.decided_at,
@@ -384,7 +385,7 @@ def _ado_type(entry: PlannedItem) -> str:
     return entry.ado_type
 
 
-def find_written(client: Any, entry: PlannedItem) -> int | None:
+def find_written(client: WorkItemWriter, entry: PlannedItem) -> int | None:
     """The work item already holding this item's signature (the oldest, if several)."""
     ids = client.ids_with_tag(entry.signature_tag, [_ado_type(entry)])
     return min(ids) if ids else None
@@ -419,7 +420,7 @@ def _maybe_applied(err: AdoError) -> bool:
     return isinstance(err, AdoConnectionError) or err.status in MAYBE_APPLIED
 
 
-def preview(plan: Plan, client: Any) -> str | None:
+def preview(plan: Plan, client: WorkItemWriter) -> str | None:
     """Dry run against ADO (reads only): marks the items already written (``existing``, with
     their id) and the patches whose target is gone. Returns why it stopped early, if it did."""
     for entry in plan.items:

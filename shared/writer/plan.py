@@ -41,6 +41,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from shared.ado.process import AGILE, Process
+from shared.errors import SynthesizerError
 from shared.models import GeneratedItem, PendingRef, TaggingRecord
 from shared.writer import render
 
@@ -52,7 +53,7 @@ ACTIONS: tuple[str, ...] = ("create", "patch", "skip", "blocked")
 _ORDER = {"Epic": 0, "Feature": 1, "User Story": 2}
 
 
-class InvalidDecisions(ValueError):
+class InvalidDecisions(SynthesizerError, ValueError):
     """The decisions name unknown stories or values, or a decision the story cannot take."""
 
     def __init__(self, problems: list[str]) -> None:
@@ -153,7 +154,7 @@ class Plan:
     process: Process = AGILE
 
     def counts(self) -> dict[str, int]:
-        counted = Counter(p.action for p in self.items)
+        counted: Counter[str] = Counter(p.action for p in self.items)
         out = {a: counted.get(a, 0) for a in ACTIONS}
         out["existing"] = sum(1 for p in self.items if p.status == "existing")
         return out

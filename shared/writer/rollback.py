@@ -59,7 +59,9 @@ from shared.ado.errors import (
     AdoNotFound,
     AdoThrottled,
 )
+from shared.ado.ports import WorkItemWriter
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.errors import ConfigurationError, SynthesizerError
 from shared.ids import InvalidIdentifier
 from shared.indexing.writes import after_rollback
 from shared.models import Record, utcnow
@@ -120,11 +122,11 @@ class RollbackRecord(Record):
     timestamp: datetime
 
 
-class NothingToRollBack(RuntimeError):
+class NothingToRollBack(SynthesizerError, RuntimeError):
     """The run has no write."""
 
 
-class UnknownWrite(LookupError):
+class UnknownWrite(SynthesizerError, LookupError):
     """``write_id`` is not a write of the run."""
 
 
@@ -189,7 +191,7 @@ class Rollback:
 
     def __init__(
         self,
-        client: Any | None,
+        client: WorkItemWriter | None,
         results: list[WriteResult],
         *,
         run_id: str,
@@ -260,6 +262,12 @@ class Rollback:
             self._keep(record)
         return self.records
 
+    def _ado(self) -> WorkItemWriter:
+        """The client: only a rollback checked against ADO, which has one, changes items."""
+        if self.client is None:
+            raise AssertionError("a rollback without a client changes nothing in ADO")
+        return self.client
+
     def _keep(self, record: RollbackRecord) -> None:
         self.records.append(record)
         if self.on_record is not None:
@@ -276,8 +284,8 @@ class Rollback:
             type=str(result.type),
             title=result.title,
             ado_id=result.ado_id,
-            action=action,  # type: ignore[arg-type]
-            status=status,  # type: ignore[arg-type]
+            action=action,
+            status=status,
             timestamp=self.clock(),
             **fields,
         )
@@ -334,9 +342,10 @@ class Rollback:
             for name in differing
         ]
         rev = int(item["rev"])
+        client = self._ado()
         for attempt in range(self.max_retries + 1):
             try:
-                updated = self.client.update_work_item(target, operations, expected_rev=rev)
+                updated = client.update_work_item(target, operations, expected_rev=rev)
                 return self._record_for(
                     result,
                     "revert",
@@ -362,7 +371,7 @@ class Rollback:
                     raise
                 self._backoff(attempt, result, err)
                 try:
-                    again = self.client.get_work_item(target)
+                    again = client.get_work_item(target)
                 except AdoNotFound:
                     return self._record_for(
                         result,
@@ -424,9 +433,10 @@ class Rollback:
             )
         if self.dry_run:
             return self._record_for(result, "delete", "pending")
+        client = self._ado()
         for attempt in range(self.max_retries + 1):
             try:
-                self.client.delete_item(target)
+                client.delete_item(target)
                 return self._record_for(result, "delete", "deleted")
             except AdoNotFound:
                 return self._record_for(
@@ -439,7 +449,7 @@ class Rollback:
                     raise
                 self._backoff(attempt, result, err)
                 try:
-                    self.client.get_work_item(target)
+                    client.get_work_item(target)
                 except AdoNotFound:  # the answer was lost, the delete happened
                     return self._record_for(result, "delete", "deleted")
                 except _ABORT as read_err:
@@ -521,7 +531,7 @@ def rollback_body(
 def rollback_run(
     svc: Services,
     run_id: str,
-    client: Any | None,
+    client: WorkItemWriter | None,
     *,
     write_id: str | None = None,
     dry_run: bool = False,
@@ -573,7 +583,7 @@ def rollback_run(
             ado_error=rollback.ado_error,
         )
     if client is None:
-        raise ValueError("rolling back a write needs a client (AZURE_DEVOPS_* settings)")
+        raise ConfigurationError("rolling back a write needs a client (AZURE_DEVOPS_* settings)")
     rollback_id = ""  # set under the leases
 
     def flush(records: list[RollbackRecord]) -> None:
@@ -624,7 +634,7 @@ def rollback_run(
     return body
 
 
-def _process(svc: Services, client: Any) -> Process:
+def _process(svc: Services, client: WorkItemWriter) -> Process:
     """The project's process for reading items back into the index (AGILE when it cannot be
     told: the rollback itself does not depend on it)."""
     try:

@@ -27,7 +27,9 @@ from typing import Any
 from shared import layout
 from shared.ado import process as processes
 from shared.ado.errors import AdoError
+from shared.ado.ports import WorkItemReader, WorkItemWriter
 from shared.ado.process import AGILE, Process, ProcessError
+from shared.errors import ConfigurationError, SynthesizerError
 from shared.indexing import pending, writes
 from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
@@ -43,11 +45,16 @@ log = logging.getLogger("shared.writer")
 WRITABLE = ("completed", "completed_with_errors")
 
 
-class RunNotWritable(RuntimeError):
-    """The run has not completed (or failed): there is nothing reviewed to write."""
+class RunNotWritable(SynthesizerError, RuntimeError):
+    """The run has not completed (or failed): there is nothing reviewed to write, retag, export
+    or review. ``status``: the run's status."""
+
+    def __init__(self, message: str, *, status: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-class EmptyBacklogRefused(RuntimeError):
+class EmptyBacklogRefused(SynthesizerError, RuntimeError):
     """The run's project had no indexed backlog: every story was tagged new, and creating them
     all is refused unless the request allows it."""
 
@@ -67,7 +74,7 @@ def held_lease(
     return leases.held_lease(store, path, busy, seconds, error=WriteInProgress)
 
 
-def run_lock(svc: Services, run_id: str) -> Any:
+def run_lock(svc: Services, run_id: str) -> AbstractContextManager[None]:
     return held_lease(
         svc.store, layout.write_lock(run_id), f"a write or retag of run {run_id} is in progress"
     )
@@ -100,7 +107,8 @@ def completed_run(
     if run.status not in WRITABLE:
         raise RunNotWritable(
             f"run {run_id} is {run.status}; only a completed run (completed or "
-            "completed_with_errors) can be written or retagged"
+            "completed_with_errors) can be written or retagged",
+            status=run.status,
         )
     items = read_jsonl(svc.store, layout.run_file(run_id, "generated_backlog.jsonl"), GeneratedItem)
     records = read_jsonl(
@@ -165,7 +173,7 @@ def plan_run(
     return plan
 
 
-def project_process(settings: Any, client: Any | None) -> Process | None:
+def project_process(settings: Any, client: WorkItemReader | None) -> Process | None:
     """The process to write for: AZURE_DEVOPS_PROCESS, else the one ``client``'s project has
     (detected once per client); None without either. Raises ProcessError (a project whose types
     say nothing) and AdoError (detection could not ask ADO)."""
@@ -189,7 +197,7 @@ def new_write_id(svc: Services, run_id: str) -> str:
 def write_run(
     svc: Services,
     run_id: str,
-    client: Any | None,
+    client: WorkItemWriter | None,
     *,
     decisions: Mapping[str, Any] | None = None,
     dry_run: bool = False,
@@ -241,7 +249,7 @@ def write_run(
             "--allow-empty-backlog) to write anyway."
         )
     if client is None or process is None:
-        raise ValueError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
+        raise ConfigurationError("writing to Azure DevOps needs a client (AZURE_DEVOPS_* settings)")
     write_id = ""  # set under the leases
 
     def flush(results: list[WriteResult]) -> None:

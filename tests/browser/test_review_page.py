@@ -15,7 +15,7 @@ every test passes alone and in any order. Every wait is for a state of the page 
 ``wait_for``: an element, a text, an attribute, the focus), never a delay; a keyboard test focuses
 the control it is about by its locator and presses keys from there, it does not count Tab presses.
 
-Screenshots go to docs/screenshots/ (README "Review page"). Chromium comes from apt (`make setup`);
+Screenshots go to docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
 without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
 """
 

@@ -328,7 +328,7 @@ class HostProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60) -> HostProcess:
-        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.chaos.host_main", *self.args],
             cwd=str(REPO),

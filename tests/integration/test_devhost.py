@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from azure.core.exceptions import ResourceExistsError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64EncodePolicy
 
@@ -61,8 +62,8 @@ def queue(azurite: Azurite, name: str, base64_encode: bool = True) -> QueueClien
     )
     try:
         client.create_queue()
-    except Exception:
-        pass  # exists
+    except ResourceExistsError:
+        pass
     return client
 
 

@@ -20,11 +20,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from devhost.standins.openai_standin import hermetic_env
 from shared import layout
 from shared.agents import Agents, SegmentationFailed
-from shared.models import ErrorRecord, Segment, TaggingRecord
+from shared.models import ErrorRecord, GeneratedItem, Segment, TaggingRecord
 from shared.pipeline import process
 from shared.pipeline.runs import abort_run, trace_run_end
 from shared.services import build_tracer
-from shared.settings import Settings
+from shared.settings import ObservabilityConfig, PipelineConfig, Settings
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.tracing import NullTracer
@@ -232,6 +232,31 @@ def test_a_run_is_one_trace_with_one_root_and_the_seed_spans(tmp_path, deliver_t
     assert meta(segmentation)["segment_count"] == len(segments)
     assert "avg_tokens" in meta(segmentation)
     assert svc.store.exists(layout.outbox(run.run_id, "trace_root"))
+
+
+def test_per_segment_spans_off_leaves_out_the_segment_spans_only(tmp_path):
+    exporter = InMemorySpanExporter()
+    svc, bus = make_pipeline(LocalFolderStore(tmp_path))
+    off = PipelineConfig(observability=ObservabilityConfig(per_segment_spans=False))
+    svc.tracer = tracer(exporter, pipeline=off)
+    run = run_file(svc, bus, "demo", "m.txt", SMALL.encode())
+    assert run.status == "completed"
+    names = [s.name for s in spans_of(exporter, run.run_id)]
+    assert names.count("synthesis_run") == 1 and names.count("segmentation") == 1
+    assert not [n for n in names if n.startswith("segment_")]
+    records = read_jsonl(
+        svc.store, layout.run_file(run.run_id, "tagging_analysis.jsonl"), TaggingRecord
+    )
+    assert sorted(n for n in names if n.startswith("story_")) == sorted(
+        f"story_{r.story_id}_{kind}"
+        for r in records
+        for kind in ("tagging_retrieval", "tagging_agent")
+    )
+    # the generated items still name the run's trace
+    items = read_jsonl(
+        svc.store, layout.run_file(run.run_id, "generated_backlog.jsonl"), GeneratedItem
+    )
+    assert {i.trace_id for i in items} == {LangfuseTracer.trace_id(run.run_id)}
 
 
 def test_a_failed_run_has_one_root_with_the_reason(tmp_path):

@@ -19,9 +19,10 @@ from devhost.standins.openai_standin import (
 )
 from shared.embeddings.openai_embedder import OpenAIEmbedder
 from shared.engine.llm.schemas import TaggingAnswer
+from shared.errors import ConfigurationError
 from shared.llm import InvalidOutput
 from shared.llm import client as llm_client
-from shared.llm.client import LLMNotConfigured, build_openai_client
+from shared.llm.client import build_openai_client
 from shared.llm.openai_chat import OpenAIChatModel
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
@@ -142,7 +143,7 @@ def test_azure_openai_without_a_key_uses_an_entra_id_token(llm, monkeypatch):
 
 
 def test_no_key_and_no_azure_endpoint_is_a_clear_error():
-    with pytest.raises(LLMNotConfigured, match="OPENAI_API_KEY"):
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
         build_openai_client(Settings(storage_backend="local", engine="llm"))
 
 

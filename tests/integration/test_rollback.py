@@ -16,6 +16,7 @@ from shared import api, layout
 from shared.ado import ops
 from shared.bus.memory import InProcessBus
 from shared.cli import main as cli
+from shared.errors import ConfigurationError
 from shared.ids import InvalidIdentifier
 from shared.models import RunStatus
 from shared.services import Services
@@ -319,6 +320,8 @@ def test_http_rollback(svc, fake, client):
 
     # ADO not configured (no AZURE_DEVOPS_* in these settings): 503, a dry run is unchecked
     assert rollback(svc, run_id, b'{"dry_run": false}').status == 503
+    with pytest.raises(ConfigurationError, match="AZURE_DEVOPS_"):  # the rollback asked directly
+        rollback_run(svc, run_id, None, dry_run=False)
     assert rollback(svc, run_id, b"{}").json()["checked_against_ado"] is False
 
     done = rollback(

@@ -34,7 +34,7 @@ from pydantic import SecretStr
 
 import function_app
 from devhost.host import LocalHost
-from shared.hygiene import annotations_for
+from shared.hygiene import read_report
 from shared.models import RunStatus
 from shared.retention import purge_expired
 from shared.services import build_services
@@ -368,7 +368,8 @@ def test_the_injection_is_annotated_the_run_is_normal_and_nothing_reaches_ado(
     svc, run_id = secured["svc"], finished_run["run_id"]
     transcript = svc.store.get(f"runs/{run_id}/transcript.txt").decode()
     assert INJECTION in transcript  # it is data: kept, not removed
-    annotations = annotations_for(svc.store, run_id)
+    report = read_report(svc.store, run_id)
+    annotations = report.annotations if report else []
     kinds = {a.kind for a in annotations if INJECTION in a.text}
     assert kinds == {"instruction_override", "tool_directive"}, annotations
     for a in annotations:
@@ -395,7 +396,7 @@ ADO_WRITERS = {
     REPO / "shared" / "writer" / "execute.py",
     REPO / "shared" / "writer" / "rollback.py",
 }
-WRITE_METHODS = {"create_work_item", "update_work_item", "set_parent", "delete_item"}
+WRITE_METHODS = {"create_work_item", "update_work_item", "delete_item"}
 # the pipeline that runs on every upload: it must never hold an ADO client
 PIPELINE_PACKAGES = ["pipeline", "engine", "agents", "llm", "prompts", "hygiene.py", "retrieval.py"]
 

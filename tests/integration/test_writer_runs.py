@@ -19,6 +19,7 @@ from shared.ado import process as processes
 from shared.cli import main as cli
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
+from shared.errors import ConfigurationError
 from shared.models import GeneratedItem, RunStatus, Summary, TaggingRecord, WorkItem
 from shared.settings import Settings
 from shared.storage import read_jsonl, read_model
@@ -311,6 +312,9 @@ def test_http_write_refusals(runs, fake, client):
     # plans from the files
     unconfigured = write(svc, run_id, b'{"dry_run": false}')
     assert unconfigured.status == 503 and "AZURE_DEVOPS_ORG_URL" in unconfigured.json()["error"]
+    assert unconfigured.json()["code"] == "not_configured"
+    with pytest.raises(ConfigurationError, match="AZURE_DEVOPS_"):  # the writer asked directly
+        write_run(svc, run_id, None, dry_run=False)
     planned = write(svc, run_id, b"{}")
     assert planned.status == 200 and planned.json()["checked_against_ado"] is False
 

@@ -14,7 +14,6 @@ from shared.ado.errors import (
     AdoAuthError,
     AdoConflict,
     AdoError,
-    AdoNotConfigured,
     AdoNotFound,
     AdoQueryTooLarge,
     AdoThrottled,
@@ -22,6 +21,7 @@ from shared.ado.errors import (
     mask_secrets,
 )
 from shared.ado.retry import READ_RETRY_STATUSES, WRITE_RETRY_STATUSES, make_retry
+from shared.errors import ConfigurationError
 from shared.settings import Settings
 
 PAT = "s3cretPAT-abcdefghijklmnop"
@@ -165,10 +165,10 @@ def test_reads_retry_every_5xx_but_writes_only_429_and_503():
 
 
 def test_configuration_errors_name_settings_never_values():
-    with pytest.raises(AdoNotConfigured, match="full URL"):
+    with pytest.raises(ConfigurationError, match="full URL"):
         AdoClient("dev.azure.com/org", "p", PAT)
     settings = Settings(azure_devops_pat=PAT, azure_devops_project="P")
-    with pytest.raises(AdoNotConfigured, match="AZURE_DEVOPS_ORG_URL") as info:
+    with pytest.raises(ConfigurationError, match="AZURE_DEVOPS_ORG_URL") as info:
         AdoClient.from_settings(settings)
     assert PAT not in str(info.value)
     client = AdoClient("https://dev.azure.com/org/", "My Project", PAT)

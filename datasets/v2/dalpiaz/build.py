@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # datasets/: buildlib
-from buildlib import (  # noqa: E402
+from buildlib import (
     KINDS,
     TAGS,
     group_number,

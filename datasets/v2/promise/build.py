@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # datasets/: buildlib
-from buildlib import KINDS, jsonl, write_or_check  # noqa: E402
+from buildlib import KINDS, jsonl, write_or_check
 
 HERE = Path(__file__).resolve().parent
 RAW = HERE / "raw" / "PROMISE_exp.csv"

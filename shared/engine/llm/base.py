@@ -1,12 +1,14 @@
 """The retry rule every LLM agent shares (seed §4 step 5, §5 and §6 "Retry & Robustness").
 
-One call; if the answer is not usable (malformed or schema-violating JSON, a refusal, a cut answer,
-or content the agent's own check rejects, such as a quote not found in the segment) one more call
-at the temperature lowered by ``RETRY_TEMPERATURE_DROP``, with the rejected answer and the reason
-fed back; a second unusable answer raises the agent's ``AgentFailed`` subclass with the last raw
-output and the usage of both calls. A request the endpoint rejects as such (HTTP 400/422) fails at
-once: sending it again cannot help. Transport errors (what the SDK's own retries of 429/5xx and
-timeouts could not fix) propagate, so the queue host retries the unit.
+One call; if the answer is rejected (``shared.errors.RejectedAnswer``: malformed or
+schema-violating JSON, a refusal, a cut answer, or content the agent's own check rejects, such as a
+quote not found in the segment) one more call at the temperature lowered by
+``RETRY_TEMPERATURE_DROP``, with the rejected answer and the reason fed back; a second rejected
+answer raises the agent's ``AgentFailed`` subclass with the last raw output and the usage of both
+calls. A request the endpoint rejects as such (HTTP 400/422) fails at once: sending it again cannot
+help. Transport errors (what the SDK's own retries of 429/5xx and timeouts could not fix)
+propagate, so the queue host retries the unit; so does any other exception, a ``ValueError`` of a
+bug in a check included: only a ``RejectedAnswer`` is retried.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from shared.agents import AgentFailed
-from shared.llm import ChatModel, InvalidOutput, InvalidRequest, Message, schema_mismatch
+from shared.errors import RejectedAnswer
+from shared.llm import ChatModel, InvalidRequest, Message
 from shared.models import Usage
 
 log = logging.getLogger(__name__)
@@ -52,8 +55,9 @@ def ask(
 ) -> Outcome[R]:
     """The answer of ``chat`` to ``messages`` as ``check`` turns it into the agent's result.
 
-    ``check`` raises ``ValueError`` (pydantic's ``ValidationError`` and ``QuoteNotFound`` are ones)
-    to reject an answer.
+    ``check`` raises ``RejectedAnswer`` to reject an answer (``QuoteNotFound`` is one;
+    ``shared.llm.validated`` turns a schema violation into one); anything else it raises is a bug
+    and propagates.
     """
     usage = Usage()
     conversation = list(messages)
@@ -64,14 +68,14 @@ def ask(
             answer = chat.structured(conversation, schema, temperature=temp, max_tokens=max_tokens)
         except InvalidRequest as err:
             raise failure(f"{what}: {err}", attempts=attempt, usage=usage) from err
-        except InvalidOutput as err:
+        except RejectedAnswer as err:
             usage, reason, raw = usage + err.usage, str(err), err.raw
         else:
             usage = usage + answer.usage
             try:
                 return Outcome(check(answer.value), usage, answer.model, attempt)
-            except ValueError as err:
-                reason, raw = _reason(err), answer.raw
+            except RejectedAnswer as err:
+                reason, raw = str(err), answer.raw
         if attempt == 1:
             log.warning("%s: answer rejected, retrying at temperature %.2f: %s", what, temp, reason)
             conversation = [
@@ -84,7 +88,3 @@ def ask(
                 },
             ]
     raise failure(f"{what} failed twice: {reason}", attempts=2, raw_output=raw, usage=usage)
-
-
-def _reason(err: ValueError) -> str:
-    return schema_mismatch(err) if isinstance(err, ValidationError) else str(err)

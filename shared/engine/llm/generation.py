@@ -40,8 +40,8 @@ from shared.engine.llm.prompting import (
     data_block,
 )
 from shared.engine.llm.schemas import GenerationAnswer
-from shared.llm import ChatModel
-from shared.models import Segment
+from shared.llm import ChatModel, validated
+from shared.models import Engine, Segment
 from shared.settings import PipelineConfig
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ MAX_OUTPUT_TOKENS = 4096
 
 
 class LLMGenerator:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self, chat: ChatModel, cfg: PipelineConfig, annotate: Annotator | None = None
@@ -84,7 +84,7 @@ class LLMGenerator:
         limit = self.cfg.generation.max_stories_per_segment
 
         def check(answer: GenerationAnswer) -> GenerationDraft:
-            draft = GenerationDraft.model_validate(answer.model_dump())
+            draft = validated(GenerationDraft, answer.model_dump())
             missing = []
             for n, story in enumerate(draft.stories, start=1):
                 for quote in [*story.source_quotes, *story.superseded_quotes]:

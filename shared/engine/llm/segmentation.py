@@ -42,8 +42,9 @@ from shared.engine.llm.prompting import (
     unit_lines,
 )
 from shared.engine.llm.schemas import SegmentationAnswer, SegmentProposal
+from shared.errors import RejectedAnswer
 from shared.llm import ChatModel
-from shared.models import Usage
+from shared.models import Engine, Usage
 from shared.settings import SegmentationConfig
 from shared.textio import jaccard
 from shared.tokens import count_tokens
@@ -66,7 +67,7 @@ class _Seg:
 
 
 class LLMSegmenter:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self,
@@ -160,15 +161,15 @@ class LLMSegmenter:
 
         def check(answer: SegmentationAnswer) -> list[SegmentProposal]:
             if not answer.segments:
-                raise ValueError("the answer has no segments")
+                raise RejectedAnswer("the answer has no segments")
             outside = sorted({p.start_unit for p in answer.segments if not a <= p.start_unit < b})
             if outside:
-                raise ValueError(
+                raise RejectedAnswer(
                     f"start_unit {outside[:5]} outside the units shown ({a} to {b - 1})"
                 )
             empty = [p.start_unit for p in answer.segments if not _labels(p)]
             if empty:
-                raise ValueError(f"segments starting at units {empty[:5]} name no intent")
+                raise RejectedAnswer(f"segments starting at units {empty[:5]} name no intent")
             proposals = sorted(answer.segments, key=lambda p: p.start_unit)
             first = proposals[0]
             if a == 0 and first.start_unit != 0:  # the text before the first start belongs to it

@@ -32,8 +32,9 @@ from shared.embeddings import Embedder
 from shared.engine.llm.base import ask
 from shared.engine.llm.prompting import Annotator, candidates_text, outside_block
 from shared.engine.llm.schemas import TaggingAnswer
+from shared.errors import RejectedAnswer
 from shared.llm import ChatModel
-from shared.models import GeneratedItem
+from shared.models import Engine, GeneratedItem
 from shared.settings import PipelineConfig
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,8 @@ MAX_OUTPUT_TOKENS = 800
 AMBIGUITY_MARGIN = 0.1
 
 
-class UnclearDecision(ValueError):
-    pass
+class UnclearDecision(RejectedAnswer):
+    """A tag other than new that names no retrieved story: the answer is rejected."""
 
 
 def story_block(story: GeneratedItem, hygiene: object = None) -> str:
@@ -55,7 +56,7 @@ def story_block(story: GeneratedItem, hygiene: object = None) -> str:
 
 
 class LLMTagger:
-    engine = "llm"
+    engine: Engine = "llm"
 
     def __init__(
         self,

@@ -39,6 +39,7 @@ from shared.engine.offline.language import (
     meaningful_word_count,
     sentence_cues,
 )
+from shared.errors import SynthesizerError
 from shared.textio import Span, line_spans, sentence_spans, speaker_of
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "capture_model.json"
@@ -61,7 +62,7 @@ LEXICAL_NAMES = (
 )
 
 
-class CaptureModelMissing(RuntimeError):
+class CaptureModelMissing(SynthesizerError, RuntimeError):
     """The capture model file is missing or unreadable (a packaging error, never user input)."""
 
 
@@ -214,9 +215,9 @@ def _load(path: str) -> CaptureModel:
     return CaptureModel(doc)
 
 
-def capture_embedder(embedder: Embedder) -> Embedder:
+def capture_embedder(embedder: Embedder | None) -> Embedder:
     """The packaged MiniLM the classifier was trained on: ``embedder`` when it is MiniLM."""
-    if getattr(embedder, "model_name", "").startswith(MINILM_PREFIX):
+    if embedder is not None and getattr(embedder, "model_name", "").startswith(MINILM_PREFIX):
         return embedder
     return _minilm()
 

@@ -47,8 +47,7 @@ _TENS = {
 _SCALE = {"hundred": 100, "thousand": 1000}
 
 # unit word -> (family, factor to the family's base unit)
-_UNITS: dict[str, tuple[str, float]] = {}
-for _family, _table in {
+_UNIT_TABLES: dict[str, dict[str, float]] = {
     "currency": {
         "eur": 1,
         "euro": 1,
@@ -103,7 +102,9 @@ for _family, _table in {
         "inches": 0.0254,
     },
     "current": {"ua": 1e-6, "ma": 1e-3},
-}.items():
+}
+_UNITS: dict[str, tuple[str, float]] = {}
+for _family, _table in _UNIT_TABLES.items():
     for _word, _factor in _table.items():
         _UNITS[_word] = (_family, float(_factor))
 

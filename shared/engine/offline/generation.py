@@ -63,7 +63,7 @@ from shared.engine.offline.language import (
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import capital, write_story
 from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
-from shared.models import Segment, story_text
+from shared.models import Engine, Segment, story_text
 from shared.settings import PipelineConfig
 from shared.textio import jaccard, sentence_spans
 
@@ -148,7 +148,7 @@ class _Story:
 
 class OfflineGenerator:
     version = "gen-offline-v2"
-    engine = "offline"
+    engine: Engine = "offline"
     model: str | None = None
 
     def __init__(self, embedder: Embedder, cfg: PipelineConfig) -> None:
@@ -165,9 +165,9 @@ class OfflineGenerator:
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         for st in stories:
-            draft = self._readable_draft(st, sentences, verdicts, persona)
-            if draft is not None:
-                drafted.append((st, draft))
+            readable = self._readable_draft(st, sentences, verdicts, persona)
+            if readable is not None:
+                drafted.append((st, readable))
             elif drafted and not st.superseded:
                 # talk around a need ("for instance we see that they zap very often ..."): no
                 # story of its own; its statements stay evidence of the need before it

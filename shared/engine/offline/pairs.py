@@ -36,6 +36,7 @@ from shared.embeddings import Embedder
 from shared.engine.offline import contradiction as cx
 from shared.engine.offline.capture import capture_embedder
 from shared.engine.offline.language import content_words
+from shared.errors import SynthesizerError
 from shared.models import TAGS, GeneratedItem, Tag, story_text
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "tagging_model.json"
@@ -123,7 +124,7 @@ def _lexical_contrasts(mine: str, theirs: str) -> dict[str, float]:
     }
 
 
-class TaggingModelMissing(RuntimeError):
+class TaggingModelMissing(SynthesizerError, RuntimeError):
     """The pair model file is missing or unreadable."""
 
 
@@ -219,9 +220,10 @@ def _side(vec: _Vectors, title: str, description: str, criteria: list[str], full
 
 
 def pair_features(
-    story: GeneratedItem, candidates: list[Candidate], embedder: Embedder
+    story: GeneratedItem, candidates: list[Candidate], embedder: Embedder | None
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate (in the order given)."""
+    """One row of ``FEATURES`` per candidate (in the order given); ``embedder`` None: the
+    packaged MiniLM's vectors throughout."""
     if not candidates:
         return np.zeros((0, len(FEATURES)))
     minilm = capture_embedder(embedder)
@@ -399,7 +401,7 @@ def scores_from(
     z = logits / temperature
     e = np.exp(z - z.max())
     probs = e / e.sum()
-    scores = {tag: float(probs[k]) for k, tag in enumerate(TAGS)}
+    scores: dict[str, float] = {tag: float(probs[k]) for k, tag in enumerate(TAGS)}
     order = sorted(TAGS, key=lambda tag: (-scores[tag], TAGS.index(tag)))
     tag, second = order[0], order[1]
     return TagScores(

@@ -42,6 +42,7 @@ import numpy as np
 from shared.agents import SegmentationResult, SegmentSpan
 from shared.embeddings import Embedder
 from shared.engine.offline.language import KeywordModel, clean, content_words, sentence_cues
+from shared.models import Engine
 from shared.settings import SegmentationConfig
 from shared.textio import line_spans, sentence_spans, speaker_of
 from shared.tokens import count_tokens
@@ -76,7 +77,7 @@ class _Unit:
 
 class OfflineSegmenter:
     version = "seg-offline-v1"
-    engine = "offline"
+    engine: Engine = "offline"
     model: str | None = None
 
     def __init__(self, embedder: Embedder, cfg: SegmentationConfig) -> None:

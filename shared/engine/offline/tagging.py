@@ -41,7 +41,7 @@ from shared.embeddings import Embedder
 from shared.engine.offline.contradiction import contradiction_cues, quantities
 from shared.engine.offline.language import content_words
 from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
-from shared.models import GeneratedItem, Tag, story_text
+from shared.models import Engine, GeneratedItem, Tag, story_text
 from shared.settings import TaggingConfig, ThresholdsConfig
 
 POSSIBLE_CONFLICT = "possible conflict"
@@ -61,12 +61,12 @@ _STORY_FRAME = re.compile(r"^as an? [^,]{1,40},\s*i (?:want|need|would like)(?: 
 
 
 class OfflineTagger:
-    engine = "offline"
+    engine: Engine = "offline"
     model: str | None = None
 
     def __init__(
         self,
-        embedder: Embedder,
+        embedder: Embedder | None,
         thresholds: ThresholdsConfig,
         tagging: TaggingConfig | None = None,
         pair_model: PairModel | None = None,
@@ -94,7 +94,8 @@ class OfflineTagger:
         return TaggingResult(decision=decision, model=None)
 
     def scores(self, story: GeneratedItem, candidates: list[Candidate]) -> TagScores:
-        """The pair model's view of ``story`` (the LLM tagger checks its answers against it)."""
+        """The pair model's view of ``story`` (the LLM tagger checks its answers against it);
+        without an embedder, the packaged MiniLM's vectors."""
         model = self.pair_model or PairModel.load()
         return model.score(pair_features(story, candidates, self.embedder))
 

@@ -201,8 +201,13 @@ def upload(page: Any, path: Path, project: str = PROJECT) -> str:
 
 
 def wait_completed(page: Any) -> None:
-    page.locator("#run-status").filter(has_text="Status: completed").wait_for(timeout=RUN_MS)
+    """The run on the page ended ``completed`` and its backlog is shown; a run that ended with
+    unit errors fails here with its errors (its tags would not be the ones the tests expect)."""
+    status = page.locator("#run-status")
+    status.filter(has_text="Status: completed").wait_for(timeout=RUN_MS)
     page.locator("#tree article.story").first.wait_for()
+    text = status.inner_text()
+    assert "with errors" not in text, f"{text}\n{page.locator('#run-errors').inner_text()}"
 
 
 def open_run(session: Session, run_id: str) -> Any:

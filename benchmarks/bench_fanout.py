@@ -4,7 +4,7 @@
 One transcript that gives 12 segments and 36 stories (``samples/transcripts/
 remote_control_functional_design.txt``, the stand-in told to cut 12 segments and write 3 stories
 each) goes through ``devhost.host.LocalHost`` running ``function_app.py`` with the LLM engine on a
-private Azurite. Every chat call is answered by ``tests/support/openai_standin.py`` after a fixed
+private Azurite. Every chat call is answered by ``devhost/standins/openai_standin.py`` after a fixed
 300 ms; the stand-in runs in its own process (the model is not in the worker's process, and its
 CPU must not take the worker's GIL). The sample backlog and architecture notes are in the embedded
 index, stored in Azurite and loaded with the embedder the run uses (``devhost.demo.load_index``, the
@@ -163,7 +163,7 @@ def serve_standin(log_path: str, embedding_delay: float) -> int:
     """``--serve-standin LOG``: the OpenAI stand-in with the fixed delay for chat calls and
     ``embedding_delay`` for embeddings; prints its base URL, appends one JSON line per request to
     LOG (route, schema, arrival and answer times), and serves until stdin closes."""
-    from tests.support.openai_standin import OpenAIStandIn
+    from devhost.standins.openai_standin import OpenAIStandIn
 
     lock = threading.Lock()
     log = open(log_path, "a", encoding="utf-8")  # open for the server's lifetime

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo, sample_items
 from loaders.ado_loader import load_backlog
 from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
@@ -17,10 +18,7 @@ from shared.retrieval import generation_context, tagging_candidates
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.backlog_items import NOW, lone_story
-from tests.support.fake_ado import FakeAdo, sample_items
 from tests.support.pipeline import fake_services
-
-pytestmark = pytest.mark.integration
 
 PROJECT = "rc"
 

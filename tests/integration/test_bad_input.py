@@ -27,7 +27,6 @@ from tests.chaos.harness import (
     wait_terminal,
 )
 
-pytestmark = pytest.mark.integration
 KEY = "bad-input-key"
 PROJECT = "bad-input"
 LIMIT = 1_000_000  # SYNTH_PIPELINE__LIMITS__MAX_UPLOAD_BYTES for this module

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from loaders.arch_loader import load_documents
 from loaders.workitems import read_backlog_file
 from shared import api, layout
@@ -20,10 +21,7 @@ from shared.settings import Settings
 from shared.storage import read_model
 from shared.storage.local import LocalFolderStore
 from shared.writer.runs import EmptyBacklogRefused, write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"
 

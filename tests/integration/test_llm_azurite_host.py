@@ -15,6 +15,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import function_app
 from devhost.host import LocalHost
+from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
 from loaders.indexer import index_documents, index_work_items
 from loaders.workitems import read_backlog_file
 from shared import layout
@@ -25,11 +26,9 @@ from shared.services import build_services, build_tracer
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.tracing_langfuse import LangfuseTracer, root_span_id
-from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import REPO, SAMPLES
 
-pytestmark = pytest.mark.integration
 PROJECT = "remote-control"
 
 

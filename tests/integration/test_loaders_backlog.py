@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo, sample_items
 from loaders import ado_loader
 from loaders.ado_loader import load_backlog
 from loaders.indexer import LoaderError
@@ -20,11 +21,8 @@ from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.fake_ado import FakeAdo, sample_items
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import SAMPLES, fake_services
-
-pytestmark = pytest.mark.integration
 
 PROJECT = "rc"
 BACKLOG = SAMPLES / "backlog"

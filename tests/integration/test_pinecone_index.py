@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from devhost.standins.openai_standin import hermetic_env
 from loaders.indexer import index_work_items
 from shared.models import WorkItem
 from shared.retrieval import ADO_FILTER, USER_STORY_FILTER
@@ -16,10 +17,8 @@ from shared.storage.local import LocalFolderStore
 from shared.vectorstore import DimensionMismatch, VectorRecord, check_index, drop_namespace
 from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder
-from tests.support.openai_standin import hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 
-pytestmark = pytest.mark.integration
 DIM = 8
 
 

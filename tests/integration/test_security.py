@@ -43,7 +43,6 @@ from shared.storage import dump_model
 from tests.chaos.harness import REPO, call, check_run, wait_terminal
 from tests.support.pipeline import make_pipeline
 
-pytestmark = pytest.mark.integration
 KEY = "security-test-key"
 PROJECT = "security"
 
@@ -569,12 +568,12 @@ def test_no_secret_reaches_the_model_the_embedder_or_a_trace(tmp_path, monkeypat
     from langfuse._client.resource_manager import LangfuseResourceManager
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+    from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
     from shared.bus.memory import InProcessBus
     from shared.pipeline import bind_in_process
     from shared.pipeline.runs import load_run, start_run
     from shared.services import build_tracer
     from shared.storage.local import LocalFolderStore
-    from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 
     hermetic_env(monkeypatch)
     LangfuseResourceManager.reset()  # Langfuse clients are singletons per public key

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from loaders.workitems import from_rest
 from shared.ado import ops
 from shared.ado import process as processes
@@ -14,10 +15,6 @@ from shared.writer import render
 from shared.writer.execute import Writer, counts, preview
 from shared.writer.plan import build_plan
 from tests.support.backlog_items import Backlog
-from tests.support.fake_ado import FakeAdo
-
-pytestmark = pytest.mark.integration
-
 
 PROCESSES = ("agile", "scrum", "cmmi", "basic")
 

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from loaders.ado_loader import load_backlog as load_from_ado
 from loaders.workitems import from_rest, read_backlog_file
 from shared import api, layout
@@ -25,10 +26,7 @@ from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
 from shared.writer.execute import WriteResult
 from shared.writer.runs import WriteInProgress, held_lease, write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 # written to produce every tag against the sample backlog, two conflicts among them
 DESIGN = SAMPLES.parent / "tests" / "data" / "review_meeting.txt"

@@ -35,7 +35,12 @@ NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"
 
 @pytest.fixture(scope="module")
 def engine():
-    settings = Settings(storage_backend="local", engine="offline", embedder="minilm")
+    # the seed's tagging rules: tests/data/review_meeting.txt was written to produce every tag
+    # (an extend and a gap to patch, two conflicts) under them; the pair model's tags are tested
+    # in tests/unit/test_tagging_pairs.py and scored by `eval tagging`
+    settings = Settings(
+        storage_backend="local", engine="offline", embedder="minilm", tagging_model="thresholds"
+    )
     embedder = MiniLMEmbedder()
     return settings, embedder, build_offline_agents(embedder, settings.pipeline)
 

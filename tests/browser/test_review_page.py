@@ -15,7 +15,8 @@ every test passes alone and in any order. Every wait is for a state of the page 
 ``wait_for``: an element, a text, an attribute, the focus), never a delay; a keyboard test focuses
 the control it is about by its locator and presses keys from there, it does not count Tab presses.
 
-Screenshots go to docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
+Screenshots are taken in a temporary folder; with ``UPDATE_SCREENSHOTS=1`` they replace
+docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
 without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -64,7 +66,7 @@ KEY = "review-e2e-key"
 PROJECT = "review-ui"
 MEETING = REPO / "tests" / "data" / "review_meeting.txt"
 HOSTILE = REPO / "tests" / "data" / "hostile_meeting.txt"
-SHOTS = REPO / "docs" / "screenshots"
+DOC_SHOTS = REPO / "docs" / "screenshots"
 TIMEOUT_MS = 60_000  # any wait for a state of the page (an element, a text, a response)
 RUN_MS = 120_000  # a run to its end, a write to its results (the pipeline or ADO behind it)
 expect = playwright_api.expect
@@ -176,22 +178,47 @@ def session(browser: Any, host: LocalHost) -> Iterator[Session]:
 
 
 def shot(target: Any, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SHOTS / name))
+    """A screenshot of ``target``: into docs/screenshots/ with ``UPDATE_SCREENSHOTS=1``, else into
+    a temporary folder (taken all the same: a page that cannot be drawn fails here)."""
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        folder = DOC_SHOTS
+    else:
+        folder = Path(tempfile.gettempdir()) / "backlog-synth-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(folder / name))
 
 
 def story(page: Any, tag: str, has_text: str | None = None) -> Any:
+    """The first story shown with ``tag`` (and ``has_text`` in its title); when the shown backlog
+    has none after the usual wait, the test fails naming the tags and titles it does show."""
     found = page.locator(f"article.story[data-tag='{tag}']")
     if has_text:
         found = found.filter(has=page.locator(".story-title", has_text=has_text))
+    try:
+        found.first.wait_for()
+    except playwright_api.TimeoutError:
+        shown = page.evaluate(
+            """() => [...document.querySelectorAll('#tree article.story')].map(
+                (a) => `${a.dataset.tag}: ${a.querySelector('.story-title')?.textContent}`)"""
+        )
+        wanted = f"a {tag} story" + (f" titled with {has_text!r}" if has_text else "")
+        raise AssertionError(f"no {wanted}; the page shows {shown}") from None
     return found.first
 
 
+RUNS_LISTED = re.compile(r"^(\d+ run\(s\)\.|No runs yet: upload a transcript\.)$")  # #runs-status
 COST = "15 EUR"  # the conflict with #1128 (unit cost); the other conflict is the keypad
 
 
 def upload(page: Any, path: Path, project: str = PROJECT) -> str:
+    """Upload ``path`` into ``project`` from the page; returns the run id the page then follows.
+
+    The page suggests the latest run's project in an empty project field when its runs list
+    arrives; the list is waited for first, and the field checked after the fill (a suggestion
+    landing mid-fill once made "review-uireview-ui", a project with no backlog)."""
+    expect(page.locator("#runs-status")).to_have_text(RUNS_LISTED)
     page.fill("#project", project)
+    expect(page.locator("#project")).to_have_value(project)
     page.set_input_files("#file", str(path))
     page.click("#upload-button")
     page.wait_for_function(
@@ -392,7 +419,8 @@ def test_keyboard_only_resolve_the_conflict_and_preview(
     page = session.page
     session.open()
     open_button = page.locator(f"button.open-run[data-run-id='{main_run}']")
-    open_button.wait_for()
+    expect(page.locator("#runs-status")).to_have_text(RUNS_LISTED)  # the list is rendered
+    expect(open_button).to_be_visible()
     # a fresh page: the skip link first, then the upload controls in order, then the runs
     page.keyboard.press("Tab")
     expect(page.locator(".skip-link")).to_be_focused()

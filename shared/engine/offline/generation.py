@@ -11,9 +11,14 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"),
    joins any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a
    recent one (``revision``: a changed figure, "let's not do X after all"); otherwise it starts
-   a story when its probability reaches ``SEED_AT``. A quality constraint said next to a need
-   becomes a criterion of that story; said on its own, a story of its own. The strongest
-   ``max_stories_per_segment`` stories are kept, in text order.
+   a story when it is confident (``SEED_AT``, or ``CUE_SEED_AT`` when it states a need plainly;
+   a short fragment without a need cue only from ``FRAGMENT_SEED_AT``). The others join the need
+   they sit next to or resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one
+   below ``JOIN_AT`` (quoted mostly as talk around a need) is left out. A quality
+   constraint said next to a need becomes a criterion of that story; said on its own, a story of
+   its own. The strongest ``max_stories_per_segment`` stories are kept, in text order; a need said
+   once with nothing beyond its title joins the most similar need of the segment as a criterion
+   when that gives it one (``BARE_FOLD_SIMILARITY``).
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -68,7 +73,7 @@ from shared.settings import PipelineConfig
 from shared.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
-SEED_AT = 0.8
+SEED_AT = 0.85
 ELABORATION_GAP = 2
 ELABORATION_SIMILARITY = 0.45
 SEED_ELABORATION_SIMILARITY = 0.75
@@ -76,7 +81,11 @@ ATTACH_SIMILARITY = 0.3
 NEAR_ATTACH_SIMILARITY = 0.15
 CRITERIA_AT = 0.6
 CUE_SEED_AT = 0.5
-ORPHAN_SEED_AT = 1.1  # off: orphans of weak confidence stay out
+ORPHAN_SEED_AT = 0.8  # a confident statement that joins no need is a need of its own
+JOIN_AT = 0.38  # below this confidence a requirement sentence is left out (mostly talk)
+FRAGMENT_WORDS = 4
+FRAGMENT_SEED_AT = 0.9
+BARE_FOLD_SIMILARITY = 0.5
 _NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
 SHORT_FOLLOW_UP_WORDS = 8
 REPEAT_SIMILARITY = 0.8
@@ -84,7 +93,7 @@ REVISION_WINDOW = 12
 SHORT_REVISION_GAP = 4
 REVISION_SIMILARITY = 0.6
 DROP_SIMILARITY = 0.35
-MAX_QUOTES = 8
+MAX_QUOTES = 12
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
 AC_DELTA_JACCARD = 0.6
@@ -113,6 +122,7 @@ class _Story:
     writing: int = -1
     superseded: list[int] = field(default_factory=list)
     revisions: list[Revision] = field(default_factory=list)
+    drafting: set[int] = field(default_factory=set)  # members drafted whatever their confidence
 
     def __post_init__(self) -> None:
         if self.writing < 0:
@@ -175,6 +185,7 @@ class OfflineGenerator:
                 for k in st.members:
                     before.add(k, 0.0)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
+        drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]
         story_vecs = [_unit(sum(vectors[k] for k in st.members)) for st in stories]
@@ -233,6 +244,8 @@ class OfflineGenerator:
             if _revised_story(stories, sentences, vectors, k) is not None:
                 continue
             p = verdict.p_requirement
+            if p < JOIN_AT:
+                continue
             # a confident statement is a need of its own unless it is close to the one before
             bar = SEED_ELABORATION_SIMILARITY if p >= SEED_AT else None
             target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(
@@ -240,7 +253,7 @@ class OfflineGenerator:
             )
             if target is not None:
                 target.add(k, p)
-            elif p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text)):
+            elif _seeds(sentences[k].text, p):
                 stories.append(_Story([k], p))  # a need said plainly starts a story
             else:
                 pending.append(k)
@@ -254,6 +267,46 @@ class OfflineGenerator:
         for story in stories:  # the main statement first, the others in text order
             story.members = story.members[:1] + sorted(story.members[1:])
         return stories
+
+    def _fold_bare(
+        self,
+        drafted: list[tuple[_Story, StoryDraft]],
+        sentences: list[Sentence],
+        verdicts: list[Verdict],
+        vectors: np.ndarray,
+        persona: str,
+    ) -> list[tuple[_Story, StoryDraft]]:
+        """A need said once, with nothing beyond its title, joins the most similar need of the
+        segment (cosine >= ``BARE_FOLD_SIMILARITY``) as one of its criteria and quotes, when that
+        story gains a criterion from it; otherwise it stays a story of its own."""
+        if BARE_FOLD_SIMILARITY > 1.0:
+            return drafted
+        out = list(drafted)
+        for st, d in drafted:
+            if d.acceptance_criteria or len(st.members) > 1 or st.superseded or st.revisions:
+                continue
+            k = st.members[0]
+            scored = [
+                (float(vectors[k] @ _centroid(vectors, other)), n)
+                for n, (other, _) in enumerate(out)
+                if other is not st and len(other.members) < MAX_QUOTES
+            ]
+            if not scored:
+                continue
+            best, n = max(scored)
+            if best < BARE_FOLD_SIMILARITY:
+                continue
+            target, before = out[n]
+            target.members = target.members[:1] + sorted([*target.members[1:], k])
+            target.drafting.add(k)
+            after = self._draft(target, sentences, verdicts, persona)
+            if len(after.acceptance_criteria) <= len(before.acceptance_criteria):
+                target.members.remove(k)  # nothing gained: it stays a story of its own
+                target.drafting.discard(k)
+                continue
+            out[n] = (target, after)
+            out = [(o, od) for o, od in out if o is not st]
+        return out
 
     def _readable_draft(
         self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
@@ -292,7 +345,9 @@ class OfflineGenerator:
             context=context,
             default_persona=persona,
             # a statement attached with little confidence is quoted as evidence, not drafted
-            criteria_from=[verdicts[k].p_requirement >= CRITERIA_AT for k in members],
+            criteria_from=[
+                verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting for k in members
+            ],
         )
         draft.superseded_quotes = [sentences[k].text for k in story.superseded]
         return draft
@@ -479,6 +534,17 @@ def _elaborated(
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
     return last if (similar or short or confirms) else None
+
+
+def _seeds(text: str, p: float) -> bool:
+    """Whether a requirement sentence starts a need of its own: a confident one (p >=
+    ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
+    without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
+    (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
+    need = _states_a_need(text)
+    if not need and meaningful_word_count(text) < FRAGMENT_WORDS:
+        return p >= FRAGMENT_SEED_AT
+    return p >= SEED_AT or (need and p >= CUE_SEED_AT)
 
 
 def _states_a_need(text: str) -> bool:

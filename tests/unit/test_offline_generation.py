@@ -299,3 +299,14 @@ def test_parent_reuse_extends_and_ac_delta(generator: OfflineGenerator) -> None:
 def test_deterministic(generator: OfflineGenerator, mixed) -> None:
     again = generator.generate(segment_of(MIXED), GenerationContext())
     assert again.model_dump() == mixed.model_dump()
+
+
+def test_a_short_fragment_starts_a_need_only_when_very_confident() -> None:
+    from shared.engine.offline.generation import FRAGMENT_SEED_AT, SEED_AT, _seeds
+
+    assert SEED_AT < FRAGMENT_SEED_AT
+    between = (SEED_AT + FRAGMENT_SEED_AT) / 2
+    assert not _seeds("Special colour ,", between)  # talk in a design discussion, mostly
+    assert _seeds("Special colour ,", FRAGMENT_SEED_AT)
+    assert _seeds("The case is made of rubber and cork .", between)
+    assert _seeds("We need a power button .", between)  # a need cue, however short

@@ -157,7 +157,7 @@ class _Story:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v2"
+    version = "gen-offline-v3"
     engine = "offline"
     model: str | None = None
 

@@ -583,6 +583,11 @@ def magnitudes(text: str) -> set[float]:
     "10,000", "ten" and "10", "a single" and "exactly one" (a lone "one" is not counted: it is a
     pronoun more often than a number). Dates, versions and ids ("2026-11-27", "v1.2", "cES1014")
     are left out."""
+    return set(_magnitudes(text))
+
+
+@short_text_cache()
+def _magnitudes(text: str) -> frozenset[float]:
     low = clean(text).lower()
     out: set[float] = set()
 
@@ -603,7 +608,7 @@ def magnitudes(text: str) -> set[float]:
             out.add(value)
     if _ONE.search(low):
         out.add(1.0)
-    return out
+    return frozenset(out)
 
 
 def value_changes(a: str, b: str) -> list[str]:
@@ -657,6 +662,11 @@ def _unit_word(token: str) -> str:
 def unit_mentions(text: str) -> dict[str, set[str]]:
     """The units a text names, by family ({"time": {"second"}, "data": {"byte"}}), with or
     without a number; reasons ("so that ...") left out."""
+    return {family: set(units) for family, units in _unit_mentions(text)}
+
+
+@short_text_cache()
+def _unit_mentions(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     low = _REASON.sub(" ", clean(text).lower())
     low = _UNIT_PREFIX.sub(r"\1", _UNIT_SPLIT.sub(" ", low))
     low = low.replace("sub-second", "subsecond").replace("sub second", "subsecond")
@@ -669,7 +679,7 @@ def unit_mentions(text: str) -> dict[str, set[str]]:
         if unit and (unit not in _AFTER_NUMBER_ONLY or after_number) and previous != "per cent":
             out.setdefault(_UNIT_FAMILY[unit], set()).add(unit)
         previous = token
-    return out
+    return tuple((family, frozenset(units)) for family, units in out.items())
 
 
 def unit_changes(a: str, b: str) -> list[str]:

@@ -24,9 +24,11 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,7 @@ from shared.engine.offline.capture import capture_embedder
 from shared.engine.offline.language import content_words
 from shared.errors import SynthesizerError
 from shared.models import TAGS, GeneratedItem, Tag, story_text
+from shared.textio import short_text_cache
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "tagging_model.json"
 CUE_DETECTORS = {
@@ -253,15 +256,19 @@ def _side(vec: _Vectors, title: str, description: str, criteria: list[str], full
     )
 
 
-def _char_grams(text: str, n: int = 4) -> Counter[str]:
+@short_text_cache()
+def _char_grams(text: str) -> Mapping[str, int]:
+    """Counts of the character 4-grams of the text's words (read-only: remembered per process,
+    the same candidates recur in every story's comparisons)."""
+    n = 4
     out: Counter[str] = Counter()
     for w in re.findall(r"[a-z0-9]+", text.lower()):
         padded = f" {w} "
         out.update(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
-    return out
+    return MappingProxyType(out)
 
 
-def _count_cosine(a: Counter[str], b: Counter[str]) -> float:
+def _count_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
     dot = sum(v * b.get(k, 0) for k, v in a.items())
     norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
     return dot / norm if norm else 0.0

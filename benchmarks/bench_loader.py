@@ -1,6 +1,6 @@
 """Backlog loader throughput: ``python -m benchmarks.bench_loader [--items 2000] [--runs 3]``.
 
-Each run starts from an empty local folder store and a fake ADO server (tests/support/fake_ado.py)
+Each run starts from an empty local folder store and a fake ADO server (devhost/standins/fake_ado.py)
 seeded with the same generated backlog (epics, features, user stories with HTML descriptions and
 acceptance criteria), and loads it through the real REST client and the packaged MiniLM embedder
 into the embedded index, exactly as ``python -m loaders.ado_loader`` does:
@@ -37,13 +37,13 @@ PROJECT = "bench"
 
 
 def one_run(items: int, embedder: Any) -> dict[str, float]:
+    from devhost.standins.fake_ado import FakeAdo
     from shared.bus.memory import InProcessBus
     from shared.indexing.backlog import fetch_rest, load_backlog
     from shared.services import Services
     from shared.settings import Settings
     from shared.storage.local import LocalFolderStore
     from shared.vectorstore.embedded import EmbeddedVectorIndex
-    from tests.support.fake_ado import FakeAdo
 
     with tempfile.TemporaryDirectory(prefix="bench-loader-") as tmp, FakeAdo() as fake:
         fake.seed_generated(items, seed=7)

@@ -7,8 +7,12 @@ that drifts from the schema is rejected instead of silently stored.
 
 from __future__ import annotations
 
+import base64
+import sys
+from array import array
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -305,6 +309,57 @@ class ErrorRecord(Record):
     timestamp: datetime
 
 
+VectorKind = Literal["query", "main"]
+
+
+def encode_vector(values: Iterable[float]) -> str:
+    """A vector as base64 of little-endian float32 (an embedder's rows are float32: exact)."""
+    packed = array("f", values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return base64.b64encode(packed.tobytes()).decode("ascii")
+
+
+class StoryVectors(Record):
+    """A generation part's stories as its embedder saw them, embedded in one batch by the
+    generation unit (docs/PERFORMANCE.md, "Fan-out"), by story id, each ``encode_vector``'d:
+    ``query`` of the story text (title, description, criteria: what tagging retrieval queries
+    the index with) and ``main`` of ``"{title}. {first quote}"`` (what finalize compares to
+    merge stories of several segments). A tag message carries its story's ``query`` vector. A
+    reader uses them only from the embedder it has itself (``fits``); without them it embeds, as
+    it did before."""
+
+    model: str
+    dimension: int
+    query: dict[str, str] = Field(default_factory=dict)
+    main: dict[str, str] = Field(default_factory=dict)
+
+    def fits(self, embedder: Any) -> bool:
+        """Whether these are ``embedder``'s vectors (its model and dimension)."""
+        return (self.model, self.dimension) == (
+            str(getattr(embedder, "model_name", "")),
+            int(getattr(embedder, "dimension", 0)),
+        )
+
+    def vector(self, kind: VectorKind, story_id: str) -> list[float] | None:
+        data = (self.query if kind == "query" else self.main).get(story_id)
+        if data is None:
+            return None
+        raw = base64.b64decode(data)
+        if len(raw) != 4 * self.dimension:
+            return None
+        values = array("f")
+        values.frombytes(raw)
+        if sys.byteorder == "big":
+            values.byteswap()
+        return values.tolist()
+
+    def for_tagging(self, story_id: str) -> StoryVectors:
+        """Only ``story_id``'s ``query`` vector: what its tag message carries."""
+        query = {story_id: self.query[story_id]} if story_id in self.query else {}
+        return self.model_copy(update={"query": query, "main": {}})
+
+
 class GeneratedPart(Record):
     """parts/generated/{segment_id}.json: one generation unit's result, written once."""
 
@@ -320,6 +375,9 @@ class GeneratedPart(Record):
     # the unit degraded: keyword retrieval, offline fallback (the items carry the same warnings)
     engine: Engine | None = None
     warnings: list[str] = Field(default_factory=list)
+    # the stories' vectors, embedded in one batch (None: parts written before, or the embedder
+    # failed; the tag units and finalize then embed)
+    story_vectors: StoryVectors | None = None
 
     @property
     def story_ids(self) -> list[str]:
@@ -501,6 +559,9 @@ class TagMessage(Message):
     # a copy of the story as stored in its generation part (written once), so the unit need not
     # read the part; absent (older or oversized messages): the unit reads it
     story: GeneratedItem | None = None
+    # the story's vectors from the same part, so the unit need not embed the story again;
+    # absent (older or oversized messages, parts without them): the unit embeds it
+    vectors: StoryVectors | None = None
 
 
 # an inlined copy is left out above this many bytes of JSON: a queue message holds 64 KiB after
@@ -508,11 +569,11 @@ class TagMessage(Message):
 INLINE_COPY_LIMIT = 32 * 1024
 
 
-def inline_copy(message: Message, field_name: str) -> Message:
-    """``message`` as is when it fits ``INLINE_COPY_LIMIT``, else without its inlined copy."""
+def inline_copy(message: Message, *field_names: str) -> Message:
+    """``message`` as is when it fits ``INLINE_COPY_LIMIT``, else without its inlined copies."""
     if len(message.model_dump_json().encode()) <= INLINE_COPY_LIMIT:
         return message
-    return message.model_copy(update={field_name: None})
+    return message.model_copy(update=dict.fromkeys(field_names))
 
 
 class FinalizeMessage(Message):

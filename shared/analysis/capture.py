@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -168,6 +170,9 @@ class CaptureModel:
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> CaptureModel:
+        """The shipped model (or the one ``held_out`` put in place), or the one at ``path``."""
+        if path == MODEL_PATH and _held_out:
+            return _held_out[-1]
         return _load(str(path))
 
     def probabilities(
@@ -201,6 +206,20 @@ def ngram_matrix(sentences: list[Sentence], vocabulary: dict[str, int], scale: f
             if col is not None:
                 out[row, col] = scale
     return out
+
+
+_held_out: list[CaptureModel] = []
+
+
+@contextmanager
+def held_out(model: CaptureModel) -> Iterator[CaptureModel]:
+    """Within the block every run of this process classifies with ``model`` instead of the shipped
+    one: ``eval capture --lomo`` runs each dev meeting with a model trained on the others."""
+    _held_out.append(model)
+    try:
+        yield model
+    finally:
+        _held_out.remove(model)
 
 
 @lru_cache(maxsize=4)

@@ -38,13 +38,23 @@ class MiniLMEmbedder:
     (one session each, made on first use). The Functions app embeds one query or story per
     invocation, many invocations at once: a thread pool per call only spun against the other
     workers there (on 2 cores, 0.9 s more CPU for a run of 36 stories, benchmarks/bench_fanout.py),
-    while a transcript's sentences in one call gain from it."""
+    while a transcript's sentences in one call gain from it.
+
+    A call's texts run in batches of similar token counts (sorted by length; a batch ends where a
+    text is longer than ``length_slack`` times its first text or ``length_step`` tokens more,
+    whichever allows more, or at ``batch_size`` texts), because a batch is padded to its longest
+    text: the sentences of 12 segments (60 each, 3-70 tokens) took 13.8 s of CPU in batches of
+    64 and 2.9-3.3 s in batches of similar lengths (docs/PERFORMANCE.md, "Fan-out"). A text's
+    vector does not depend on the batch it runs in (the attention mask hides the padding; checked
+    bitwise in tests/unit/test_minilm_batches.py), so this changes the cost, never a vector."""
 
     model_name = "all-MiniLM-L6-v2-int8"
     dimension = 384
     max_tokens = 256
-    batch_size = 64
+    batch_size = 32
     small_batch = 8
+    length_slack = 1.25
+    length_step = 8
 
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads
@@ -61,7 +71,7 @@ class MiniLMEmbedder:
         _verify(model_path, MODEL_SHA256)
         _verify(TOKENIZER_PATH, TOKENIZER_SHA256)
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.no_padding()  # each batch is padded to its longest text: _embed_batch
         tokenizer.enable_truncation(self.max_tokens)
         self._model_path = model_path
         self._tokenizer = tokenizer
@@ -89,18 +99,34 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         session = self._session(len(texts))
-        # sort by length so each batch pads little; restore the order at the end
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        encodings = self._tokenizer.encode_batch([t or " " for t in texts])
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for b in range(0, len(order), self.batch_size):
-            idx = order[b : b + self.batch_size]
-            out[idx] = self._embed_batch(session, [texts[i] or " " for i in idx])
+        for idx in self.batches([len(e.ids) for e in encodings]):
+            out[idx] = self._embed_batch(session, [encodings[i] for i in idx])
         return out
 
-    def _embed_batch(self, session: Any, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """The positions of texts of ``lengths`` tokens, grouped into batches of similar lengths
+        (the class docstring), shortest first."""
+        order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+        out: list[list[int]] = []
+        for i in order:
+            if out:
+                batch, first = out[-1], lengths[out[-1][0]]
+                limit = max(first * self.length_slack, first + self.length_step)
+                if len(batch) < self.batch_size and lengths[i] <= limit:
+                    batch.append(i)
+                    continue
+            out.append([i])
+        return out
+
+    def _embed_batch(self, session: Any, encodings: list[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)  # [PAD] is token 0
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
         hidden = session.run(
             None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         )[0]

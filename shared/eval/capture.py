@@ -137,6 +137,8 @@ def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[
                 "meeting": meeting.meeting_id,
                 "story_id": story.item_id,
                 "title": story.title,
+                "description": story.description,
+                "acceptance_criteria": list(story.acceptance_criteria),
                 "main_quote_is_requirement": ok,
                 "quotes": [q.text for q in story.source_quotes],
                 "quoted_statements": labels,
@@ -232,8 +234,14 @@ def evaluate(
     meetings: list[Meeting],
     *,
     progress: Callable[[str], None] | None = None,
+    held_out_models: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run every meeting through the configured engine; (capture.json, story rows)."""
+    """Run every meeting through the configured engine; (capture.json, story rows).
+    ``held_out_models`` (``train_capture.held_out_models``): each meeting is classified with the
+    capture model given for it, trained without it (a leave-one-meeting-out estimate on dev)."""
+    from contextlib import nullcontext
+
+    from shared.analysis.capture import CaptureModel, held_out
     from shared.bus.memory import InProcessBus
     from shared.eval.quality import judge_run
     from shared.pipeline import bind_in_process
@@ -261,11 +269,19 @@ def evaluate(
             if progress:
                 progress(meeting.meeting_id)
             began = time.perf_counter()
-            run, items, (records, segments, transcript) = _run_meeting(svc, bus, meeting)
+            doc = (held_out_models or {}).get(meeting.meeting_id)
+            with held_out(CaptureModel(doc)) if doc else nullcontext():
+                run, items, (records, segments, transcript) = _run_meeting(svc, bus, meeting)
             seconds = time.perf_counter() - began
             stories = [i for i in items if i.type == "User Story"]
             figures, srows = score_meeting(meeting, stories)
-            _, judged = judge_run(items, records, segments, transcript)
+            checked, judged = judge_run(items, records, segments, transcript)
+            failing = {
+                r["story_id"]: [name for name, c in r["checks"].items() if not c["passed"]]
+                for r in checked
+            }
+            for row in srows:
+                row["failed_checks"] = failing.get(row["story_id"], [])
             figures["judge"] = {
                 "stories": judged["stories"],
                 "all_checks_passed": judged["all_checks_passed"],
@@ -286,6 +302,11 @@ def evaluate(
             "generator": version,
             "embedder": embedder_name,
             "settings": settings.pipeline.generation.model_dump(mode="json"),
+            **(
+                {"held_out": sorted(f"{k}:{d['version']}" for k, d in held_out_models.items())}
+                if held_out_models
+                else {}
+            ),
         },
         sort_keys=True,
         default=str,
@@ -299,6 +320,7 @@ def evaluate(
         "model": model,
         "generation_agent_version": version,
         "embedder": embedder_name,
+        "leave_one_meeting_out": bool(held_out_models),
         "dataset": [
             {"meeting": m.meeting_id, "path": str(m.path), "sha256": m.sha256} for m in meetings
         ],
@@ -339,8 +361,9 @@ def render(document: dict[str, Any]) -> str:
             o["judge_all_checks_passed"],
         ]
     )
+    lomo = " (leave one meeting out)" if document.get("leave_one_meeting_out") else ""
     head = (
-        f"requirement capture  ({document['eval_id']})\n"
+        f"requirement capture{lomo}  ({document['eval_id']})\n"
         f"engine {document['engine']} ({document['generation_agent_version']}), "
         f"embedder {document['embedder']}\n"
     )

@@ -5,7 +5,8 @@ eval tagging DIR          tagging F1 of the configured engine on a dataset folde
 eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with baselines
 eval capture [DIR]        requirement capture of the configured engine on a capture dataset
                           (default datasets/capture-v1/test): statement recall, quote and story
-                          precision, story checks
+                          precision, story checks; --lomo (dev only): each meeting run with a
+                          capture model trained on the others
 eval judge RUN_ID         story quality of a completed run: the model-free checks, and the LLM
                           judge when a chat model is configured (OPENAI_API_KEY / OPENAI_BASE_URL
                           or AZURE_OPENAI_ENDPOINT)
@@ -160,7 +161,12 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
         if sys.stderr.isatty():
             print(f"capture: running {meeting_id} ...", file=sys.stderr)
 
-    doc, rows = evaluate(settings, meetings, progress=progress)
+    held_out = None
+    if args.lomo:
+        held_out = _held_out_capture_models(meetings, args.dir)
+        if held_out is None:
+            return 2
+    doc, rows = evaluate(settings, meetings, progress=progress, held_out_models=held_out)
     where = _write(
         settings,
         args.out,
@@ -173,6 +179,27 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
     print(render(doc))
     print(f"written to {where}")
     return 0
+
+
+def _held_out_capture_models(meetings: list[Any], folder: str | None) -> Any:
+    """Per meeting, a capture model trained on the other meetings with the shipped model's C and
+    threshold (``train_capture.held_out_models``); None, with the reason, on the test split."""
+    from shared.analysis.capture import CaptureModel
+    from shared.embeddings.minilm import MiniLMEmbedder
+    from shared.eval.capture import DEFAULT_DIR
+    from shared.eval.train_capture import held_out_models
+
+    where = Path(folder) if folder else DEFAULT_DIR
+    if where.name == "test" or where.parent.name == "test" or len(meetings) < 2:
+        print(
+            "error: --lomo trains on the meetings it evaluates: give the dev split (never test)",
+            file=sys.stderr,
+        )
+        return None
+    shipped = CaptureModel.load()
+    if sys.stderr.isatty():
+        print(f"capture: training {len(meetings)} held-out models ...", file=sys.stderr)
+    return held_out_models(meetings, MiniLMEmbedder(), shipped.doc["C"], shipped.threshold)
 
 
 def _related_stories(svc: Any, project: str) -> Any:
@@ -362,6 +389,12 @@ def add_parser(sub: Any) -> None:
         "dir", nargs="?", help="a capture split or file (default datasets/capture-v1/test)"
     )
     cp.add_argument("--out", help="also write the results to OUT/<eval_id>/")
+    cp.add_argument(
+        "--lomo",
+        action="store_true",
+        help="leave one meeting out (dev only): run each meeting with a capture model trained "
+        "on the others",
+    )
     cp.set_defaults(func=cmd_capture)
 
     jd = group.add_parser("judge", help="story quality of a completed run")

@@ -208,27 +208,38 @@ def train(dev: Path, embedder: Any) -> tuple[dict[str, Any], str]:
     p, r, f = _prf(gold, held >= threshold)
     weights = _fit(rows.sentences, rows.lexical, rows.vectors, rows.labels, rows.meeting, c)
     digest = dataset_hash(meetings)
-    doc = {
+    doc = model_document(weights, embedder.model_name, c, threshold, digest)
+    doc["trained_on"] = {
+        "path": str(dev.relative_to(DEFAULT_DEV.parents[2])) if dev.is_absolute() else str(dev),
+        "sha256": digest,
+        "meetings": sorted(m.meeting_id for m in meetings),
+        "sentences": len(rows.labels),
+        "labels": {lab: rows.labels.count(lab) for lab in CLASSES},
+    }
+    doc["leave_one_meeting_out"] = {
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "f2": round(f, 4),
+        "per_meeting": per_meeting,
+    }
+    report = _report(doc, grid)
+    return doc, report
+
+
+def model_document(
+    weights: dict[str, Any], embedder_name: str, c: float, threshold: float, digest: str
+) -> dict[str, Any]:
+    """The model file's content (``capture.CaptureModel`` reads it); the keys in file order."""
+    doc: dict[str, Any] = {
         "version": f"capture-{digest[:8]}-c{c}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
-        "embedder": embedder.model_name,
+        "embedder": embedder_name,
         "classes": list(CLASSES),
         "lexical_names": list(LEXICAL_NAMES),
         "threshold": threshold,
         "C": c,
-        "trained_on": {
-            "path": str(dev.relative_to(DEFAULT_DEV.parents[2])) if dev.is_absolute() else str(dev),
-            "sha256": digest,
-            "meetings": sorted(m.meeting_id for m in meetings),
-            "sentences": len(rows.labels),
-            "labels": {lab: rows.labels.count(lab) for lab in CLASSES},
-        },
-        "leave_one_meeting_out": {
-            "precision": round(p, 4),
-            "recall": round(r, 4),
-            "f2": round(f, 4),
-            "per_meeting": per_meeting,
-        },
+        "trained_on": {},
+        "leave_one_meeting_out": {},
         "ngrams": weights["ngrams"],
         "ngram_scale": NGRAM_SCALE,
         "lexical_mean": [round(float(v), 6) for v in weights["mean"]],
@@ -236,8 +247,36 @@ def train(dev: Path, embedder: Any) -> tuple[dict[str, Any], str]:
         "coef": [[round(float(v), 6) for v in row] for row in weights["coef"]],
         "intercept": [round(float(v), 6) for v in weights["intercept"]],
     }
-    report = _report(doc, grid)
-    return doc, report
+    return doc
+
+
+def held_out_models(
+    meetings: list[Meeting], embedder: Any, c: float, threshold: float
+) -> dict[str, dict[str, Any]]:
+    """For each meeting, the model file's content of a model trained on all the other meetings
+    (same ``c`` and ``threshold``): what ``eval capture --lomo`` runs each meeting with, so a
+    development estimate of the whole generator never uses a model that saw the meeting."""
+    rows = sentence_rows(meetings, embedder)
+    out: dict[str, dict[str, Any]] = {}
+    for m in meetings:
+        keep = [k for k, mid in enumerate(rows.meeting) if mid != m.meeting_id]
+        others = [o for o in meetings if o.meeting_id != m.meeting_id]
+        weights = _fit(
+            [rows.sentences[k] for k in keep],
+            rows.lexical[keep],
+            rows.vectors[keep],
+            [rows.labels[k] for k in keep],
+            [rows.meeting[k] for k in keep],
+            c,
+        )
+        doc = model_document(weights, embedder.model_name, c, threshold, dataset_hash(others))
+        doc["trained_on"] = {
+            "sha256": dataset_hash(others),
+            "meetings": sorted(o.meeting_id for o in others),
+            "held_out": m.meeting_id,
+        }
+        out[m.meeting_id] = doc
+    return out
 
 
 def _report(doc: dict[str, Any], grid: list[dict[str, Any]]) -> str:

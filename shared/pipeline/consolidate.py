@@ -69,7 +69,8 @@ def fingerprint(title: str) -> frozenset[str]:
     return frozenset(w for w in content_words(title) if is_topical(w))
 
 
-def _main_text(story: GeneratedItem) -> str:
+def main_text(story: GeneratedItem) -> str:
+    """What ``merge_duplicates`` compares: the title and the first quote."""
     return f"{story.title}. {story.source_quotes[0].text}"
 
 
@@ -84,7 +85,7 @@ def merge_duplicates(
     stories = [i for i in items if i.type == "User Story"]
     if len(stories) < 2:
         return items
-    vectors = np.asarray(embed([_main_text(s) for s in stories]), dtype=np.float64)
+    vectors = np.asarray(embed([main_text(s) for s in stories]), dtype=np.float64)
     sims = vectors @ vectors.T
     prints = [fingerprint(s.title) for s in stories]
     merged_into: dict[int, int] = {}

@@ -109,16 +109,18 @@ def tagged_story_ids(svc: Services, run_id: str) -> set[str]:
     return {layout.unit_of(p) for p in svc.store.list(layout.tag_parts_prefix(run_id))}
 
 
-def is_complete(svc: Services, run: RunStatus) -> bool:
-    expected = expected_story_ids(svc, run)
-    return expected is not None and set(expected) <= tagged_story_ids(svc, run.run_id)
-
-
-def check_completion(svc: Services, run_id: str, *, after_tag: bool = False) -> bool:
+def check_completion(
+    svc: Services, run_id: str, *, after_tag: bool = False, run: RunStatus | None = None
+) -> bool:
     """Send finalize when the run is complete; True when it is (and finalize was sent, now or
     before). ``after_tag``: the caller is a tagging unit that has just written its part (see the
-    module docstring: while the run is still ``generating`` it leaves the check to generation)."""
-    run = load_run(svc, run_id)
+    module docstring: while the run is still ``generating`` it leaves the check to generation).
+    ``run``: the status a generation unit read when it started (not after its part was written,
+    so never for ``after_tag``) saves reading it here: a status behind the stored one only makes
+    the check look at the parts (the move to ``tagging`` reads the run again; a finalize sent for
+    a run that has ended is ignored)."""
+    if run is None or after_tag:
+        run = load_run(svc, run_id)
     if run.status in TERMINAL_STATES:
         return False
     if after_tag and run.phase == "generating":

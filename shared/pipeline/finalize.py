@@ -3,12 +3,21 @@
 Idempotent: the outputs are a pure function of the parts (which never change once written), so a
 second finalize rewrites identical bytes; the status change is ETag-guarded and a terminal run is
 never changed again.
+
+Stories are compared for merging with the vectors their generation units stored in the parts
+(``StoryVectors.main``) when they are the configured embedder's; only others are embedded here.
+The reads after the completeness check go out together, and so do the four output writes.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
 
 from shared import layout
 from shared.agents import SegmentationResult
@@ -31,7 +40,7 @@ from shared.models import (
     Usage,
 )
 from shared.pipeline.budget import budget_report
-from shared.pipeline.consolidate import annotate_quotes, merge_duplicates
+from shared.pipeline.consolidate import annotate_quotes, main_text, merge_duplicates
 from shared.pipeline.fallback import (
     FALLBACK_ENGINE,
     add_run_warning,
@@ -39,7 +48,7 @@ from shared.pipeline.fallback import (
     model_unreachable,
     model_warning,
 )
-from shared.pipeline.fanin import is_complete, read_parts
+from shared.pipeline.fanin import expected_story_ids, read_parts
 from shared.pipeline.runs import load_run, read_errors, trace_run_end, update_run
 from shared.pipeline.segment import read_segments
 from shared.retrieval.search import KEYWORD_RETRIEVAL
@@ -67,19 +76,55 @@ def merge_items(parts: list[GeneratedPart], tags: dict[str, TaggingRecord]) -> l
     return merged
 
 
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def known_main_vectors(svc: Services, parts: list[GeneratedPart]) -> dict[str, list[float]]:
+    """The parts' stored ``main`` vectors that are the configured embedder's, by their text."""
+    found: dict[str, list[float]] = {}
+    for part in parts:
+        vectors = part.story_vectors
+        if vectors is None or not vectors.fits(svc.embedder):
+            continue
+        for item in part.items:
+            if item.type == "User Story" and item.source_quotes:
+                vector = vectors.vector("main", item.item_id)
+                if vector is not None:
+                    found[main_text(item)] = vector
+    return found
+
+
+def embed_known(known: dict[str, list[float]], embed: Embed) -> Embed:
+    """``embed`` that takes the vectors of ``known`` texts as they are and embeds the others."""
+
+    def run(texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        found: dict[str, Any] = dict(known)
+        if missing:
+            found.update(zip(missing, embed(missing), strict=True))
+        return np.asarray([found[t] for t in texts], dtype=np.float32)
+
+    return run
+
+
 def consolidate(
-    svc: Services, items: list[GeneratedItem], transcript: str, notes: list[str] | None = None
+    svc: Services,
+    items: list[GeneratedItem],
+    transcript: str,
+    notes: list[str] | None = None,
+    known: dict[str, list[float]] | None = None,
 ) -> list[GeneratedItem]:
     """One need, one story (stories of several segments merged) and speakers and timecodes on
     every quote (``shared.pipeline.consolidate``). When the embeddings endpoint is unreachable
     the packaged MiniLM compares the stories (at its profile's ``duplicateAtLeast`` unless
-    ``merge_similarity`` is set) and the reason goes to ``notes``."""
+    ``merge_similarity`` is set) and the reason goes to ``notes``. ``known``: the configured
+    embedder's vectors of some ``main_text``s (``known_main_vectors``), not embedded again."""
     configured = svc.settings.pipeline.generation.merge_similarity
     threshold = configured
     if threshold is None:
         threshold = svc.settings.pipeline.thresholds.duplicate_at_least
     try:
-        merged = merge_duplicates(items, svc.embedder.embed, threshold)
+        merged = merge_duplicates(items, embed_known(known or {}, svc.embedder.embed), threshold)
     except Exception as err:
         if not model_unreachable(err):
             raise
@@ -154,16 +199,15 @@ def build_summary(
     tag_usage: Usage,
     errors: list[ErrorRecord],
     transcript: str,
+    seg_stats: SegmentationResult | None = None,
 ) -> Summary:
+    """``seg_stats``: parts/segmentation.json (its usage counts), read here when not given."""
     stories = [i for i in items if i.type == "User Story"]
     usage = sum((p.usage for p in parts), Usage()) + tag_usage
-    try:
-        seg_stats = SegmentationResult.model_validate_json(
-            svc.store.get(layout.segmentation_part(run.run_id))
-        )
+    if seg_stats is None:
+        seg_stats = read_segmentation(svc, run.run_id)
+    if seg_stats is not None:
         usage = usage + seg_stats.usage
-    except NotFound:
-        pass
     pricing = svc.settings.pipeline.pricing
     cost = (
         usage.prompt_tokens * pricing.prompt_per_million
@@ -198,34 +242,49 @@ def build_summary(
     )
 
 
+def read_segmentation(svc: Services, run_id: str) -> SegmentationResult | None:
+    try:
+        data = svc.store.get(layout.segmentation_part(run_id))
+    except NotFound:
+        return None
+    return SegmentationResult.model_validate_json(data)
+
+
 def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     run = load_run(svc, msg.run_id)
     if run.status in TERMINAL_STATES:
         return
-    if not is_complete(svc, run):
+    expected = expected_story_ids(svc, run)
+    tag_paths = svc.store.list(layout.tag_parts_prefix(run.run_id))  # read below too
+    if expected is None or not set(expected) <= set(map(layout.unit_of, tag_paths)):
         # only the last unit sends finalize; an early one means a bug or a manual message
         log.warning("finalize for %s ignored: the run is not complete", run.run_id)
         return
     update_run(svc, run.run_id, lambda r: r.model_copy(update={"phase": "finalizing"}))
 
-    segments = read_segments(svc, run.run_id) or []
-    parts = read_parts(
-        svc, [layout.generated_part(run.run_id, s.segment_id) for s in segments], GeneratedPart
-    )
-    tag_paths = svc.store.list(layout.tag_parts_prefix(run.run_id))
-    tag_parts = dict(
-        zip(map(layout.unit_of, tag_paths), read_parts(svc, tag_paths, TagPart), strict=True)
-    )
+    with ThreadPoolExecutor(max_workers=5) as pool:  # independent reads, together
+        segments_read = pool.submit(read_segments, svc, run.run_id)
+        tag_parts_read = pool.submit(read_parts, svc, tag_paths, TagPart)
+        transcript_read = pool.submit(svc.store.get, layout.transcript(run.run_id))
+        errors_read = pool.submit(read_errors, svc, run.run_id)
+        seg_stats_read = pool.submit(read_segmentation, svc, run.run_id)
+        segments = segments_read.result() or []
+        parts = read_parts(
+            svc, [layout.generated_part(run.run_id, s.segment_id) for s in segments], GeneratedPart
+        )
+        tag_parts = dict(zip(map(layout.unit_of, tag_paths), tag_parts_read.result(), strict=True))
+        transcript = transcript_read.result().decode()
+        errors, seg_stats = errors_read.result(), seg_stats_read.result()
     tags = {sid: tp.record for sid, tp in tag_parts.items()}
-    transcript = svc.store.get(layout.transcript(run.run_id)).decode()
     notes: list[str] = []
-    items = consolidate(svc, merge_items(parts, tags), transcript, notes)
+    items = consolidate(
+        svc, merge_items(parts, tags), transcript, notes, known_main_vectors(svc, parts)
+    )
     if notes:  # the embeddings endpoint was down: said once, in run.json and the summary
         add_run_warning(svc, run, model_warning(notes[0]))
         run = load_run(svc, run.run_id)
     story_order = [i.item_id for i in items if i.type == "User Story"]
     records = [tags[sid] for sid in story_order if sid in tags]
-    errors = read_errors(svc, run.run_id)
     status: RunState = "completed_with_errors" if errors else "completed"
     summary = build_summary(
         svc,
@@ -238,13 +297,18 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         sum((tag_parts[sid].usage for sid in story_order if sid in tag_parts), Usage()),
         errors,
         transcript,
+        seg_stats,
     )
 
-    put = svc.store.put
-    put(layout.generated_backlog(run.run_id), dump_jsonl(items))
-    put(layout.tagging_analysis(run.run_id), dump_jsonl(records))
-    put(layout.run_errors(run.run_id), dump_jsonl(errors))
-    put(layout.run_summary(run.run_id), dump_model(summary))
+    outputs = {
+        layout.generated_backlog(run.run_id): dump_jsonl(items),
+        layout.tagging_analysis(run.run_id): dump_jsonl(records),
+        layout.run_errors(run.run_id): dump_jsonl(errors),
+        layout.run_summary(run.run_id): dump_model(summary),
+    }
+    with ThreadPoolExecutor(max_workers=len(outputs)) as pool:  # before the run closes, together
+        for written in [pool.submit(svc.store.put, path, data) for path, data in outputs.items()]:
+            written.result()
 
     def close(r: RunStatus) -> RunStatus:
         r.status = status

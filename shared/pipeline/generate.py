@@ -15,6 +15,11 @@ offline engine generates the segment when the model endpoint is unreachable afte
 either way every item of the segment, and its part, carries the warning, and the run gets its
 ``index_unreachable`` / ``model_unreachable`` warning (shared/pipeline/fallback.py). With a run
 token budget, a segment whose call would not fit is skipped (shared/pipeline/budget.py).
+
+The unit embeds its stories in one batch (``embed_stories``: each story's text, the tagging
+unit's retrieval query, and its title with its first quote, what finalize compares to merge
+stories) and stores the vectors with the part; each tag message carries its story's, so neither
+the tagging units nor finalize embed the stories again (docs/PERFORMANCE.md, "Fan-out").
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from shared.agents import (
     locate_quote,
 )
 from shared.bus import TAG_QUEUE
+from shared.embeddings import Embedder
 from shared.errors import error_record
 from shared.models import (
     TERMINAL_STATES,
@@ -46,8 +52,11 @@ from shared.models import (
     OpenQuestion,
     RunStatus,
     Segment,
+    StoryVectors,
     TagMessage,
+    encode_vector,
     inline_copy,
+    story_text,
 )
 from shared.pipeline.budget import budget_warning, generation_need, refusal
 from shared.pipeline.fallback import (
@@ -298,34 +307,80 @@ def handle_generate(svc: Services, msg: GenerateMessage) -> None:
         if segment is None:
             raise LookupError(f"run {run.run_id} has no segment {msg.segment_id}")
         part = _generate(svc, run, segment)
-        if not create_model(svc.store, path, part):
+        created = create_model(svc.store, path, part)
+        if not created:
             part = read_model(svc.store, path, GeneratedPart)  # a concurrent delivery won
-    send_tag_messages(svc, part)
-    check_completion(svc, run.run_id)
+    else:
+        created = False
+    send_tag_messages(svc, part, fresh=created)
+    # the run as read above: its phase may have moved on since, which only makes the check look
+    # at the parts (fanin.check_completion)
+    check_completion(svc, run.run_id, run=run)
 
 
-def send_tag_messages(svc: Services, part: GeneratedPart) -> None:
+def send_tag_messages(svc: Services, part: GeneratedPart, *, fresh: bool = False) -> None:
     """The part's tag messages, once per generation step (without the outbox lease: a duplicate
-    tag message only finds its tag part written, see ``send_once``)."""
-    send_once(svc, part.run_id, f"generate-{part.segment_id}", tag_messages(part), exclusive=False)
+    tag message only finds its tag part written, see ``send_once``). ``fresh``: this delivery
+    has just created the part, so no delivery can have sent them yet (no marker to look for)."""
+    send_once(
+        svc,
+        part.run_id,
+        f"generate-{part.segment_id}",
+        tag_messages(part),
+        exclusive=False,
+        unsent=fresh,
+    )
 
 
 def tag_messages(part: GeneratedPart) -> list[tuple[str, Message]]:
-    """One tag message per story of a stored generation part, each with a copy of its story (the
-    part is written once, so the copy is what the tag unit would read)."""
+    """One tag message per story of a stored generation part, each with a copy of its story and
+    of its vectors (the part is written once, so the copies are what the tag unit would read)."""
+    vectors = part.story_vectors
     return [
         (
             TAG_QUEUE,
             inline_copy(
                 TagMessage(
-                    run_id=part.run_id, segment_id=part.segment_id, story_id=i.item_id, story=i
+                    run_id=part.run_id,
+                    segment_id=part.segment_id,
+                    story_id=i.item_id,
+                    story=i,
+                    vectors=vectors.for_tagging(i.item_id) if vectors is not None else None,
                 ),
                 "story",
+                "vectors",
             ),
         )
         for i in part.items
         if i.type == "User Story"
     ]
+
+
+def embed_stories(embedder: Embedder, stories: list[GeneratedItem]) -> StoryVectors | None:
+    """The stories' ``query`` and ``main`` vectors (``StoryVectors``) from one ``embed`` call;
+    None when there is no story, or when the embedder fails (then the tag units and finalize
+    embed them, and degrade, as they always did: this is never a reason to fail the unit)."""
+    from shared.pipeline.consolidate import main_text
+
+    keys: list[tuple[str, str]] = []
+    texts: list[str] = []
+    for story in stories:
+        keys.append(("query", story.item_id))
+        texts.append(story_text(story.title, story.description, story.acceptance_criteria))
+        if story.source_quotes:
+            keys.append(("main", story.item_id))
+            texts.append(main_text(story))
+    if not texts:
+        return None
+    try:
+        rows = embedder.embed(texts)
+    except Exception:  # noqa: BLE001 - an optimization: the readers embed without it
+        log.warning("could not embed the segment's stories; the tag units will", exc_info=True)
+        return None
+    out = StoryVectors(model=str(embedder.model_name), dimension=int(embedder.dimension))
+    for (kind, story_id), row in zip(keys, rows, strict=True):
+        (out.query if kind == "query" else out.main)[story_id] = encode_vector(row)
+    return out
 
 
 def skipped_part(svc: Services, run_id: str, segment_id: str) -> GeneratedPart:
@@ -423,6 +478,7 @@ def _generate(svc: Services, run: RunStatus, segment: Segment) -> GeneratedPart:
         requirement_spans=spans,
         engine=engine,
         warnings=warnings,
+        story_vectors=embed_stories(svc.embedder, stories),
     )
 
 

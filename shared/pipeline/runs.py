@@ -111,6 +111,7 @@ def send_once(
     *,
     wait_seconds: float = OUTBOX_LEASE_SECONDS + 5,
     exclusive: bool = True,
+    unsent: bool = False,
 ) -> bool:
     """Send a step's downstream messages exactly once per step (outbox pattern).
 
@@ -131,10 +132,14 @@ def send_once(
     messages (a duplicate tag unit finds the tag part, or at worst repeats one tagging call whose
     second write is refused). It saves four round trips per step (the lock blob, the lease taken
     and released, the check under it), on the run's critical path.
+
+    ``unsent`` (with ``exclusive=False``): the caller knows that no delivery has sent them yet
+    (it has just created the output the messages come from, create-once), so the marker is not
+    looked for; another delivery running at the same moment may still send them too, as above.
     """
     marker = layout.outbox(run_id, step)
     if not exclusive:
-        return _send_unless_marked(svc, marker, messages)
+        return _send_unless_marked(svc, marker, messages, check=not unsent)
     deadline = time.monotonic() + wait_seconds
     while True:
         if svc.store.exists(marker):
@@ -151,9 +156,9 @@ def send_once(
 
 
 def _send_unless_marked(
-    svc: Services, marker: str, messages: Sequence[tuple[str, Message]]
+    svc: Services, marker: str, messages: Sequence[tuple[str, Message]], *, check: bool = True
 ) -> bool:
-    if svc.store.exists(marker):
+    if check and svc.store.exists(marker):
         return False
     for queue, message in messages:
         svc.bus.send(queue, message)

@@ -10,6 +10,10 @@ retries (``engine: offline-fallback``); the record's ``warnings`` say which, as 
 tagging that failed and defaulted to new. With a run token budget, a story whose tagging call
 would not fit is tagged new with ``tagging_failed`` and ``needs_review`` and recorded as skipped
 (shared/pipeline/budget.py).
+
+The story's retrieval query is its generation unit's vector of it (``StoryVectors``, carried by
+the tag message or stored in the part) when that is the configured embedder's; else the unit
+embeds the story itself.
 """
 
 from __future__ import annotations
@@ -86,7 +90,8 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
         return
     path = layout.tag_part(run.run_id, msg.story_id)
     if not svc.store.exists(path):
-        story = msg.story  # the copy the generation unit sent from its stored part
+        # the copies the generation unit sent from its stored part
+        story, vectors = msg.story, msg.vectors
         if story is None or (story.run_id, story.segment_id, story.item_id) != (
             run.run_id,
             msg.segment_id,
@@ -95,9 +100,14 @@ def handle_tag(svc: Services, msg: TagMessage) -> None:
             generated = read_model(
                 svc.store, layout.generated_part(run.run_id, msg.segment_id), GeneratedPart
             )
-            story = generated.story(msg.story_id)
+            story, vectors = generated.story(msg.story_id), generated.story_vectors
+        vector = None
+        if vectors is not None and vectors.fits(svc.embedder):
+            vector = vectors.vector("query", msg.story_id)
         earlier = [run.retry_of] if run.retry_of else []
-        part = tag_story(svc, run.run_id, run.project, story, run=run, earlier_runs=earlier)
+        part = tag_story(
+            svc, run.run_id, run.project, story, run=run, earlier_runs=earlier, vector=vector
+        )
         create_model(svc.store, path, part)
     check_completion(svc, run.run_id, after_tag=True)  # the tag part is written: see fanin
 
@@ -110,6 +120,7 @@ def tag_story(
     *,
     run: RunStatus | None = None,
     earlier_runs: Sequence[str] = (),
+    vector: Sequence[float] | None = None,
 ) -> TagPart:
     """Retrieve the existing user stories of ``project`` and tag ``story`` (seed §7.3); a failed
     tagging is recorded under ``run_id`` and falls back to ``new``. The evaluation and the retag
@@ -117,7 +128,8 @@ def tag_story(
     tag unit): the run whose token budget applies and whose warnings a degradation is added to.
     Unless ``SYNTH_PENDING_STORIES`` is off, the pending stories of the project's other runs are
     candidates too (not those of ``run_id`` and of ``earlier_runs``, the attempts it retries); the
-    record names them in ``pending_refs``."""
+    record names them in ``pending_refs``. ``vector``: the configured embedder's vector of the
+    story's text, when the caller has it (``tagging_candidates``)."""
     story_id = story.item_id
     thresholds = svc.settings.pipeline.thresholds
     notes: list[str] = []
@@ -132,6 +144,7 @@ def tag_story(
             store=svc.store,
             notes=notes,
             pending_exclude=exclude,
+            vector=vector,
         )
         span.update(retrieved_story_count=len(candidates), keyword_retrieval=bool(notes))
     notes = [masked(svc, n) for n in notes]

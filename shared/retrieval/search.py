@@ -166,13 +166,18 @@ def retrieve(
     *,
     store: ArtifactStore | None = None,
     keyword_text: str | None = None,
+    query_vector: Sequence[float] | None = None,
 ) -> tuple[list[list[Match]], str | None]:
     """The matches of each ``(top_k, filter)`` query for ``query``, and the warning when they
-    came from keyword retrieval (only with ``store``; without it every error is raised)."""
+    came from keyword retrieval (only with ``store``; without it every error is raised).
+    ``query_vector``: ``embedder``'s vector of ``query``, when the caller has it already."""
     vector: list[float] | None = None
     reason = None
     try:
-        vector = [float(v) for v in embedder.embed([query])[0]]
+        if query_vector is not None:
+            vector = [float(v) for v in query_vector]
+        else:
+            vector = [float(v) for v in embedder.embed([query])[0]]
     except Exception as err:
         if store is None:
             raise
@@ -338,17 +343,21 @@ def tagging_candidates(
     store: ArtifactStore | None = None,
     notes: list[str] | None = None,
     pending_exclude: Sequence[str] | None = None,
+    vector: Sequence[float] | None = None,
 ) -> list[Candidate]:
     """The ``tagging_top_k`` existing user stories nearest to ``story``; with ``pending_exclude``
     (the run itself and its earlier attempts) also the ``PENDING_TOP_K`` nearest pending stories
     of the project's other runs, each under its negative candidate id. Most similar first. With
     ``store``, keyword retrieval when the index cannot be queried, its warning appended to
-    ``notes``."""
+    ``notes``. ``vector``: ``embedder``'s vector of the story's text (``story_text``), when the
+    caller has it (its generation unit embedded it), else the story is embedded here."""
     text = story_text(story.title, story.description, story.acceptance_criteria)
     queries: list[tuple[int, dict[str, Any]]] = [(cfg.tagging_top_k, USER_STORY_FILTER)]
     if pending_exclude is not None:
         queries.append((PENDING_TOP_K, pending_filter(pending_exclude)))
-    found, warning = retrieve(embedder, index, namespace, text, queries, store=store)
+    found, warning = retrieve(
+        embedder, index, namespace, text, queries, store=store, query_vector=vector
+    )
     if warning and notes is not None:
         notes.append(warning)
     candidates = [_candidate(m, int(m.metadata.get("work_item_id", 0))) for m in found[0]]

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from shared.text.textio import clean_spoken as clean
-from shared.text.textio import words
+from shared.text.textio import short_text_cache, words
 
 # ------------------------------------------------------------------------------------------------
 # word lists
@@ -122,7 +122,12 @@ def is_topical(word: str) -> bool:
 
 
 def content_words(text: str) -> list[str]:
-    return [lemma(w) for w in analysis_words(text) if is_content(w)]
+    return list(_content_words(text))
+
+
+@short_text_cache()
+def _content_words(text: str) -> tuple[str, ...]:
+    return tuple(lemma(w) for w in analysis_words(text) if is_content(w))
 
 
 def meaningful_word_count(text: str) -> int:

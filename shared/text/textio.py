@@ -11,11 +11,17 @@ import codecs
 import io
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TypeVar
 
 from shared.errors import SynthesizerError
 
 SUPPORTED_EXTENSIONS = ("txt", "md", "vtt", "srt", "docx", "pdf")
+
+R = TypeVar("R")
+SHORT_TEXT_CHARS = 2000  # short_text_cache remembers results for texts up to this length
 
 
 class UnreadableInput(SynthesizerError, ValueError):
@@ -373,6 +379,27 @@ def strip_markers(text: str) -> str:
     return _SPACES.sub(" ", _MARKER.sub(" ", text)).strip()
 
 
+def short_text_cache(maxsize: int = 16384) -> Callable[[Callable[[str], R]], Callable[[str], R]]:
+    """A pure function of one text, remembered per process for texts of at most
+    ``SHORT_TEXT_CHARS`` characters (the most recent ``maxsize``; a longer text is computed each
+    time, so a transcript is never held). For analyses that see the same short texts again and
+    again: the tagging pair model compares every story with the same retrieved existing stories
+    (docs/PERFORMANCE.md, "Fan-out"). The result is shared: it must be immutable (a str, a
+    tuple, a frozenset)."""
+
+    def decorate(fn: Callable[[str], R]) -> Callable[[str], R]:
+        cached = lru_cache(maxsize=maxsize)(fn)
+
+        def call(text: str) -> R:
+            return cached(text) if len(text) <= SHORT_TEXT_CHARS else fn(text)
+
+        call.__doc__, call.__name__ = fn.__doc__, fn.__name__
+        return call
+
+    return decorate
+
+
+@short_text_cache()
 def clean_spoken(text: str) -> str:
     """Spoken text made readable: AMI markers ({vocalsound}), fillers (uh, um), acronym
     underscores (T_V_), repeated words and cut-off word starts out. For analysis and for every

@@ -186,7 +186,9 @@
       return;
     }
     const runs = res.body.runs || [];
-    if (!$("project").value && runs.length) $("project").value = runs[0].project;
+    // the latest run's project as a suggestion, only into a field the user is not typing in
+    const field = $("project");
+    if (!field.value && runs.length && document.activeElement !== field) field.value = runs[0].project;
     for (const run of runs) {
       const current = run.run_id === state.runId;
       body.append(

@@ -9,7 +9,14 @@ Also: model text such as ``<img onerror>`` / ``<script>`` renders as text, and t
 hygiene flags beside their story; editing (a title and a criterion survive a reload, a merge, the
 preview and the write carry the edited text, two pages saving the same run: the second is told).
 
-Screenshots go to docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
+Each test opens a page of its own and makes the state it starts from (its run, its decisions, its
+preview, a first write: the fixtures ``main_run``, ``previewed``, ``written_once``, ``own_run``), so
+every test passes alone and in any order. Every wait is for a state of the page (``expect(...)``,
+``wait_for``: an element, a text, an attribute, the focus), never a delay; a keyboard test focuses
+the control it is about by its locator and presses keys from there, it does not count Tab presses.
+
+Screenshots are taken in a temporary folder; with ``UPDATE_SCREENSHOTS=1`` they replace
+docs/screenshots/ (docs/REVIEW.md "Review page"). Chromium comes from apt (`make setup`);
 without /usr/bin/chromium (or CHROMIUM_PATH) or the playwright package, the module is skipped.
 """
 
@@ -18,19 +25,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from devhost.azurite import Azurite
 from devhost.host import LocalHost
+from devhost.standins.fake_ado import FakeAdo
 from shared.services import app_services
 from shared.settings import get_settings
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import REPO
 
 playwright_api = pytest.importorskip(
@@ -52,13 +61,16 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+pytestmark = pytest.mark.e2e  # the local host end to end; "browser" comes from the directory
 KEY = "review-e2e-key"
 PROJECT = "review-ui"
 MEETING = REPO / "tests" / "data" / "review_meeting.txt"
 HOSTILE = REPO / "tests" / "data" / "hostile_meeting.txt"
-SHOTS = REPO / "docs" / "screenshots"
-TIMEOUT_MS = 60_000
+DOC_SHOTS = REPO / "docs" / "screenshots"
+TIMEOUT_MS = 60_000  # any wait for a state of the page (an element, a text, a response)
+RUN_MS = 120_000  # a run to its end, a write to its results (the pipeline or ADO behind it)
+expect = playwright_api.expect
+expect.set_options(timeout=TIMEOUT_MS)  # expect(...) waits for its state as long as the page does
 
 
 def call(method: str, url: str, body: Any = None, key: str | None = KEY) -> tuple[int, Any]:
@@ -86,7 +98,9 @@ def ado() -> Iterator[FakeAdo]:
 
 
 @pytest.fixture(scope="module")
-def host(azurite, ado, tmp_path_factory) -> Iterator[LocalHost]:
+def host(
+    azurite: Azurite, ado: FakeAdo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalHost]:
     mp = pytest.MonkeyPatch()
     mp.setenv("AzureWebJobsStorage", azurite.connection_string)
     mp.setenv("SYNTH_STORAGE_BACKEND", "azure")
@@ -155,47 +169,56 @@ class Session:
         return response
 
 
-@pytest.fixture(scope="module")
-def session(browser, host) -> Iterator[Session]:
+@pytest.fixture
+def session(browser: Any, host: LocalHost) -> Iterator[Session]:
+    """A tab of its own for each test: nothing a previous test did on its page carries over."""
     s = Session(browser, host)
     yield s
     s.context.close()
 
 
-@pytest.fixture(scope="module")
-def state() -> dict[str, Any]:
-    """What the ordered tests of the main flow hand each other."""
-    return {}
-
-
 def shot(target: Any, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SHOTS / name))
+    """A screenshot of ``target``: into docs/screenshots/ with ``UPDATE_SCREENSHOTS=1``, else into
+    a temporary folder (taken all the same: a page that cannot be drawn fails here)."""
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        folder = DOC_SHOTS
+    else:
+        folder = Path(tempfile.gettempdir()) / "backlog-synth-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(folder / name))
 
 
 def story(page: Any, tag: str, has_text: str | None = None) -> Any:
+    """The first story shown with ``tag`` (and ``has_text`` in its title); when the shown backlog
+    has none after the usual wait, the test fails naming the tags and titles it does show."""
     found = page.locator(f"article.story[data-tag='{tag}']")
     if has_text:
         found = found.filter(has=page.locator(".story-title", has_text=has_text))
+    try:
+        found.first.wait_for()
+    except playwright_api.TimeoutError:
+        shown = page.evaluate(
+            """() => [...document.querySelectorAll('#tree article.story')].map(
+                (a) => `${a.dataset.tag}: ${a.querySelector('.story-title')?.textContent}`)"""
+        )
+        wanted = f"a {tag} story" + (f" titled with {has_text!r}" if has_text else "")
+        raise AssertionError(f"no {wanted}; the page shows {shown}") from None
     return found.first
 
 
+RUNS_LISTED = re.compile(r"^(\d+ run\(s\)\.|No runs yet: upload a transcript\.)$")  # #runs-status
 COST = "15 EUR"  # the conflict with #1128 (unit cost); the other conflict is the keypad
 
 
-def tab_to(page: Any, selector: str, limit: int = 150) -> int:
-    """Press Tab until the element matching ``selector`` has the focus; returns the presses."""
-    for presses in range(1, limit + 1):
-        page.keyboard.press("Tab")
-        if page.evaluate(
-            "(s) => document.activeElement && document.activeElement.matches(s)", selector
-        ):
-            return presses
-    raise AssertionError(f"{selector} not reached with {limit} Tab presses")
-
-
 def upload(page: Any, path: Path, project: str = PROJECT) -> str:
+    """Upload ``path`` into ``project`` from the page; returns the run id the page then follows.
+
+    The page suggests the latest run's project in an empty project field when its runs list
+    arrives; the list is waited for first, and the field checked after the fill (a suggestion
+    landing mid-fill once made "review-uireview-ui", a project with no backlog)."""
+    expect(page.locator("#runs-status")).to_have_text(RUNS_LISTED)
     page.fill("#project", project)
+    expect(page.locator("#project")).to_have_value(project)
     page.set_input_files("#file", str(path))
     page.click("#upload-button")
     page.wait_for_function(
@@ -205,33 +228,108 @@ def upload(page: Any, path: Path, project: str = PROJECT) -> str:
 
 
 def wait_completed(page: Any) -> None:
-    page.locator("#run-status").filter(has_text="Status: completed").wait_for(timeout=120_000)
+    """The run on the page ended ``completed`` and its backlog is shown; a run that ended with
+    unit errors fails here with its errors (its tags would not be the ones the tests expect)."""
+    status = page.locator("#run-status")
+    status.filter(has_text="Status: completed").wait_for(timeout=RUN_MS)
     page.locator("#tree article.story").first.wait_for()
+    text = status.inner_text()
+    assert "with errors" not in text, f"{text}\n{page.locator('#run-errors').inner_text()}"
+
+
+def open_run(session: Session, run_id: str) -> Any:
+    """A fresh page on the run, once its backlog is shown; returns the page."""
+    session.open(f"#run={run_id}")
+    wait_completed(session.page)
+    return session.page
+
+
+def wait_write_status(page: Any, text: str, timeout: int = TIMEOUT_MS) -> None:
+    """#write-status says ``text`` (a preview, a write or its refusal came back)."""
+    expect(page.locator("#write-status")).to_contain_text(text, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
-def meeting_copy(tmp_path_factory) -> Path:
-    """The meeting under another file name: a run of its own (the run id hashes the blob path),
-    so the upload test still watches a fresh run after a test that ran alone made this one."""
+def main_run(browser: Any, host: LocalHost, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The run the main flow's tests review: the meeting under a name of its own (the run id
+    hashes the blob path, so the upload test still watches a fresh run of MEETING), uploaded
+    once; each test opens its own page on it and makes the decisions, preview or write it needs."""
     path = tmp_path_factory.mktemp("meeting") / "review_meeting_again.txt"
     path.write_bytes(MEETING.read_bytes())
-    return path
+    s = Session(browser, host)
+    try:
+        s.open()
+        run_id = upload(s.page, path)
+        wait_completed(s.page)
+    finally:
+        s.context.close()
+    return run_id
 
 
-def ensure_run(session: Session, state: dict[str, Any], meeting: Path) -> None:
-    """The main flow's run, made here when no earlier test made it (a test run alone)."""
-    if "run_id" not in state:
-        session.open()
-        state["run_id"] = upload(session.page, meeting)
-        wait_completed(session.page)
+@dataclass
+class Preview:
+    """A page showing a preview of ``main_run`` with the cost conflict replaced (``conflict_id``)
+    and the keypad conflict left unresolved (``blocked_id``)."""
+
+    page: Any
+    conflict_id: str
+    blocked_id: str
+
+
+def other_conflict(page: Any) -> Any:
+    """The conflict that is not the cost one (the keypad): no test resolves it."""
+    return (
+        page.locator("article.story[data-tag='conflict']")
+        .filter(has_not=page.locator(".story-title", has_text=COST))
+        .first
+    )
+
+
+@pytest.fixture
+def previewed(session: Session, ado: FakeAdo, main_run: str) -> Preview:
+    """The test's page on the main run: the cost conflict replaced (saved in the run's review, as
+    the keyboard test leaves it), the other one unresolved, and the preview of these decisions
+    against the sample project as loaded (FakeAdo reset: whatever an earlier test wrote is gone)."""
+    ado.reset()
+    ado.seed_sample()
+    page = open_run(session, main_run)
+    conflict = story(page, "conflict", COST)
+    story_id = conflict.get_attribute("data-story-id")
+    replace = page.locator(f"#decision-{story_id}-replace")
+    if not replace.is_checked():
+        replace.check()
+        expect(page.locator("#review-status")).to_contain_text("Decision saved")
+    blocked = other_conflict(page)
+    expect(blocked.locator(".decision-state")).to_contain_text("Unresolved conflict")
+    page.click("#dry-run")
+    wait_write_status(page, "Preview ready")
+    expect(page.locator("#write-button")).to_be_enabled()
+    return Preview(page, story_id, blocked.get_attribute("data-story-id"))
+
+
+@dataclass
+class FirstWrite:
+    """ADO's create and update counts right after the first write of the main run's preview."""
+
+    creates: int
+    updates: int
+
+
+@pytest.fixture
+def written_once(ado: FakeAdo, previewed: Preview) -> FirstWrite:
+    """The main run written once into the sample project as loaded: what
+    test_write_shows_the_results does, made here for the tests that start after it."""
+    previewed.page.click("#write-button")
+    wait_write_status(previewed.page, "Write finished", timeout=RUN_MS)
+    return FirstWrite(ado.count(route="create"), ado.count(route="update"))
 
 
 # ------------------------------------------------------------------------------------------------
-# the main flow (ordered: each test continues where the previous one stopped; run
-# alone, a test makes what the earlier ones would have left: ensure_run, previewed, written_once)
+# the main flow: the page, an upload, the review of the main run, a dry run, a write and a second
+# write; each test opens its own page and makes the state it starts from (fixtures above)
 
 
-def test_page_needs_the_key_and_sends_a_strict_policy(host):
+def test_page_needs_the_key_and_sends_a_strict_policy(host: LocalHost) -> None:
     status, _ = call("GET", f"{host.url}/api/ui", key=None)
     assert status == 401
     for asset in ("app.js", "app.css"):
@@ -245,7 +343,7 @@ def test_page_needs_the_key_and_sends_a_strict_policy(host):
     assert call("GET", f"{host.url}/api/ui/app.js.map")[0] == 404
 
 
-def test_upload_follows_the_run_and_shows_the_tree(session, state):
+def test_upload_follows_the_run_and_shows_the_tree(session: Session) -> None:
     page = session.page
     session.open()
     # every text the status line shows, as it changes
@@ -257,45 +355,39 @@ def test_upload_follows_the_run_and_shows_the_tree(session, state):
                 .observe(node, {childList: true, characterData: true, subtree: true});
         }"""
     )
-    started = time.monotonic()
-    state["run_id"] = upload(page, MEETING)
+    run_id = upload(page, MEETING)
     wait_completed(page)
-    state["run_seconds"] = time.monotonic() - started
     # live status while it ran, in a polite live region
     assert page.get_attribute("#run-status", "aria-live") == "polite"
     statuses = page.evaluate("() => window.__statuses")
     assert any(re.match(r"Status: (queued|running)", t) for t in statuses), statuses
     assert statuses[-1].startswith("Status: completed")
-    assert page.get_attribute("#run-progress", "value") == "1"
+    expect(page.locator("#run-progress")).to_have_attribute("value", "1")
     badges = page.locator("#tree .badge").all_inner_texts()
     for tag in ("conflict", "extend", "gap", "duplicate", "new"):
         assert any(b.endswith(tag) for b in badges), (tag, badges)
     assert page.locator("#tree h3").filter(has_text="Epic").count() >= 1
     assert page.locator("#tree h4").filter(has_text="Feature").count() >= 1
     # the summary with the coverage from summary.json
-    coverage = page.locator("#summary-list").inner_text()
-    assert re.search(r"\d+ of \d+ requirement sentences quoted by a story \(\d+%\)", coverage)
-    # the new run is listed and marked current
-    assert (
-        page.locator(
-            f"#runs-body tr[aria-current='true'] button[data-run-id='{state['run_id']}']"
-        ).count()
-        == 1
+    expect(page.locator("#summary-list")).to_contain_text(
+        re.compile(r"\d+ of \d+ requirement sentences quoted by a story \(\d+%\)")
     )
+    # the new run is listed and marked current (the list is refreshed when the run ends)
+    expect(
+        page.locator(f"#runs-body tr[aria-current='true'] button[data-run-id='{run_id}']")
+    ).to_have_count(1)
     # an unresolved conflict is announced in words, not colour
     conflict = story(page, "conflict")
-    assert "Unresolved conflict" in conflict.locator(".decision-state").inner_text()
+    expect(conflict.locator(".decision-state")).to_contain_text("Unresolved conflict")
     shot(page.locator("#backlog"), "review-tree.png")
     assert session.problems == []
 
 
-def test_story_quotes_and_diff_against_the_existing_story(session, state, meeting_copy):
-    page = session.page
-    ensure_run(session, state, meeting_copy)
-    session.open(f"#run={state['run_id']}")  # the run as loaded, whatever ran before
-    wait_completed(page)
+def test_story_quotes_and_diff_against_the_existing_story(session: Session, main_run: str) -> None:
+    page = open_run(session, main_run)
     conflict = story(page, "conflict", COST)
     conflict.locator("details.source summary").click()
+    expect(conflict.locator("details.source")).to_have_attribute("open", "")
     marks = conflict.locator("details.source mark").all_inner_texts()
     assert any("The production cost per remote must be at most 15 EUR." in m for m in marks), marks
     # each quote says who said it (the transcript's "Finance: ..." line)
@@ -303,7 +395,7 @@ def test_story_quotes_and_diff_against_the_existing_story(session, state, meetin
     assert any(q.endswith("(Finance)") and "15 EUR" in q for q in said), said
     conflict.locator("details.diff-details summary").click()
     diff = conflict.locator("table.diff")
-    assert "Existing #1128" in diff.locator("thead").inner_text()
+    expect(diff.locator("thead")).to_contain_text("Existing #1128")
     rows = diff.locator("tbody tr")
     assert rows.nth(0).locator("td").nth(0).inner_text() == (
         "Keep the unit production cost at or below 12.50 EUR"
@@ -314,121 +406,77 @@ def test_story_quotes_and_diff_against_the_existing_story(session, state, meetin
     # an extend story: the diff names its existing story and shows its criteria
     extend = story(page, "extend")
     extend.locator("details.diff-details summary").click()
-    assert "Existing #" in extend.locator("table.diff thead").inner_text()
+    expect(extend.locator("table.diff thead")).to_contain_text("Existing #")
     shot(conflict, "review-diff.png")
     assert session.problems == []
 
 
-def test_keyboard_only_resolve_the_conflict_and_preview(session, state, ado, meeting_copy):
+def test_keyboard_only_resolve_the_conflict_and_preview(
+    session: Session, ado: FakeAdo, main_run: str
+) -> None:
+    """Keyboard only: the Tab order of the upload controls, then each control focused where the
+    test starts using it (its locator) and worked with Enter, Space and the arrows."""
     page = session.page
-    ensure_run(session, state, meeting_copy)
-    # a fresh page, then nothing but the keyboard
     session.open()
-    open_button = f"button.open-run[data-run-id='{state['run_id']}']"
-    page.locator(open_button).wait_for()
-    # the upload controls come first, in order, then the runs
+    open_button = page.locator(f"button.open-run[data-run-id='{main_run}']")
+    expect(page.locator("#runs-status")).to_have_text(RUNS_LISTED)  # the list is rendered
+    expect(open_button).to_be_visible()
+    # a fresh page: the skip link first, then the upload controls in order, then the runs
     page.keyboard.press("Tab")
-    assert page.evaluate("() => document.activeElement.className") == "skip-link"
-    order = []
-    for _ in range(4):
+    expect(page.locator(".skip-link")).to_be_focused()
+    for control in ("#project", "#file", "#upload-button", "#refresh-runs"):
         page.keyboard.press("Tab")
-        order.append(page.evaluate("() => document.activeElement.id"))
-    assert order == ["project", "file", "upload-button", "refresh-runs"]
+        expect(page.locator(control)).to_be_focused()
     # open the run from the list: the focus moves to the run's heading
-    tab_to(page, open_button)
+    open_button.focus()
     page.keyboard.press("Enter")
     wait_completed(page)
-    assert page.evaluate("() => document.activeElement.id") == "run-heading"
+    expect(page.locator("#run-heading")).to_be_focused()
     # a story's source opens from the keyboard
     conflict = story(page, "conflict", COST)
     story_id = conflict.get_attribute("data-story-id")
-    tab_to(page, f"#story-{story_id} details.source summary")
+    conflict.locator("details.source summary").focus()
     page.keyboard.press("Enter")
-    assert conflict.locator("details.source").get_attribute("open") is not None
-    # the conflict's radio group: Tab reaches it, Space and the arrows choose
-    first_radio = f"input[name='decision-{story_id}']"
-    tab_to(page, first_radio)
-    page.keyboard.press("Space")  # selects the focused option: keep the existing story
-    assert page.is_checked(f"#decision-{story_id}-keep_existing")
+    expect(conflict.locator("details.source")).to_have_attribute("open", "")
+    # the conflict's radio group: Space chooses the focused option, the arrows move the choice
+    page.locator(f"#decision-{story_id}-keep_existing").focus()
+    page.keyboard.press("Space")  # keep the existing story
+    expect(page.locator(f"#decision-{story_id}-keep_existing")).to_be_checked()
     page.keyboard.press("ArrowDown")  # next option: replace
-    assert page.is_checked(f"#decision-{story_id}-replace")
-    assert conflict.locator(".decision-state").inner_text() == ""
+    expect(page.locator(f"#decision-{story_id}-replace")).to_be_checked()
+    expect(conflict.locator(".decision-state")).to_have_text("")
+    expect(page.locator("#review-status")).to_contain_text("Decision saved")
     # the write button is disabled until a preview of these decisions exists
-    assert page.is_disabled("#write-button")
+    expect(page.locator("#write-button")).to_be_disabled()
     creates_before = ado.count(route="create")
-    tab_to(page, "#dry-run")
+    page.locator("#dry-run").focus()
     page.keyboard.press("Enter")
-    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    wait_write_status(page, "Preview ready")
     assert ado.count(route="create") == creates_before  # a dry run writes nothing
     plan = page.locator("#plan-table")
     row = plan.locator(f"tr[data-item-id='{story_id}']")
-    assert row.get_attribute("data-action") == "patch"  # replace patches the existing story
-    assert "#1128" in row.inner_text()
-    assert "Planned: patch" in conflict.locator("p.planned").inner_text()
+    expect(row).to_have_attribute("data-action", "patch")  # replace patches the existing story
+    expect(row).to_contain_text("#1128")
+    expect(conflict.locator("p.planned")).to_contain_text("Planned: patch")
     # the other conflict was left unresolved: blocked, never written
-    other = (
-        page.locator("article.story[data-tag='conflict']")
-        .filter(has_not=page.locator(".story-title", has_text=COST))
-        .first
-    )
+    other = other_conflict(page)
     other_id = other.get_attribute("data-story-id")
-    assert "Unresolved conflict" in other.locator(".decision-state").inner_text()
-    assert plan.locator(f"tr[data-item-id='{other_id}']").get_attribute("data-action") == "blocked"
-    assert "1 unresolved conflict" in page.locator("#decision-summary").inner_text()
-    assert page.is_enabled("#write-button")
-    state["conflict_id"] = story_id
-    state["blocked_id"] = other_id
+    expect(other.locator(".decision-state")).to_contain_text("Unresolved conflict")
+    expect(plan.locator(f"tr[data-item-id='{other_id}']")).to_have_attribute(
+        "data-action", "blocked"
+    )
+    expect(page.locator("#decision-summary")).to_contain_text("1 unresolved conflict")
+    expect(page.locator("#write-button")).to_be_enabled()
     shot(page.locator("#write"), "review-dry-run.png")
     assert session.problems == []
 
 
-@pytest.fixture
-def previewed(session, state, meeting_copy) -> None:
-    """The page shows a preview with the cost conflict replaced and the other one unresolved:
-    what the keyboard test leaves behind, made here (with the mouse) when it is not there."""
-    page = session.page
-    if "blocked_id" in state and page.locator("#write-button").is_enabled():
-        return
-    ensure_run(session, state, meeting_copy)
-    session.open(f"#run={state['run_id']}")
-    wait_completed(page)
-    conflict = story(page, "conflict", COST)
-    story_id = conflict.get_attribute("data-story-id")
-    page.check(f"#decision-{story_id}-replace")
-    page.click("#dry-run")
-    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
-    other = (
-        page.locator("article.story[data-tag='conflict']")
-        .filter(has_not=page.locator(".story-title", has_text=COST))
-        .first
-    )
-    state["conflict_id"] = story_id
-    state["blocked_id"] = other.get_attribute("data-story-id")
-
-
-@pytest.fixture
-def written_once(session, state, ado, previewed) -> None:
-    """The first write of the main flow, made here (on the sample project) when
-    test_write_shows_the_results did not just make it."""
-    if "creates_after_first" in state:
-        return
-    ado.reset()
-    ado.seed_sample()
-    page = session.page
-    page.click("#write-button")
-    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
-    state["creates_after_first"] = ado.count(route="create")
-    state["updates_after_first"] = ado.count(route="update")
-
-
-def test_write_shows_the_results(session, state, ado, previewed):
-    page = session.page
-    ado.reset()  # the sample project as loaded, whatever an earlier test wrote
-    ado.seed_sample()
+def test_write_shows_the_results(session: Session, ado: FakeAdo, previewed: Preview) -> None:
+    page = previewed.page
     creates_before = ado.count(route="create", status=200)
-    tab_to(page, "#write-button")
+    page.locator("#write-button").focus()
     page.keyboard.press("Enter")
-    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    wait_write_status(page, "Write finished", timeout=RUN_MS)
     results = page.locator("#results-table")
     statuses = results.locator("tbody tr").evaluate_all(
         "rows => rows.map(r => r.getAttribute('data-status'))"
@@ -436,56 +484,57 @@ def test_write_shows_the_results(session, state, ado, previewed):
     assert "created" in statuses and "modified" in statuses and "failed" not in statuses
     created = ado.count(route="create", status=200) - creates_before
     assert created == statuses.count("created") > 0
-    blocked = results.locator(f"tr[data-item-id='{state['blocked_id']}']")
-    assert blocked.get_attribute("data-status") == "blocked"
-    conflict_row = results.locator(f"tr[data-item-id='{state['conflict_id']}']")
-    assert conflict_row.get_attribute("data-status") == "modified"
-    assert "#1128" in conflict_row.inner_text()
+    blocked = results.locator(f"tr[data-item-id='{previewed.blocked_id}']")
+    expect(blocked).to_have_attribute("data-status", "blocked")
+    conflict_row = results.locator(f"tr[data-item-id='{previewed.conflict_id}']")
+    expect(conflict_row).to_have_attribute("data-status", "modified")
+    expect(conflict_row).to_contain_text("#1128")
     # the replaced story in ADO now has the generated title
     assert ado.item(1128)["fields"]["System.Title"] == (
-        page.locator(f"#story-{state['conflict_id']} .story-title").inner_text()
+        page.locator(f"#story-{previewed.conflict_id} .story-title").inner_text()
     )
-    state["creates_after_first"] = ado.count(route="create")
-    state["updates_after_first"] = ado.count(route="update")
     shot(page.locator("#write"), "review-write-results.png")
     assert session.problems == []
 
 
-def test_a_second_write_creates_nothing(session, state, ado, written_once):
-    page = session.page
+def test_a_second_write_creates_nothing(
+    session: Session, ado: FakeAdo, main_run: str, previewed: Preview, written_once: FirstWrite
+) -> None:
+    page = previewed.page
     # the same decisions again: preview, then write; every item is found by its signature
     page.click("#dry-run")
-    page.locator("#write-status").filter(has_text="Preview ready").wait_for()
+    wait_write_status(page, "Preview ready")
     page.click("#write-button")
-    page.locator("#write-status").filter(has_text="Write finished").wait_for(timeout=120_000)
+    wait_write_status(page, "Write finished", timeout=RUN_MS)
     statuses = page.locator("#results-table tbody tr").evaluate_all(
         "rows => rows.map(r => r.getAttribute('data-status'))"
     )
     assert "created" not in statuses and "modified" not in statuses and "existing" in statuses
-    assert ado.count(route="create") == state["creates_after_first"]
-    assert ado.count(route="update") == state["updates_after_first"]
+    assert ado.count(route="create") == written_once.creates
+    assert ado.count(route="update") == written_once.updates
     # and the latest results are what the page shows after a reload
-    session.open(f"#run={state['run_id']}")
-    page.locator("#results-table").wait_for()
-    assert page.locator("#results h3").inner_text() == "Last write"
+    session.open(f"#run={main_run}")
+    expect(page.locator("#results h3")).to_have_text("Last write")
     assert session.problems == []
 
 
-def test_the_project_section_shows_what_the_run_wrote(session, state, ado, written_once):
+def test_the_project_section_shows_what_the_run_wrote(
+    session: Session, main_run: str, written_once: FirstWrite
+) -> None:
     """GET /api/projects/{project} on the page: the run and what it wrote, the index size (the
     written items are in it now), the pending stories: all text."""
     page = session.page
-    session.open(f"#run={state['run_id']}")
+    session.open(f"#run={main_run}")
     section = page.locator("#project-view")
-    section.locator("ul.project-runs li").first.wait_for()
-    assert page.locator("#project-heading").inner_text() == f"Project {PROJECT}"
-    text = section.inner_text()
-    assert re.search(r"Index: \d+ Azure DevOps items, \d+ pending stories", text)
     row = section.locator("ul.project-runs li").filter(
-        has=page.locator(f"a[href='#run={state['run_id']}']")
+        has=page.locator(f"a[href='#run={main_run}']")
     )
-    assert re.search(r"wrote: [1-9]\d* created, [1-9]\d* modified", row.inner_text())
-    assert "Pending stories (reviewed, not yet written)" in text
+    expect(row).to_contain_text(re.compile(r"wrote: [1-9]\d* created, [1-9]\d* modified"))
+    expect(page.locator("#project-heading")).to_have_text(f"Project {PROJECT}")
+    expect(section).to_contain_text(
+        re.compile(r"Index: \d+ Azure DevOps items, \d+ pending stories")
+    )
+    expect(section).to_contain_text("Pending stories (reviewed, not yet written)")
     shot(section, "review-project.png")
     assert session.problems == []
 
@@ -494,7 +543,7 @@ def test_the_project_section_shows_what_the_run_wrote(session, state, ado, writt
 # hostile model text
 
 
-def test_hostile_model_text_renders_as_text(browser, host):
+def test_hostile_model_text_renders_as_text(browser: Any, host: LocalHost) -> None:
     s = Session(browser, host)
     try:
         page = s.page
@@ -524,7 +573,9 @@ def test_hostile_model_text_renders_as_text(browser, host):
 # a project with nothing indexed (a misspelt project folder)
 
 
-def test_an_empty_project_index_is_a_banner_and_the_write_needs_consent(browser, host, ado):
+def test_an_empty_project_index_is_a_banner_and_the_write_needs_consent(
+    browser: Any, host: LocalHost, ado: FakeAdo
+) -> None:
     s = Session(browser, host)
     try:
         page = s.page
@@ -532,10 +583,11 @@ def test_an_empty_project_index_is_a_banner_and_the_write_needs_consent(browser,
         upload(page, MEETING, project="no-such-project")
         wait_completed(page)
         banner = page.locator("#run-warnings")
-        assert banner.is_visible() and banner.get_attribute("role") == "alert"
+        expect(banner).to_be_visible()
+        expect(banner).to_have_attribute("role", "alert")
         empty = banner.locator("[data-code='empty_index']")
         assert "'no-such-project' has no indexed backlog" in empty.inner_text()
-        assert page.locator("#allow-empty").is_visible()
+        expect(page.locator("#allow-empty")).to_be_visible()
         shot(page.locator("#run"), "review-empty-index.png")
         # every story is new: the write is refused until the box is ticked
         creates_before = ado.count(route="create", status=200)
@@ -558,7 +610,9 @@ def test_an_empty_project_index_is_a_banner_and_the_write_needs_consent(browser,
 # hygiene flags beside the story they concern
 
 
-def test_hygiene_flags_are_shown_beside_the_story(browser, host, tmp_path):
+def test_hygiene_flags_are_shown_beside_the_story(
+    browser: Any, host: LocalHost, tmp_path: Path
+) -> None:
     secret = "sk-" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4"
     meeting = tmp_path / "hygiene_meeting.txt"
     meeting.write_text(
@@ -598,7 +652,9 @@ def test_hygiene_flags_are_shown_beside_the_story(browser, host, tmp_path):
 
 
 @pytest.fixture
-def own_run(browser, host, tmp_path, request) -> Iterator[tuple[Session, str]]:
+def own_run(
+    browser: Any, host: LocalHost, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[Session, str]]:
     """A run of its own (the review meeting under this test's name) and a tab on it, in a project
     of its own with the sample backlog: in PROJECT, the main flow's write is in the index now
     (and reviewed runs' stories are pending), so the same meeting again is all duplicates."""
@@ -623,8 +679,8 @@ def edit_story(page: Any, story_id: str) -> Any:
     page.focus(f"#edit-button-{story_id}")
     page.keyboard.press("Enter")
     form = page.locator(f"#edit-{story_id}")
-    assert form.is_visible()
-    assert page.evaluate("() => document.activeElement.id") == f"edit-title-{story_id}"
+    expect(form).to_be_visible()
+    expect(page.locator(f"#edit-title-{story_id}")).to_be_focused()
     return form
 
 
@@ -632,7 +688,7 @@ def saved(page: Any, text: str = "saved") -> None:
     page.locator("#review-status").filter(has_text=re.compile(text, re.I)).wait_for()
 
 
-def test_edit_a_title_and_a_criterion_and_reload(own_run):
+def test_edit_a_title_and_a_criterion_and_reload(own_run: tuple[Session, str]) -> None:
     s, run_id = own_run
     page = s.page
     new = story(page, "new")
@@ -661,7 +717,7 @@ def test_edit_a_title_and_a_criterion_and_reload(own_run):
     assert s.problems == []
 
 
-def test_merge_two_stories(own_run):
+def test_merge_two_stories(own_run: tuple[Session, str]) -> None:
     s, _ = own_run
     page = s.page
     gap = story(page, "gap")
@@ -676,7 +732,7 @@ def test_merge_two_stories(own_run):
     page.select_option(f"#merge-target-{gap_id}", new_id)
     page.click(f"#merge-{gap_id}")
     saved(page, "Stories merged")
-    assert page.locator(f"#story-{gap_id}").count() == 0
+    expect(page.locator(f"#story-{gap_id}")).to_have_count(0)
     target = page.locator(f"#story-{new_id}")
     target.locator("details.source summary").click()
     quotes = target.locator("ul.quotes li q").all_inner_texts()
@@ -685,7 +741,9 @@ def test_merge_two_stories(own_run):
     assert s.problems == []
 
 
-def test_preview_and_write_carry_the_edited_text(own_run, ado):
+def test_preview_and_write_carry_the_edited_text(
+    own_run: tuple[Session, str], ado: FakeAdo
+) -> None:
     s, run_id = own_run
     page = s.page
     new_id = story(page, "new").get_attribute("data-story-id")
@@ -715,7 +773,9 @@ def test_preview_and_write_carry_the_edited_text(own_run, ado):
     assert s.problems == []
 
 
-def test_two_pages_saving_the_same_run_conflict(own_run, browser, host):
+def test_two_pages_saving_the_same_run_conflict(
+    own_run: tuple[Session, str], browser: Any, host: LocalHost
+) -> None:
     s, run_id = own_run
     other = Session(browser, host)
     try:
@@ -737,7 +797,7 @@ def test_two_pages_saving_the_same_run_conflict(own_run, browser, host):
             has_text="someone else saved this review"
         ).wait_for()
         # and it now shows the first reviewer's version, nothing overwritten
-        assert other.page.locator(f"#story-{story_id} .story-title").inner_text() == (
+        expect(other.page.locator(f"#story-{story_id} .story-title")).to_have_text(
             "First reviewer's title"
         )
         assert [p for p in other.problems if "409" not in p] == []
@@ -749,13 +809,15 @@ def test_two_pages_saving_the_same_run_conflict(own_run, browser, host):
 # a failed run, run again
 
 
-def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
+def test_a_failed_run_is_run_again_from_the_page(
+    browser: Any, host: LocalHost, tmp_path: Path
+) -> None:
     """The host's settings name a model (the OpenAI stand-in) whose segmentation answers garbage,
     so the upload fails; the model is taken out of the settings and "Run again", pressed with the
     keyboard, starts attempt 2 from the stored upload, which the page follows to completion."""
-    from tests.support.openai_standin import OpenAIStandIn, Reply
+    from devhost.standins.openai_standin import OpenAIStandIn, Reply
 
-    meeting = tmp_path / "review_meeting_run_again.txt"  # a run of its own (see meeting_copy)
+    meeting = tmp_path / "review_meeting_run_again.txt"  # a run of its own (see main_run)
     meeting.write_bytes(MEETING.read_bytes())
     s = Session(browser, host)
     try:
@@ -781,12 +843,12 @@ def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
         status, old = call("GET", f"{host.url}/api/runs/{old_id}")
         assert status == 200 and old["status"] == "failed" and old["engine"] == "llm"
         button = page.locator("#retry-run")
-        assert button.is_visible() and button.inner_text() == "Run again"
+        expect(button).to_be_visible()
+        expect(button).to_have_text("Run again")
         shot(page.locator("#run"), "review-run-again.png")
 
-        # keyboard only: from the run's heading (focused when the run opened) to the button
-        page.focus("#run-heading")
-        tab_to(page, "#retry-run")
+        # keyboard only: the button focused, Enter presses it
+        button.focus()
         page.keyboard.press("Enter")
         page.wait_for_function(
             "(old) => /^#run=run-[0-9a-f]{20}$/.test(location.hash) && location.hash !== '#run=' + old",
@@ -794,7 +856,7 @@ def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
         )
         new_id = page.evaluate("() => window.location.hash.slice(5)")
         wait_completed(page)
-        assert page.locator("#run-heading").inner_text() == f"Run {new_id}"
+        expect(page.locator("#run-heading")).to_have_text(f"Run {new_id}")
         assert f"attempt 2, runs {old_id} again" in page.locator("#run-meta").inner_text()
         assert "engine offline" in page.locator("#run-meta").inner_text()
         assert page.locator("#run-actions").is_hidden()  # a completed run is not run again
@@ -808,7 +870,7 @@ def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
         # the old run now offers its newer attempt instead of a second one
         s.open(f"#run={old_id}")
         page.locator("#run-status").filter(has_text="Status: failed").wait_for()
-        assert button.inner_text() == "Open the newer attempt"
+        expect(button).to_have_text("Open the newer attempt")
         button.click()
         page.wait_for_function("(id) => location.hash === '#run=' + id", arg=new_id)
         wait_completed(page)
@@ -820,7 +882,7 @@ def test_a_failed_run_is_run_again_from_the_page(browser, host, tmp_path):
         s.context.close()
 
 
-def test_undo_the_last_write_from_the_page(own_run, ado):
+def test_undo_the_last_write_from_the_page(own_run: tuple[Session, str], ado: FakeAdo) -> None:
     s, run_id = own_run
     page = s.page
     ado.reset()
@@ -833,7 +895,7 @@ def test_undo_the_last_write_from_the_page(own_run, ado):
     created = [i for i in ado.items if i not in before]
     assert created
     # the preview of the undo changes nothing, then the undo deletes and reverts
-    assert page.is_disabled("#undo-button")
+    expect(page.locator("#undo-button")).to_be_disabled()
     page.click("#undo-preview")
     page.locator("#undo-status").filter(has_text="Preview ready").wait_for()
     statuses = page.locator("#undo-table tbody tr").evaluate_all(

@@ -35,7 +35,7 @@ from tests.chaos.harness import (
     wait_terminal,
 )
 
-pytestmark = [pytest.mark.chaos, pytest.mark.integration]
+pytestmark = pytest.mark.integration  # needs Azurite; "chaos" comes from the directory
 
 SEED = int(os.environ.get("CHAOS_SEED") or time.time_ns() % 1_000_000)
 RUN_TIMEOUT = 360  # seconds for a run to end under faults (a loaded 2-core machine is slow)
@@ -214,7 +214,7 @@ def test_azurite_restarted_mid_run(chaos: ChaosEnv) -> None:
 @budget(1)
 def test_model_failing_30_percent_of_calls(chaos: ChaosEnv) -> None:
     """The LLM engine against the OpenAI stand-in failing 30% of chat calls."""
-    from tests.support import openai_standin as standin_mod
+    from devhost.standins import openai_standin as standin_mod
 
     n = trials(1)
     tally = Tally("model fails 30%", trials=n)

@@ -23,11 +23,11 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 
 from devhost.host import LocalHost
+from devhost.standins.fake_ado import FakeAdo
 from shared.ids import content_sha256, make_run_id
 from shared.indexing.backlog import load_backlog
 from shared.services import app_services
 from shared.settings import get_settings
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import REPO
 
 KEY = "keeps-up-key"

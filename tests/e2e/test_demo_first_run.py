@@ -23,8 +23,6 @@ import pytest
 from tests.support.pipeline import SAMPLES
 from tests.support.processes import Child, azurite_on, is_running, needs_proc, parent_of
 
-pytestmark = pytest.mark.e2e
-
 VTT = SAMPLES / "transcripts" / "remote_control_design_review.vtt"
 REVIEW_LINE = (
     r"^Review page: (http://127\.0\.0\.1:\d+/api/ui\?code=([^#\s]+)#run=(run-[0-9a-f]{20}))$"

@@ -22,7 +22,6 @@ from shared.settings import get_settings
 from shared.storage import read_jsonl
 from tests.support.pipeline import REPO, SAMPLES
 
-pytestmark = pytest.mark.e2e
 KEY = "e2e-key"
 PROJECT = "remote-control"
 

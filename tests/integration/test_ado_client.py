@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.client import AdoClient
@@ -17,9 +18,6 @@ from shared.ado.errors import (
     AdoNotFound,
     AdoThrottled,
 )
-from tests.support.fake_ado import FakeAdo
-
-pytestmark = pytest.mark.integration
 
 TYPES = ["Epic", "Feature", "User Story"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo, sample_items
 from shared.ado import process as processes
 from shared.bus.memory import InProcessBus
 from shared.embeddings.minilm import MiniLMEmbedder
@@ -17,10 +18,7 @@ from shared.retrieval.search import generation_context, tagging_candidates
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.backlog_items import NOW, lone_story
-from tests.support.fake_ado import FakeAdo, sample_items
 from tests.support.pipeline import fake_services
-
-pytestmark = pytest.mark.integration
 
 PROJECT = "rc"
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared import api, layout
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
@@ -28,10 +29,8 @@ from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.writer.rollback import rollback_run
 from shared.writer.runs import write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import REPO, make_pipeline, run_file
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 MONDAY = REPO / "tests" / "data" / "recurring_meeting_monday.txt"
 THURSDAY = REPO / "tests" / "data" / "recurring_meeting_thursday.txt"

@@ -178,3 +178,57 @@ def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeyp
     assert doc["overall"]["statement_recall"] == row["statement_recall"]
     assert row["judge"]["stories"] == row["stories"] and doc["engine"] == "offline"
     assert (doc_path.parent / "capture_stories.jsonl").read_text().count("\n") == row["stories"]
+
+
+def test_eval_capture_lomo_runs_each_meeting_with_a_model_that_never_saw_it(
+    tmp_path, monkeypatch, capsys
+):
+    from shared.analysis.capture import CaptureModel
+    from shared.cli import main
+    from tests.integration.test_eval_tagging import clean_env
+
+    clean_env(monkeypatch, SYNTH_LOCAL_STORE_DIR=str(tmp_path / "store"))
+    split = tmp_path / "dev"
+    split.mkdir()
+    meetings = {
+        "clinic": [
+            ("Ana: Patients must be able to cancel their appointment online.", "F"),
+            ("Ben: Okay, that sounds fine.", "NULL"),
+            ("Ana: The page must load in under two seconds.", "A"),
+        ],
+        "rota": [
+            ("Cleo: Volunteers need to swap shifts without calling the office.", "F"),
+            ("Dan: Did you see the match last night?", "NULL"),
+            ("Cleo: The app has to work on old phones.", "A"),
+        ],
+        "waste": [
+            ("Eve: Residents should report a missed bin collection online.", "F"),
+            ("Finn: I'll send the minutes around.", "NULL"),
+            ("Eve: Reports must be answered within two working days.", "A"),
+        ],
+    }
+    for name, rows in meetings.items():
+        (split / f"{name}.tsv").write_text(
+            "".join(f"{k}\t{t}\t{lab}\n" for k, (t, lab) in enumerate(rows, 1))
+        )
+    shipped = CaptureModel.load()
+    assert main(["eval", "capture", str(split), "--lomo", "--out", str(tmp_path / "out")]) == 0
+    assert CaptureModel.load() is shipped  # the held-out models were only lent to the runs
+    printed = capsys.readouterr().out
+    assert "leave one meeting out" in printed
+    (doc_path,) = (tmp_path / "out").glob("capture-*/capture.json")
+    doc = json.loads(doc_path.read_text())
+    assert doc["leave_one_meeting_out"] is True
+    assert [r["meeting"] for r in doc["meetings"]] == ["clinic", "rota", "waste"]
+
+
+def test_eval_capture_lomo_refuses_the_test_split(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from shared.cli import main
+    from tests.integration.test_eval_tagging import clean_env
+
+    clean_env(monkeypatch, SYNTH_LOCAL_STORE_DIR=str(tmp_path / "store"))
+    test_split = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / "test"
+    assert main(["eval", "capture", str(test_split), "--lomo"]) == 2
+    assert "never test" in capsys.readouterr().err

@@ -18,16 +18,14 @@ import azure.functions as func
 import pytest
 
 import function_app
+from devhost.standins.fake_ado import FakeAdo
+from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
 from shared import api
 from shared.bus.memory import InProcessBus
 from shared.services import Services, build_services
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.fake_ado import FakeAdo
-from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
-
-pytestmark = pytest.mark.integration
 
 # Fake secrets in real formats (never credentials anywhere).
 OPENAI_KEY = "sk-proj-Hz5vT8mW3xK9pL1nR7bY4cH6dF0gJ5sA8eU2iO7kM1tV3wX4"

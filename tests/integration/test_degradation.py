@@ -16,6 +16,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
+from devhost.standins.openai_standin import Failures, OpenAIStandIn, Reply, hermetic_env
 from shared import layout
 from shared.agents import Agents
 from shared.bus.memory import InProcessBus
@@ -40,11 +41,9 @@ from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
 from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder, fake_agents
-from tests.support.openai_standin import Failures, OpenAIStandIn, Reply, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import run_file
 
-pytestmark = pytest.mark.integration
 M = TypeVar("M", bound=BaseModel)
 
 PROJECT = "demo"

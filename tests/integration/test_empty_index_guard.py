@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared import api, layout
 from shared.cli import main as cli
 from shared.embeddings.minilm import MiniLMEmbedder
@@ -20,10 +21,7 @@ from shared.settings import Settings
 from shared.storage import read_model
 from shared.storage.local import LocalFolderStore
 from shared.writer.runs import EmptyBacklogRefused, write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"
 

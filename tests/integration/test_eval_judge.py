@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from devhost.standins.openai_standin import OpenAIStandIn, Reply
 from shared.cli import main
 from shared.models import GeneratedItem
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from tests.integration.test_eval_tagging import clean_env
-from tests.support.openai_standin import OpenAIStandIn, Reply
 from tests.support.pipeline import make_pipeline, run_file
 from tests.support.transcripts import SMALL
 

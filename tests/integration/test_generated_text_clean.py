@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from devhost.standins.openai_standin import OpenAIStandIn, Recorded, Reply, hermetic_env
 from shared import layout
 from shared.engine.llm import build_llm_agents
 from shared.models import WorkItem
@@ -20,10 +21,7 @@ from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
 from tests.support.generated_text import MARKER, quotes, unclean
-from tests.support.openai_standin import OpenAIStandIn, Recorded, Reply, hermetic_env
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 BACKLOG = [
     WorkItem(

@@ -27,7 +27,6 @@ from shared.storage.azure_blob import AzureBlobStore
 from tests.support.pipeline import fake_services, load_backlog
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
 FIXED = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from devhost.standins.fake_ado import REPO, FakeAdo
 from shared import layout
 from shared.cli import main as cli
 from shared.indexing.backlog import IndexBusy, index_lease, load_backlog
@@ -23,11 +24,9 @@ from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from shared.vectorstore import VectorRecord
 from shared.vectorstore.embedded import EmbeddedVectorIndex
-from tests.support.fake_ado import REPO, FakeAdo
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import fake_services
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared.indexing import writes
 from shared.indexing.backlog import index_lease, load_backlog
 from shared.indexing.sync import sync_project
@@ -17,12 +18,10 @@ from shared.storage.local import LocalFolderStore
 from shared.vectorstore import VectorRecord
 from shared.vectorstore.embedded import EmbeddedVectorIndex
 from shared.writer.runs import write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import fake_services
 from tests.support.review_run import review_backlog, store_run
 
-pytestmark = pytest.mark.integration
 PROJECT = "rc"
 
 

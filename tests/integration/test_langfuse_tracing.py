@@ -17,6 +17,7 @@ import pytest
 from langfuse._client.resource_manager import LangfuseResourceManager
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from devhost.standins.openai_standin import hermetic_env
 from shared import layout
 from shared.agents import Agents, SegmentationFailed
 from shared.models import ErrorRecord, GeneratedItem, Segment, TaggingRecord
@@ -29,11 +30,9 @@ from shared.storage.local import LocalFolderStore
 from shared.tracing import NullTracer
 from shared.tracing.langfuse import LangfuseTracer, root_span_id
 from tests.support.fakes import CueGenerator, Flaky, ParagraphSegmenter, ThresholdTagger
-from tests.support.openai_standin import hermetic_env
 from tests.support.pipeline import make_pipeline, run_file
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
 KEYS = {"langfuse_public_key": "pk-lf-test-public", "langfuse_secret_key": "sk-lf-test-secret"}
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

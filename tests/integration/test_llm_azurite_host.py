@@ -15,6 +15,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import function_app
 from devhost.host import LocalHost
+from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
 from shared import layout
 from shared.ids import content_sha256, make_run_id
 from shared.indexing.documents import index_documents
@@ -26,11 +27,9 @@ from shared.services import build_services, build_tracer
 from shared.settings import Settings
 from shared.storage import read_jsonl
 from shared.tracing.langfuse import LangfuseTracer, root_span_id
-from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 from tests.support.pipeline import REPO, SAMPLES
 
-pytestmark = pytest.mark.integration
 PROJECT = "remote-control"
 
 

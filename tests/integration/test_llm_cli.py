@@ -14,12 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from devhost.standins.openai_standin import OpenAIStandIn, hermetic_env
 from shared.cli import main
 from shared.models import ErrorRecord
-from tests.support.openai_standin import OpenAIStandIn, hermetic_env
 from tests.support.transcripts import SMALL
-
-pytestmark = pytest.mark.integration
 
 
 @pytest.fixture

@@ -10,6 +10,13 @@ import numpy as np
 import openai
 import pytest
 
+from devhost.standins.openai_standin import (
+    Failures,
+    OpenAIStandIn,
+    Reply,
+    hashed_embedding,
+    hermetic_env,
+)
 from shared.embeddings import DimensionMismatch
 from shared.embeddings.openai_embedder import OpenAIEmbedder
 from shared.engine.llm.schemas import TaggingAnswer
@@ -20,15 +27,7 @@ from shared.llm.client import build_openai_client
 from shared.llm.openai_chat import OpenAIChatModel
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.openai_standin import (
-    Failures,
-    OpenAIStandIn,
-    Reply,
-    hashed_embedding,
-    hermetic_env,
-)
 
-pytestmark = pytest.mark.integration
 MESSAGES = [{"role": "user", "content": "tag this"}]
 
 

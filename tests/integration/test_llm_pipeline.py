@@ -8,6 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from devhost.standins.openai_standin import (
+    Failures,
+    OpenAIStandIn,
+    Recorded,
+    Reply,
+    hermetic_env,
+    quote_not_in_segment,
+    unclear_tag,
+)
 from shared import layout
 from shared.engine.llm import build_llm_agents
 from shared.engine.llm.prompting import DATA_BLOCK_RE
@@ -24,18 +33,7 @@ from shared.settings import Settings
 from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
-from tests.support.openai_standin import (
-    Failures,
-    OpenAIStandIn,
-    Recorded,
-    Reply,
-    hermetic_env,
-    quote_not_in_segment,
-    unclear_tag,
-)
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo, sample_items
 from loaders import ado_loader
 from shared import layout
 from shared.ado import process as processes
@@ -20,11 +21,8 @@ from shared.indexing.indexer import LoaderError
 from shared.indexing.workitems import from_rest, read_backlog_file, work_item_hash
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.fake_ado import FakeAdo, sample_items
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import SAMPLES, fake_services
-
-pytestmark = pytest.mark.integration
 
 PROJECT = "rc"
 BACKLOG = SAMPLES / "backlog"

@@ -22,8 +22,6 @@ from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
 from tests.support.pipeline import SAMPLES, fake_services
 
-pytestmark = pytest.mark.integration
-
 PROJECT = "rc"
 SAMPLE_MD = SAMPLES / "architecture" / "remote_control_constraints.md"
 SECTION_11_1 = {

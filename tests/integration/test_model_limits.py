@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from azure.storage.queue import QueueClient
 
+from devhost.standins.openai_standin import OpenAIStandIn, RateLimits, Reply, hermetic_env
 from shared import layout
 from shared.bus.azure_queue import AzureQueueBus
 from shared.engine.llm import build_llm_agents
@@ -21,10 +22,7 @@ from shared.models import SegmentMessage, WorkItem
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
-from tests.support.openai_standin import OpenAIStandIn, RateLimits, Reply, hermetic_env
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 MEETING = """Product Owner: Today we plan the new remote control.
 Marketing: The remote must have fewer than ten buttons. It should glow in the dark.

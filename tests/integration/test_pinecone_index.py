@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from devhost.standins.openai_standin import hermetic_env
 from shared.embeddings import DimensionMismatch
 from shared.indexing.indexer import index_work_items
 from shared.models import WorkItem
@@ -17,10 +18,8 @@ from shared.storage.local import LocalFolderStore
 from shared.vectorstore import VectorRecord, check_index, drop_namespace
 from shared.vectorstore.pinecone_index import PineconeIndex
 from tests.support.fakes import HashEmbedder
-from tests.support.openai_standin import hermetic_env
 from tests.support.pinecone_standin import PineconeStandIn
 
-pytestmark = pytest.mark.integration
 DIM = 8
 
 

@@ -4,8 +4,6 @@ records it, and the run still ends (completed_with_errors) with the error in err
 
 from __future__ import annotations
 
-import pytest
-
 import function_app
 from devhost.host import LocalHost
 from shared import layout
@@ -18,8 +16,6 @@ from shared.storage.azure_blob import AzureBlobStore
 from tests.support.fakes import Flaky, ThresholdTagger, fake_agents
 from tests.support.pipeline import REPO, fake_services, load_backlog
 from tests.support.transcripts import SMALL
-
-pytestmark = pytest.mark.integration
 
 
 def test_always_failing_tag_unit_is_poisoned_and_the_run_completes(azurite_clean, monkeypatch):

@@ -17,8 +17,6 @@ import pytest
 from tests.support.pipeline import REPO
 from tests.support.processes import Child, azurite_on, is_running, needs_proc, parent_of
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_devhost_stops_its_azurite_on_a_signal(signum: signal.Signals) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from devhost.standins.openai_standin import OpenAIStandIn, Recorded, hermetic_env
 from shared import layout
 from shared.agents import Candidate, RetrievedAdoItem, RetrievedChunk
 from shared.bus.memory import InProcessBus
@@ -31,9 +32,7 @@ from shared.pipeline.runs import load_run, start_run
 from shared.services import Services, build_services, build_tracer
 from shared.settings import HygieneConfig, Settings
 from shared.storage.local import LocalFolderStore
-from tests.support.openai_standin import OpenAIStandIn, Recorded, hermetic_env
 
-pytestmark = pytest.mark.integration
 PROJECT = "hygiene"
 
 # Fake secrets in real formats (never credentials anywhere).

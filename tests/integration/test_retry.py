@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 import function_app
+from devhost.standins.openai_standin import OpenAIStandIn, Reply, hermetic_env
 from shared import api, layout
 from shared.bus import SEGMENT_QUEUE
 from shared.bus.memory import InProcessBus
@@ -35,11 +36,9 @@ from shared.storage import ArtifactStore, read_model
 from shared.storage.azure_blob import AzureBlobStore
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import HashEmbedder
-from tests.support.openai_standin import OpenAIStandIn, Reply, hermetic_env
 from tests.support.pipeline import make_pipeline
 from tests.support.transcripts import SMALL
 
-pytestmark = pytest.mark.integration
 PROJECT = "demo"
 NAME = "meeting.txt"
 BLOB = f"transcripts/{PROJECT}/{NAME}"

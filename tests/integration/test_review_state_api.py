@@ -15,6 +15,7 @@ import pytest
 
 import function_app
 from devhost.host import LocalHost
+from devhost.standins.fake_ado import FakeAdo
 from shared import api, layout
 from shared.ado import ops
 from shared.cli import main as cli
@@ -24,11 +25,9 @@ from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.writer.execute import WriteResult
 from tests.chaos.harness import REPO
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import fake_services
 from tests.support.review_run import review_backlog, store_run
 
-pytestmark = pytest.mark.integration
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 KEY = "review-state-key"
 

@@ -11,6 +11,7 @@ import azure.functions as func
 import pytest
 
 import function_app
+from devhost.standins.fake_ado import FakeAdo
 from shared import api, layout
 from shared.ado import ops
 from shared.bus.memory import InProcessBus
@@ -27,9 +28,6 @@ from shared.writer.revert import NO_BEFORE, NO_REV, RollbackRecord
 from shared.writer.rollback import NothingToRollBack, UnknownWrite, rollback_run
 from shared.writer.runs import WriteInProgress, write_run
 from tests.support.backlog_items import NOW, Backlog
-from tests.support.fake_ado import FakeAdo
-
-pytestmark = pytest.mark.integration
 
 # revision metadata moves forward in ADO whatever is undone (a revert is itself a revision)
 REVISION_FIELDS = ("System.Rev", "System.ChangedDate", "System.ChangedBy")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from devhost.standins.openai_standin import OpenAIStandIn, Recorded, Reply, hermetic_env
 from shared import layout
 from shared.agents import Agents
 from shared.bus.memory import InProcessBus
@@ -32,11 +33,8 @@ from shared.settings import Settings
 from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import CueGenerator, ParagraphSegmenter, ThresholdTagger
-from tests.support.openai_standin import OpenAIStandIn, Recorded, Reply, hermetic_env
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
 from tests.support.transcripts import SMALL
-
-pytestmark = pytest.mark.integration
 
 BACKLOG = [
     WorkItem(

@@ -1,8 +1,26 @@
-"""Both sample transcripts through the real offline engine and MiniLM, in-process: every segment is
-verbatim (their concatenation is the normalized transcript, character for character) and every
-quote is found in the transcript at its offsets and inside its own segment."""
+"""Both sample transcripts through the real offline engine and MiniLM, in-process, against the
+backlog and architecture notes the demo loads: every segment is verbatim (their concatenation is the
+normalized transcript, character for character), every quote is found in the transcript at its
+offsets and inside its own segment, and the output matches its snapshot.
+
+Snapshots: ``tests/snapshots/offline_<transcript>.json`` hold what a reviewer judges of each run
+(``tests.support.offline_snapshot``: segments with the numbers of the statements their stories
+quote, epics, features and stories with titles, criteria and evidence quotes, each story's tag with
+its targets), as pretty JSON (sorted keys, indent 2) without run ids, timestamps, paths or scores.
+A change to the offline engine that changes its output fails the test with a diff; when the new
+output is the intended one, rewrite the snapshots and review the diff before committing::
+
+    UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q tests/integration/test_samples_offline.py -k snapshot
+    git diff tests/snapshots/
+
+(docs/TESTING.md, "Snapshots of the offline engine").
+"""
 
 from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
 
 import pytest
 
@@ -20,9 +38,11 @@ from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
 from shared.text.textio import extract_text, normalize
 from tests.support.generated_text import MARKER, quotes, unclean
+from tests.support.offline_snapshot import dumps, run_snapshot
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
 
 TRANSCRIPTS = ["remote_control_functional_design.txt", "remote_control_planning_notes.md"]
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "snapshots"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +55,7 @@ def pipeline(tmp_path_factory):
         embedder=embedder,
         settings=settings,
     )
-    load_backlog(svc, "rc", read_backlog_file(SAMPLES / "backlog" / "remote_control_backlog.jsonl"))
+    load_backlog(svc, "rc", read_backlog_file(SAMPLES / "backlog" / "remote_control_backlog.csv"))
     index_documents(
         svc.embedder,
         svc.index,
@@ -109,3 +129,45 @@ def test_no_generated_field_of_the_ami_sample_keeps_a_marker_and_quotes_keep_the
     assert any(MARKER.search(q["text"]) for q in every_quote)
     questions = [q for i in items for q in i["open_questions"] if q.get("quote")]
     assert any(MARKER.search(q["quote"]["text"]) for q in questions)  # the question is clean
+
+
+@pytest.mark.parametrize("name", TRANSCRIPTS)
+def test_offline_output_matches_its_snapshot(
+    pipeline: tuple[Services, InProcessBus], name: str
+) -> None:
+    """Segments, the backlog tree and the tags of the sample equal the stored snapshot
+    (``UPDATE_SNAPSHOTS=1`` rewrites it: see the module docstring)."""
+    svc, bus = pipeline
+    run = run_file(svc, bus, "rc", name, (SAMPLES / "transcripts" / name).read_bytes())
+    assert run.status == "completed", run.failure_reason
+
+    def artifact(file: str, model: type) -> list[dict]:
+        path = layout.run_file(run.run_id, file)
+        return [r.model_dump(mode="json") for r in read_jsonl(svc.store, path, model)]
+
+    actual = dumps(
+        run_snapshot(
+            svc.store.get(layout.run_file(run.run_id, "transcript.txt")).decode(),
+            run.model_dump(mode="json"),
+            artifact("segments.jsonl", Segment),
+            artifact("generated_backlog.jsonl", GeneratedItem),
+            artifact("tagging_analysis.jsonl", TaggingRecord),
+        )
+    )
+    snapshot = SNAPSHOTS / f"offline_{name.rsplit('.', 1)[0]}.json"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        snapshot.write_text(actual, encoding="utf-8")
+    assert snapshot.exists(), f"{snapshot} is missing: run with UPDATE_SNAPSHOTS=1 to write it"
+    expected = snapshot.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(), actual.splitlines(), str(snapshot), "this run", lineterm=""
+        )
+        shown = list(diff)
+        pytest.fail(
+            f"the offline engine's output on {name} differs from {snapshot.name} "
+            f"({len(shown)} diff lines; UPDATE_SNAPSHOTS=1 rewrites it if intended):\n"
+            + "\n".join(shown[:120]),
+            pytrace=False,
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared.ado import ops
 from shared.ado import process as processes
 from shared.ado.process import AGILE, Process
@@ -14,10 +15,6 @@ from shared.review import render
 from shared.review.plan import build_plan
 from shared.writer.execute import Writer, counts, preview
 from tests.support.backlog_items import Backlog
-from tests.support.fake_ado import FakeAdo
-
-pytestmark = pytest.mark.integration
-
 
 PROCESSES = ("agile", "scrum", "cmmi", "basic")
 

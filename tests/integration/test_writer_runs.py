@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from devhost.standins.fake_ado import FakeAdo
 from shared import api, layout
 from shared.ado import ops
 from shared.ado import process as processes
@@ -25,10 +26,7 @@ from shared.storage import read_jsonl, read_model
 from shared.storage.local import LocalFolderStore
 from shared.writer.execute import WriteResult
 from shared.writer.runs import WriteInProgress, held_lease, write_run
-from tests.support.fake_ado import FakeAdo
 from tests.support.pipeline import SAMPLES, load_backlog, make_pipeline, run_file
-
-pytestmark = pytest.mark.integration
 
 # written to produce every tag against the sample backlog, two conflicts among them
 DESIGN = SAMPLES.parent / "tests" / "data" / "review_meeting.txt"
@@ -37,7 +35,12 @@ NOTES = SAMPLES / "transcripts" / "remote_control_planning_notes.md"
 
 @pytest.fixture(scope="module")
 def engine():
-    settings = Settings(storage_backend="local", engine="offline", embedder="minilm")
+    # the seed's tagging rules: tests/data/review_meeting.txt was written to produce every tag
+    # (an extend and a gap to patch, two conflicts) under them; the pair model's tags are tested
+    # in tests/unit/test_tagging_pairs.py and scored by `eval tagging`
+    settings = Settings(
+        storage_backend="local", engine="offline", embedder="minilm", tagging_model="thresholds"
+    )
     embedder = MiniLMEmbedder()
     return settings, embedder, build_offline_agents(embedder, settings.pipeline)
 

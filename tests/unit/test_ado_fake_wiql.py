@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from devhost.standins.fake_ado import WiqlError, _matches, generate_items, parse_wiql
 from shared.ado import ops
-from tests.support.fake_ado import WiqlError, _matches, generate_items, parse_wiql
 
 
 def _item(wid: int, **fields):

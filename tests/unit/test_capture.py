@@ -131,3 +131,13 @@ def test_bad_files_say_what_is_wrong(tmp_path: Path) -> None:
     path.write_text("1\tonly two columns\n")
     with pytest.raises(DatasetError, match="3 tab-separated columns"):
         read_meeting(path)
+
+
+def test_a_held_out_model_is_used_only_inside_its_block() -> None:
+    from shared.analysis.capture import held_out
+
+    shipped = CaptureModel.load()
+    other = CaptureModel({**shipped.doc, "version": "held-out-test", "threshold": 0.99})
+    with held_out(other):
+        assert CaptureModel.load() is other
+    assert CaptureModel.load() is shipped

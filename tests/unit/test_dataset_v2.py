@@ -1,4 +1,4 @@
-"""datasets/v2: three independent sources, each with every tag and every conflict kind, hard
+"""datasets/v2: four independent sources, each with every tag and every conflict kind, hard
 negatives, references that resolve, and committed JSONL equal to what its build.py makes."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from shared.eval.dataset import load_dataset
 from shared.models import TAGS
 
 V2 = Path(__file__).resolve().parents[2] / "datasets" / "v2"
-SOURCES = ("dalpiaz", "nasa-cfe", "promise")
+SOURCES = ("dalpiaz", "eudi-arf", "nasa-cfe", "promise")
 CONFLICT_KINDS = {"quantity", "unit", "negation", "modal", "antonym", "frequency", "exclusivity"}
 
 
@@ -22,7 +22,7 @@ def splits():
     return {s.split: s for s in load_dataset(V2)}
 
 
-def test_three_sources_and_at_least_600_cases(splits) -> None:
+def test_four_sources_and_at_least_600_cases(splits) -> None:
     assert set(splits) == set(SOURCES)
     assert sum(len(s.cases) for s in splits.values()) >= 600
 

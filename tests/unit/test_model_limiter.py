@@ -14,6 +14,7 @@ import httpx2
 import openai
 import pytest
 
+from devhost.standins.openai_standin import RateLimits
 from shared import layout
 from shared.engine.llm.schemas import GenerationAnswer, TaggingAnswer
 from shared.llm import CapacityUnavailable
@@ -23,7 +24,6 @@ from shared.llm.service import chat_tokens, retry_after_seconds, service_retry_a
 from shared.settings import Settings
 from shared.storage.local import LocalFolderStore
 from tests.support.fakes import CountingStore
-from tests.support.openai_standin import RateLimits
 
 MODEL = "gpt-4o"
 

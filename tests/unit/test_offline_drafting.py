@@ -138,3 +138,75 @@ def test_written_from_the_later_decision() -> None:
     )
     assert "twenty" in draft.title and "ten" not in draft.title
     assert draft.source_quotes == ["Okay, make it twenty then."]
+
+
+@pytest.mark.parametrize(
+    ("statement", "criteria"),
+    [
+        (
+            "Everything has to be ready for the spring retail season, so no new chip development.",
+            ["No new chip development."],
+        ),
+        (
+            "Okay, so decision, no GPS tracking, we stick with start and end locations.",
+            ["No GPS tracking."],
+        ),
+        (
+            "Instead, people can see their own no-show record, they get a friendly message after "
+            "a couple of no-shows.",
+            ["They get a friendly message after a couple of no-shows."],
+        ),
+        # talk about the speaker, a reason, a piece of a list: no check
+        ("And it has to work offline, I'm on trains all the time.", []),
+        ("Yeah, let's not do the waiting list after all, too complicated.", []),
+    ],
+)
+def test_the_clauses_a_title_leaves_out_give_checklist_items(
+    statement: str, criteria: list[str]
+) -> None:
+    draft = write_story([statement])
+    assert draft.acceptance_criteria == criteria
+    assert all(adds_to_title(c, draft.title) for c in draft.acceptance_criteria)
+
+
+def test_a_condition_said_first_gives_given_when_then() -> None:
+    urgent = write_story(["Yes, so if the reason looks urgent they can ring the patient."])
+    assert urgent.title == "Ring the patient"
+    assert urgent.acceptance_criteria == [
+        "Given a user, when the reason looks urgent, then they ring the patient."
+    ]
+    released = write_story(
+        [
+            "If nobody checks in within fifteen minutes of the start, the booking's released "
+            "and someone else can have it."
+        ]
+    )
+    assert released.title == "Release the booking"
+    assert released.description == "As a user, I want the booking to be released."
+    assert released.acceptance_criteria == [
+        "Given a user, when nobody checks in within fifteen minutes of the start, then the "
+        "booking is released and someone else can have it."
+    ]
+
+
+def test_a_purpose_clause_is_not_the_need() -> None:
+    draft = write_story(
+        [
+            "The buttons used most are bigger than the rest, so the remote can be used in a dark "
+            "room without looking."
+        ]
+    )
+    assert draft.title == "Make the buttons used most bigger than the rest"
+    assert draft.description.endswith(
+        ", so that the remote can be used in a dark room without looking."
+    )
+
+
+def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
+    draft = write_story(["We need a power button .", "It should be easy to find in the dark ."])
+    assert draft.acceptance_criteria == []
+    assert draft.open_questions == [
+        "What measure does 'easy' mean in: The power button is easy to find in the dark?"
+    ]
+    measured = write_story(["We need a power button .", "It should be easy to find in 2 seconds ."])
+    assert measured.acceptance_criteria and not measured.open_questions

@@ -207,6 +207,28 @@ def test_notes_statements_without_modals_count(generator: OfflineGenerator) -> N
     assert "Leave out teletext button and teletext functions" in titles
 
 
+def test_a_list_item_with_a_label_and_details_is_one_story_named_by_its_label(
+    generator: OfflineGenerator,
+) -> None:
+    """Two items written as a label and its details: two stories, each titled by its label,
+    each quoting its own details and not the other item's label."""
+    text = normalize(
+        "## What is new\n\n"
+        "- NEW: sleep timer. From the menu the user can set the TV to switch off after 15, 30, "
+        "60 or 90 minutes.\n"
+        "- NEW: key lock. Holding OK + back for 3 s locks every button except power, so small "
+        "children cannot change the channel.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_label = {s.source_quotes[0]: s for s in stories}
+    assert set(by_label) == {"NEW: sleep timer.", "NEW: key lock."}, [s.title for s in stories]
+    timer, lock = by_label["NEW: sleep timer."], by_label["NEW: key lock."]
+    assert "sleep timer" in timer.title.lower() and "key lock" in lock.title.lower()
+    assert any("90 minutes" in q for q in timer.source_quotes)
+    assert any("3 s" in q for q in lock.source_quotes)
+    assert any("90 minutes" in ac for ac in timer.acceptance_criteria)
+
+
 def test_same_requirement_said_twice_is_one_story(generator: OfflineGenerator) -> None:
     text = normalize(
         "User Interface: The remote must have a backlight that changes colour .\n"
@@ -299,3 +321,14 @@ def test_parent_reuse_extends_and_ac_delta(generator: OfflineGenerator) -> None:
 def test_deterministic(generator: OfflineGenerator, mixed) -> None:
     again = generator.generate(segment_of(MIXED), GenerationContext())
     assert again.model_dump() == mixed.model_dump()
+
+
+def test_a_short_fragment_starts_a_need_only_when_very_confident() -> None:
+    from shared.engine.offline.generation import FRAGMENT_SEED_AT, SEED_AT, _seeds
+
+    assert SEED_AT < FRAGMENT_SEED_AT
+    between = (SEED_AT + FRAGMENT_SEED_AT) / 2
+    assert not _seeds("Special colour ,", between)  # talk in a design discussion, mostly
+    assert _seeds("Special colour ,", FRAGMENT_SEED_AT)
+    assert _seeds("The case is made of rubber and cork .", between)
+    assert _seeds("We need a power button .", between)  # a need cue, however short

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.support.openai_standin import OpenAIStandIn, Reply
+from devhost.standins.openai_standin import OpenAIStandIn, Reply
 
 CHAT = json.dumps(
     {
@@ -112,8 +112,8 @@ def chat_body(content: str, max_tokens: int = 100, model: str = "gpt-4o") -> byt
 def test_the_quota_counts_prompt_characters_and_max_tokens_and_answers_429_past_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tests.support import openai_standin
-    from tests.support.openai_standin import RateLimits
+    from devhost.standins import openai_standin
+    from devhost.standins.openai_standin import RateLimits
 
     clock = FakeTime()
     monkeypatch.setattr(openai_standin.time, "time", clock)
@@ -142,8 +142,8 @@ def test_the_quota_counts_prompt_characters_and_max_tokens_and_answers_429_past_
 
 
 def test_requests_are_limited_per_sixth_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.support import openai_standin
-    from tests.support.openai_standin import RateLimits
+    from devhost.standins import openai_standin
+    from devhost.standins.openai_standin import RateLimits
 
     clock = FakeTime()
     monkeypatch.setattr(openai_standin.time, "time", clock)
@@ -162,7 +162,7 @@ def test_requests_are_limited_per_sixth_of_the_window(monkeypatch: pytest.Monkey
 
 
 def test_token_latency_adds_time_in_proportion_to_the_answer() -> None:
-    from tests.support.openai_standin import TokenLatency
+    from devhost.standins.openai_standin import TokenLatency
 
     latency = TokenLatency(base_s=0.5, per_prompt_token_s=0.001, per_completion_token_s=0.01)
     with OpenAIStandIn(token_latency={"chat": latency}) as standin:

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from devhost.standins.fake_ado import WiqlError, _date_condition, _matches, _Reply, parse_wiql
 from shared.ado.ops import changed_since, work_items_query
 from shared.indexing.pending import candidate_id
 from shared.models import PendingRef
 from shared.review.plan import InvalidDecisions, build_plan
 from tests.support.backlog_items import Backlog
-from tests.support.fake_ado import WiqlError, _date_condition, _matches, _Reply, parse_wiql
 
 OTHER = "run-" + "b" * 20
 

@@ -7,7 +7,11 @@ model call."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
 
 from shared import layout
 from shared.bus import GENERATE_QUEUE, TAG_QUEUE
@@ -21,11 +25,16 @@ from shared.models import (
     RunStatus,
     Segment,
     SourceQuote,
+    StoryVectors,
     TagMessage,
     WorkItem,
+    encode_vector,
     inline_copy,
+    story_text,
 )
-from shared.pipeline.generate import handle_generate, tag_messages
+from shared.pipeline.consolidate import main_text
+from shared.pipeline.finalize import embed_known
+from shared.pipeline.generate import embed_stories, handle_generate, tag_messages
 from shared.pipeline.segment import handle_segment
 from shared.pipeline.tag import handle_tag
 from shared.services import Services
@@ -220,10 +229,26 @@ def test_a_generate_unit_uses_its_messages_segment_and_sends_the_stories(tmp_pat
     assert [m.story for m in sent] == [i for i in part.items if i.type == "User Story"]
     # both queries (backlog, architecture) within recheck_seconds of the last check: none
     assert not [c for c in store.calls if c[1] == layout.index_blob("p")]
-    # the tag messages go out without the outbox lease: the marker is checked, then written
+    # the tag messages go out without the outbox lease, and the unit has just created the part
+    # they come from, so no delivery can have sent them: the marker is only written
     marker = layout.outbox(RUN, f"generate-{SEG}")
     outbox_calls = [c for c in store.calls if c[1].startswith(marker)]
-    assert outbox_calls == [("exists", marker), ("put", marker)]
+    assert outbox_calls == [("put", marker)]
+    # run.json is read once (the fan-in check uses that read; moving the run to tagging reads
+    # it again with its ETag, and the local store's get_with_etag is a get)
+    run_json = layout.run_json(RUN)
+    assert store.calls.count(("get_with_etag", run_json)) == 1
+    assert store.calls.count(("get", run_json)) == 2
+
+
+def test_a_redelivered_generate_message_looks_for_the_outbox_marker(tmp_path):
+    svc, bus, store = services(tmp_path, phase="generating")
+    seg = segment()
+    handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
+    store.calls.clear()
+    handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
+    marker = layout.outbox(RUN, f"generate-{SEG}")
+    assert [c for c in store.calls if c[1].startswith(marker)] == [("exists", marker)]
 
 
 def test_a_redelivered_generate_message_sends_no_tag_message_again(tmp_path):
@@ -276,3 +301,133 @@ def test_the_storage_clients_skip_the_environment_only_where_it_changes_nothing(
     monkeypatch.delenv("https_proxy")
     (tmp_path / ".netrc").write_text("machine example.com login a password b\n")
     assert sdk_options() == {}
+
+
+# ------------------------------------------------------------------------------------------------
+# story vectors: embedded once, in one batch, by the generation unit
+
+
+def embed_calls(svc: Services) -> list[list[str]]:
+    """The texts of every ``embed`` call the unit's embedder gets from now on."""
+    calls: list[list[str]] = []
+    inner = svc.embedder.embed
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return inner(texts)
+
+    svc.embedder.embed = embed  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_generate_unit_embeds_its_stories_in_one_call_and_sends_each_its_vectors(
+    tmp_path: Path,
+) -> None:
+    svc, bus, _ = services(tmp_path, phase="generating")
+    seg = segment().model_copy(
+        update={"raw_text": "The operator must pause the session. The app should log the drop."}
+    )
+    seg = seg.model_copy(update={"end_char": len(seg.raw_text)})
+    calls = embed_calls(svc)
+    handle_generate(svc, GenerateMessage(run_id=RUN, segment_id=SEG, segment=seg))
+    part = GeneratedPart.model_validate_json(svc.store.get(layout.generated_part(RUN, SEG)))
+    stories = [i for i in part.items if i.type == "User Story"]
+    assert len(stories) == 2
+    texts = [story_text(s.title, s.description, s.acceptance_criteria) for s in stories]
+    mains = [main_text(s) for s in stories]
+    assert [c for c in calls if set(c) & set(texts + mains)] == [
+        [texts[0], mains[0], texts[1], mains[1]]
+    ]
+    vectors = part.story_vectors
+    assert vectors is not None and vectors.fits(svc.embedder)
+    for s, text, main in zip(stories, texts, mains, strict=True):
+        assert vectors.vector("query", s.item_id) == svc.embedder.embed([text])[0].tolist()
+        assert vectors.vector("main", s.item_id) == svc.embedder.embed([main])[0].tolist()
+    sent = [TagMessage.model_validate_json(b) for q, b in bus.sent if q == TAG_QUEUE]
+    assert [m.vectors for m in sent] == [vectors.for_tagging(s.item_id) for s in stories]
+    assert all(m.vectors and list(m.vectors.query) == [m.story_id] for m in sent)
+    assert all(m.vectors and not m.vectors.main for m in sent)  # finalize's, not the unit's
+
+
+def test_a_tag_unit_with_its_storys_vector_embeds_nothing_and_tags_the_same(
+    tmp_path: Path,
+) -> None:
+    svc, _, _ = services(tmp_path)
+    part = write_part(svc)
+    vectors = embed_stories(svc.embedder, [i for i in part.items if i.type == "User Story"])
+    assert vectors is not None
+    with_vectors = TagMessage(
+        run_id=RUN, segment_id=SEG, story_id=story(1).item_id, story=story(1), vectors=vectors
+    )
+    calls = embed_calls(svc)
+    handle_tag(svc, with_vectors.model_copy(update={"vectors": None}))
+    alone = svc.store.get(layout.tag_part(RUN, story(1).item_id))
+    assert len(calls) == 1  # the story, for its retrieval query
+    svc.store.delete(layout.tag_part(RUN, story(1).item_id))
+    calls.clear()
+    handle_tag(svc, with_vectors)
+    assert calls == []
+    assert svc.store.get(layout.tag_part(RUN, story(1).item_id)) == alone
+
+
+def test_vectors_of_another_embedder_are_not_used(tmp_path: Path) -> None:
+    svc, _, _ = services(tmp_path)
+    write_part(svc)
+    other = StoryVectors(
+        model="another-model",
+        dimension=svc.embedder.dimension,
+        query={story(1).item_id: encode_vector([1.0] * svc.embedder.dimension)},
+    )
+    assert not other.fits(svc.embedder)
+    calls = embed_calls(svc)
+    handle_tag(
+        svc,
+        TagMessage(
+            run_id=RUN, segment_id=SEG, story_id=story(1).item_id, story=story(1), vectors=other
+        ),
+    )
+    assert len(calls) == 1
+
+
+def test_a_tag_message_without_its_story_takes_the_vectors_from_the_part(tmp_path: Path) -> None:
+    svc, _, store = services(tmp_path)
+    part = write_part(svc)
+    svc.store.delete(layout.generated_part(RUN, SEG))
+    stories = [i for i in part.items if i.type == "User Story"]
+    part = part.model_copy(update={"story_vectors": embed_stories(svc.embedder, stories)})
+    create_model(svc.store, layout.generated_part(RUN, SEG), part)
+    calls = embed_calls(svc)
+    handle_tag(svc, TagMessage(run_id=RUN, segment_id=SEG, story_id=story(2).item_id))
+    assert ("get", layout.generated_part(RUN, SEG)) in store.calls
+    assert calls == []
+
+
+def test_vectors_survive_the_round_trip_exactly() -> None:
+    row = np.asarray([0.1, -2.5e-8, 1 / 3, 0.0], dtype=np.float32)
+    vectors = StoryVectors(model="m", dimension=4, query={"s": encode_vector(row)})
+    assert vectors.vector("query", "s") == row.tolist()  # float32 values, bit for bit
+    assert vectors.vector("main", "s") is None
+    assert StoryVectors(model="m", dimension=5, query=vectors.query).vector("query", "s") is None
+
+
+def test_an_oversized_message_leaves_out_the_story_and_its_vectors() -> None:
+    big = story(1).model_copy(update={"description": "x" * (INLINE_COPY_LIMIT + 1)})
+    vectors = StoryVectors(model="m", dimension=1, query={big.item_id: encode_vector([1.0])})
+    msg = TagMessage(run_id=RUN, segment_id=SEG, story_id=big.item_id, story=big, vectors=vectors)
+    slim = inline_copy(msg, "story", "vectors")
+    assert (slim.story, slim.vectors) == (None, None)  # type: ignore[attr-defined]
+
+
+def test_finalize_embeds_only_the_stories_without_a_stored_vector() -> None:
+    embedder = HashEmbedder()
+    known = {"a. quote": embedder.embed(["a. quote"])[0].tolist()}
+    calls: list[list[str]] = []
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return embedder.embed(texts)
+
+    texts = ["a. quote", "b. other", "a. quote"]
+    got = embed_known(known, embed)(texts)
+    assert calls == [["b. other"]]
+    assert np.array_equal(got, embedder.embed(texts))

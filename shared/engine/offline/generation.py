@@ -6,14 +6,20 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    need or decision (F), a quality constraint (A) or neither (NULL: chit-chat, agreement, meta
    talk, findings). Questions never are requirements; a real question about the topic becomes an
    open question, verbatim, never answered.
-2. Grouping, one need one story: a requirement sentence joins the story before it when it
-   elaborates it (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
+2. Grouping, one need one story: a list item written as a label and its details ("- NEW: sleep
+   timer. From the menu ...") is one story named by its label. A requirement sentence joins the
+   story before it when it elaborates it (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
    ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"),
    joins any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a
    recent one (``revision``: a changed figure, "let's not do X after all"); otherwise it starts
-   a story when its probability reaches ``SEED_AT``. A quality constraint said next to a need
-   becomes a criterion of that story; said on its own, a story of its own. The strongest
-   ``max_stories_per_segment`` stories are kept, in text order.
+   a story when it is confident (``SEED_AT``, or ``CUE_SEED_AT`` when it states a need plainly;
+   a short fragment without a need cue only from ``FRAGMENT_SEED_AT``). The others join the need
+   they sit next to or resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one
+   below ``JOIN_AT`` (quoted mostly as talk around a need) is left out. A quality
+   constraint said next to a need becomes a criterion of that story; said on its own, a story of
+   its own. The strongest ``max_stories_per_segment`` stories are kept, in text order; a need said
+   once with nothing beyond its title joins the most similar need of the segment as a criterion
+   when that gives it one (``BARE_FOLD_SIMILARITY``).
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -68,7 +74,7 @@ from shared.text.language import (
 from shared.text.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
-SEED_AT = 0.8
+SEED_AT = 0.85
 ELABORATION_GAP = 2
 ELABORATION_SIMILARITY = 0.45
 SEED_ELABORATION_SIMILARITY = 0.75
@@ -76,7 +82,11 @@ ATTACH_SIMILARITY = 0.3
 NEAR_ATTACH_SIMILARITY = 0.15
 CRITERIA_AT = 0.6
 CUE_SEED_AT = 0.5
-ORPHAN_SEED_AT = 1.1  # off: orphans of weak confidence stay out
+ORPHAN_SEED_AT = 0.8  # a confident statement that joins no need is a need of its own
+JOIN_AT = 0.38  # below this confidence a requirement sentence is left out (mostly talk)
+FRAGMENT_WORDS = 4
+FRAGMENT_SEED_AT = 0.9
+BARE_FOLD_SIMILARITY = 0.5
 _NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
 SHORT_FOLLOW_UP_WORDS = 8
 REPEAT_SIMILARITY = 0.8
@@ -84,7 +94,7 @@ REVISION_WINDOW = 12
 SHORT_REVISION_GAP = 4
 REVISION_SIMILARITY = 0.6
 DROP_SIMILARITY = 0.35
-MAX_QUOTES = 8
+MAX_QUOTES = 12
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
 AC_DELTA_JACCARD = 0.6
@@ -113,6 +123,7 @@ class _Story:
     writing: int = -1
     superseded: list[int] = field(default_factory=list)
     revisions: list[Revision] = field(default_factory=list)
+    drafting: set[int] = field(default_factory=set)  # members drafted whatever their confidence
 
     def __post_init__(self) -> None:
         if self.writing < 0:
@@ -133,6 +144,12 @@ class _Story:
             self.writing = k
         self.strength = max(self.strength, p)
 
+    def add_detail(self, k: int) -> None:
+        """Quote sentence ``k`` as a detail of the main statement (which stays the main one)."""
+        if len(self.members) < MAX_QUOTES and k not in self.members:
+            self.members.append(k)
+            self.drafting.add(k)
+
     def revise(self, k: int, found: Revision) -> None:
         """Sentence ``k`` revises this story: what it replaces moves to ``superseded``."""
         replaced = [self.writing] if found.kind == "number" else list(self.members)
@@ -147,7 +164,7 @@ class _Story:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v2"
+    version = "gen-offline-v3"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -175,6 +192,7 @@ class OfflineGenerator:
                 for k in st.members:
                     before.add(k, 0.0)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
+        drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]
         story_vecs = [_unit(sum(vectors[k] for k in st.members)) for st in stories]
@@ -227,12 +245,24 @@ class OfflineGenerator:
         similar one), never start one."""
         stories: list[_Story] = []
         pending: list[int] = []
+        items = _labelled_items(sentences, verdicts)
+        item_story: dict[int, _Story] = {}
         for k, verdict in enumerate(verdicts):
             if verdict.label == "NULL":
+                continue
+            head = items.get(k)
+            if head is not None and head != k and head in item_story:
+                item_story[head].add_detail(k)  # the item's details: its label stays the title
+                continue
+            if head == k:
+                item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
+                stories.append(item_story[k])
                 continue
             if _revised_story(stories, sentences, vectors, k) is not None:
                 continue
             p = verdict.p_requirement
+            if p < JOIN_AT:
+                continue
             # a confident statement is a need of its own unless it is close to the one before
             bar = SEED_ELABORATION_SIMILARITY if p >= SEED_AT else None
             target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(
@@ -240,7 +270,7 @@ class OfflineGenerator:
             )
             if target is not None:
                 target.add(k, p)
-            elif p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text)):
+            elif _seeds(sentences[k].text, p):
                 stories.append(_Story([k], p))  # a need said plainly starts a story
             else:
                 pending.append(k)
@@ -254,6 +284,46 @@ class OfflineGenerator:
         for story in stories:  # the main statement first, the others in text order
             story.members = story.members[:1] + sorted(story.members[1:])
         return stories
+
+    def _fold_bare(
+        self,
+        drafted: list[tuple[_Story, StoryDraft]],
+        sentences: list[Sentence],
+        verdicts: list[Verdict],
+        vectors: np.ndarray,
+        persona: str,
+    ) -> list[tuple[_Story, StoryDraft]]:
+        """A need said once, with nothing beyond its title, joins the most similar need of the
+        segment (cosine >= ``BARE_FOLD_SIMILARITY``) as one of its criteria and quotes, when that
+        story gains a criterion from it; otherwise it stays a story of its own."""
+        if BARE_FOLD_SIMILARITY > 1.0:
+            return drafted
+        out = list(drafted)
+        for st, d in drafted:
+            if d.acceptance_criteria or len(st.members) > 1 or st.superseded or st.revisions:
+                continue
+            k = st.members[0]
+            scored = [
+                (float(vectors[k] @ _centroid(vectors, other)), n)
+                for n, (other, _) in enumerate(out)
+                if other is not st and len(other.members) < MAX_QUOTES
+            ]
+            if not scored:
+                continue
+            best, n = max(scored)
+            if best < BARE_FOLD_SIMILARITY:
+                continue
+            target, before = out[n]
+            target.members = target.members[:1] + sorted([*target.members[1:], k])
+            target.drafting.add(k)
+            after = self._draft(target, sentences, verdicts, persona)
+            if len(after.acceptance_criteria) <= len(before.acceptance_criteria):
+                target.members.remove(k)  # nothing gained: it stays a story of its own
+                target.drafting.discard(k)
+                continue
+            out[n] = (target, after)
+            out = [(o, od) for o, od in out if o is not st]
+        return out
 
     def _readable_draft(
         self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
@@ -292,7 +362,9 @@ class OfflineGenerator:
             context=context,
             default_persona=persona,
             # a statement attached with little confidence is quoted as evidence, not drafted
-            criteria_from=[verdicts[k].p_requirement >= CRITERIA_AT for k in members],
+            criteria_from=[
+                verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting for k in members
+            ],
         )
         draft.superseded_quotes = [sentences[k].text for k in story.superseded]
         return draft
@@ -479,6 +551,44 @@ def _elaborated(
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
     return last if (similar or short or confirms) else None
+
+
+def _seeds(text: str, p: float) -> bool:
+    """Whether a requirement sentence starts a need of its own: a confident one (p >=
+    ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
+    without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
+    (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
+    need = _states_a_need(text)
+    if not need and meaningful_word_count(text) < FRAGMENT_WORDS:
+        return p >= FRAGMENT_SEED_AT
+    return p >= SEED_AT or (need and p >= CUE_SEED_AT)
+
+
+def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[int, int]:
+    """List items written as a label and its details ("- NEW: sleep timer. From the menu the
+    user can set the TV to switch off after 15, 30, 60 or 90 minutes."): each requirement
+    sentence of such an item, its label included, mapped to the label's index. The label is a
+    short fragment opening a bullet or checkbox line, followed on the same line by at least one
+    requirement sentence; one item is one need, named by its label."""
+    out: dict[int, int] = {}
+    k = 0
+    while k < len(sentences):
+        first = sentences[k]
+        line = [k]
+        while line[-1] + 1 < len(sentences) and not sentences[line[-1] + 1].first_in_line:
+            line.append(line[-1] + 1)
+        label = (
+            first.first_in_line
+            and first.line_kind in ("bullet", "checkbox")
+            and verdicts[k].label != "NULL"
+            and meaningful_word_count(first.text) < FRAGMENT_WORDS
+            and not _states_a_need(first.text)
+        )
+        details = [j for j in line[1:] if verdicts[j].label != "NULL"]
+        if label and details:
+            out.update({j: k for j in [k, *details]})
+        k = line[-1] + 1
+    return out
 
 
 def _states_a_need(text: str) -> bool:

@@ -24,9 +24,11 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,7 @@ from shared.embeddings import Embedder
 from shared.errors import SynthesizerError
 from shared.models import TAGS, GeneratedItem, Tag, story_text
 from shared.text.language import content_words
+from shared.text.textio import short_text_cache
 
 MODEL_PATH = Path(__file__).resolve().parent / "assets" / "tagging_model.json"
 CUE_DETECTORS = {
@@ -76,12 +79,25 @@ FEATURES: tuple[str, ...] = (
     "modal_asymmetry",
     "exclusive_asymmetry",
     "length_ratio",
+    "values_disjoint",
+    "values_only_mine",
+    "unit_change",
+    "optional_asymmetry",
+    "story_covered_min",
+    "candidate_covered_mean",
+    "candidate_covered_min",
+    "clause_covered_min",
+    "open_point_match",
+    "char_cosine",
+    "reverse_weighted_overlap",
 )
 COVERED_AT = 0.75  # a story sentence the candidate "already states": best cosine at least this
 PLACEHOLDER = re.compile(
-    r"\b(?:tbd|tbc|to be (?:decided|defined|determined|confirmed|clarified|agreed|specified)"
-    r"|still (?:open|to be decided)|not (?:yet )?(?:defined|decided|specified|known|agreed)"
-    r"|unknown|open (?:question|point))\b|\?\?+",
+    r"\b(?:tbd|tbc|to be (?:decided|defined|determined|confirmed|clarified|agreed|specified|chosen)"
+    r"|still (?:open|to be decided|undecided)|not (?:yet )?(?:defined|decided|specified|known|agreed)"
+    r"|(?:has|have) not (?:yet )?been (?:\w+ )?(?:defined|decided|specified|agreed|set|chosen"
+    r"|fixed|determined|confirmed)|not yet (?:chosen|set|fixed|determined|confirmed|final)"
+    r"|(?:is|are) not final|undecided|unresolved|unknown|open (?:question|point|issue))\b|\?\?+",
     re.IGNORECASE,
 )
 _STORY_FRAME = re.compile(r"^\s*as an? [^,]{1,60},\s*i (?:want|need|would like)(?: to)?\s*", re.I)
@@ -197,6 +213,21 @@ class _Vectors:
         return np.asarray([found[t] for t in texts], dtype=np.float64)
 
 
+# where one sentence states two requirements: "... and shall issue an event", "...; ..."
+_CLAUSE = re.compile(
+    r";\s*|,?\s+(?:and|but|then)\s+(?:also\s+)?(?=(?:shall|must|will|should|to|it|the system|"
+    r"the cfe|i)\b)|,\s+(?=(?:and\s+)?(?:shall|must|will)\b)|\s+(?=in addition\b)",
+    re.I,
+)
+
+
+def _clauses(sentences: list[str]) -> list[str]:
+    out = []
+    for s in sentences:
+        out += [c.strip() for c in _CLAUSE.split(s) if c and len(content_words(c)) >= 2]
+    return out or sentences
+
+
 @dataclass
 class _Side:
     full: int
@@ -205,18 +236,55 @@ class _Side:
     sentences: list[int]
     criteria: list[int]
     words: set[str]
+    clauses: list[int]
+    open_points: list[int]
 
 
 def _side(vec: _Vectors, title: str, description: str, criteria: list[str], full: bool) -> _Side:
     text = story_text(title, description, criteria)
+    sentences = _sentences(title, description, criteria)
+    holes = [s for a in criteria for s in _SENTENCE.split(a) if PLACEHOLDER.search(s)]
     return _Side(
         full=vec.add(text) if full else -1,
         title=vec.add(title),
         body=vec.add(body(description) or title),
-        sentences=[vec.add(s) for s in _sentences(title, description, criteria)],
+        sentences=[vec.add(s) for s in sentences],
         criteria=[vec.add(a) for a in criteria if content_words(a)],
         words=set(content_words(" ".join([title, body(description), *criteria]))),
+        clauses=[vec.add(c) for c in _clauses(sentences)],
+        open_points=[vec.add(h) for h in holes],
     )
+
+
+@short_text_cache()
+def _char_grams(text: str) -> Mapping[str, int]:
+    """Counts of the character 4-grams of the text's words (read-only: remembered per process,
+    the same candidates recur in every story's comparisons)."""
+    n = 4
+    out: Counter[str] = Counter()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        padded = f" {w} "
+        out.update(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
+    return MappingProxyType(out)
+
+
+def _count_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
+    dot = sum(v * b.get(k, 0) for k, v in a.items())
+    norm = math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+    return dot / norm if norm else 0.0
+
+
+def _magnitude_contrasts(mine: str, theirs: str) -> dict[str, float]:
+    """Numbers, units and optionality of the story (reasons left out) against the
+    candidate's settled text, as ``contradiction`` normalises them."""
+    a = cx._REASON.sub(" ", mine.lower())
+    b = cx._REASON.sub(" ", theirs.lower())
+    return {
+        "values_disjoint": 1.0 if cx.value_changes(a, b) else 0.0,
+        "values_only_mine": 1.0 if cx.magnitudes(a) and not cx.magnitudes(b) else 0.0,
+        "unit_change": 1.0 if cx.unit_changes(a, b) else 0.0,
+        "optional_asymmetry": _asymmetric(cx.OPTIONAL, a, b),
+    }
 
 
 def pair_features(
@@ -247,6 +315,7 @@ def pair_features(
 
     story_weight = sum(idf(w) for w in story_words) or 1.0
     mine_text = story_text(story.title, story.description, story.acceptance_criteria)
+    mine_grams = _char_grams(_core_text(story))
     numbers = 1.0 if cx.quantities(mine_text) else 0.0
     rows = []
     for k, (c, t) in enumerate(zip(candidates, theirs, strict=True)):
@@ -261,6 +330,9 @@ def pair_features(
             if mine.criteria
             else np.zeros(0)
         )
+        clause_best = (v[mine.clauses] @ v[t.sentences].T).max(axis=1)
+        covered = cross.max(axis=0)  # each candidate sentence: how well the story says it
+        hole_match = float((v[mine.sentences] @ v[t.open_points].T).max()) if t.open_points else 0.0
         settled_text = requirements_text(c)
         cues = {
             name: 1.0 if fn(mine_text, settled_text) else 0.0 for name, fn in CUE_DETECTORS.items()
@@ -292,6 +364,18 @@ def pair_features(
             "story_numbers": numbers,
             **_lexical_contrasts(_core_text(story), settled_text),
             "length_ratio": math.log((len(story_words) + 1) / (len(t.words) + 1)),
+            **_magnitude_contrasts(_core_text(story), settled_text),
+            "story_covered_min": float(best.min()),
+            "candidate_covered_mean": float(covered.mean()),
+            "candidate_covered_min": float(covered.min()),
+            "clause_covered_min": float(clause_best.min()),
+            "open_point_match": hole_match,
+            "char_cosine": _count_cosine(
+                mine_grams,
+                _char_grams(" ".join([c.title, body(c.description), *c.acceptance_criteria])),
+            ),
+            "reverse_weighted_overlap": sum(idf(w) for w in story_words & t.words)
+            / (sum(idf(w) for w in t.words) or 1.0),
         }
         rows.append([row[f] for f in FEATURES])
     return np.asarray(rows, dtype=np.float64)

@@ -63,7 +63,8 @@ _LABEL_PREFIX = re.compile(
 )
 _HEDGES = re.compile(
     r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
-    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like)\b\s*,?\s*",
+    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like"
+    r"|i don't know|i dunno|i'm not sure)\b\s*,?\s*",
     re.IGNORECASE,
 )
 # The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
@@ -272,29 +273,67 @@ def write_story(
     description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
     if benefit:
         description += f", so that {benefit}"
+    found = criteria(
+        [body(written, True)]
+        + [
+            t
+            for k, (q, t) in enumerate(zip(quotes, texts, strict=True))
+            if q != written
+            and (k > 0 or main_text is None or written == quotes[0])
+            and (criteria_from is None or criteria_from[k])
+        ]
+        + extra,
+        cap,
+        title,
+        persona,
+    )
+    testable, questions = split_vague(found)
     return StoryDraft(
         title=title,
         description=description + ".",
-        acceptance_criteria=criteria(
-            [body(written, True)]
-            + [
-                t
-                for k, (q, t) in enumerate(zip(quotes, texts, strict=True))
-                if q != written
-                and (k > 0 or main_text is None or written == quotes[0])
-                and (criteria_from is None or criteria_from[k])
-            ]
-            + extra,
-            cap,
-            title,
-            persona,
-        ),
+        acceptance_criteria=testable,
         source_quotes=list(quotes),
+        open_questions=questions,
     )
+
+
+# words that say nothing testable without a figure (the judge's testable-criteria check reads
+# the same words, shared.eval.quality)
+_VAGUE = re.compile(
+    r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
+    r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
+    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
+    re.IGNORECASE,
+)
+_ANY_FIGURE = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.IGNORECASE
+)
+
+
+def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(testable criteria, open questions): a criterion that rests on a vague word without a
+    figure ("The remote is easy to use.") is no check a tester can run; it becomes a question
+    for the review ("What measure does 'easy' mean in: The remote is easy to use?")."""
+    testable: list[str] = []
+    questions: list[str] = []
+    for criterion in found:
+        vague = _VAGUE.search(criterion)
+        if vague and not _ANY_FIGURE.search(criterion):
+            questions.append(
+                f"What measure does '{vague.group(0).lower()}' mean in: {criterion.rstrip('.')}?"
+            )
+        elif len(criterion.split()) >= MIN_TITLE_WORDS:
+            testable.append(criterion)
+    return testable, questions
 
 
 # ------------------------------------------------------------------------------------------------
 # reading a statement
+
+
+_PASSIVE_S = re.compile(
+    r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
+)
 
 
 def body(sentence: str, asides: bool = False) -> str:
@@ -313,6 +352,10 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _LEAD.sub("", text)
     text = _HEDGES.sub("", text)
     text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
+    # "the booking's released" is "the booking is released" (a passive reads as a capability)
+    text = _PASSIVE_S.sub(
+        lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
+    )
     return re.sub(r"\s+", " ", text).strip(" ,;:-")
 
 
@@ -320,7 +363,11 @@ def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [(k, m) for k, c in enumerate(clauses) if (m := _MODAL.search(c))]
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
-        found = [(k, m) for k, c in enumerate(clauses) if (m := _WEAK_MODAL.search(c))]
+        found = [
+            (k, m)
+            for k, c in enumerate(clauses)
+            if (m := _WEAK_MODAL.search(c)) and not (k and _PURPOSE.match(c))
+        ]  # "..., so the remote can be used in the dark" is the reason, not the need
     for k, m in found:
         clause = clauses[k]
         rest = _trim(clause[m.end() :])
@@ -359,14 +406,20 @@ def capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
-    first = _CONDITION_FIRST.match(text)
-    if first and len(first.group("main").split()) >= 2:
-        text = first.group("main")  # "when you go to the sofa, take ...": the need is the rest
+    condition_first = _CONDITION_FIRST.match(text)
+    if condition_first and len(condition_first.group("main").split()) >= 2:
+        text = condition_first.group(
+            "main"
+        )  # "when you go to the sofa, take ...": the need is the rest
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
     req = _parse(text)
     subject = _subject_words(req.subject)
+    first, joined, _ = subject.partition(" and ")
+    if req.kind and joined and len(first.split()) >= 2:
+        # "the booking is released and someone else can have it": the need is the first clause
+        return capability(first)
     if req.embedded or (req.kind and len(req.subject.split()) > 8):
         return _plain(req.clause)
     if req.kind == "np":
@@ -644,13 +697,13 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     for k, text in enumerate(texts):
         req = _parse(text)
         clause = req.clause if req.kind else text
-        cond = _CONDITION_FIRST.match(clause) or _CONDITION.match(clause)
-        if cond and len(cond.group("cond").split()) >= 2 and len(cond.group("main").split()) >= 2:
-            main_clause = _trim(cond.group("main"))
+        split = _condition(text, first_only=True) or _condition(clause)
+        if split:
+            when, main_clause = split
             result = _declarative(_parse(main_clause), cap, persona, main_clause)
             if result:
                 out.append(
-                    f"Given {_article(persona)} {persona}, when {_trim(cond.group('cond'))}, "
+                    f"Given {_article(persona)} {persona}, when {when}, "
                     f"then {_lower_first(result)}."
                 )
                 continue
@@ -680,15 +733,99 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         elif k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
+    for text in texts:
+        for item in _clause_items(text, cap, persona):
+            if len(kept) >= MAX_CRITERIA:
+                break
+            said = {w for c in kept for w in content_words(c)} | set(content_words(title))
+            mine = set(content_words(item))
+            if len(mine - said) < max(1, len(mine) // 2):
+                continue  # mostly said already (the statement's own criterion, the title)
+            if adds_to_title(item, title, persona):
+                kept.append(item)
     return kept[:MAX_CRITERIA]
+
+
+_REASON = re.compile(
+    r"^(?:because|'cause|cause|since|as|whereas|although|though|so that|in order to|otherwise"
+    r"|when|whenever|if|unless|once|after|before|until|while|which|who|that|where)\b",
+    re.IGNORECASE,
+)
+_MAX_ITEM_WORDS = 20
+# a clause that opens with a verb has lost its subject to the clause before it
+_FRAGMENT = re.compile(
+    r"^(?:is|are|was|were|be|been|has|have|had|does|do|did|gets|get|seems?|looks?)\b", re.I
+)
+_BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\s+\w+", re.I)
+_BEHAVIOUR_VERBS = frozenset(
+    """get receive see show send notify remind appear open close lock unlock switch turn save
+    store sync update book cancel release move delete expire beep light flash play stop start
+    go""".split()
+)
+_DECIDED = re.compile(
+    r"^(?:no|not|never|without|only|at least|at most|no more than|up to|max(?:imum)?"
+    r"|min(?:imum)?|every|each|all|both|none)\b",
+    re.IGNORECASE,
+)
+
+
+def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
+    """Checklist items from the clauses of a statement that the requirement's own clause leaves
+    out ("..., so no new chip development", "decision, no GPS tracking, we stick with ..."): a
+    clause that states a thing, a decision or a second requirement; never a reason, a purpose, a
+    condition cut from its result, a question or talk about the speaker."""
+    out = []
+    for raw in _CLAUSE_BREAK.split(text):
+        clause = _trim(raw or "")
+        if not clause or _REASON.match(clause) or _PURPOSE.match(clause) or "?" in clause:
+            continue
+        clause = _trim(_LEAD.sub("", clause))
+        if not clause or _REASON.match(clause) or len(clause.split()) > _MAX_ITEM_WORDS:
+            continue
+        behaviour = _BEHAVIOUR.match(clause)
+        if _MODAL.search(clause):
+            item = _declarative(_parse(clause), cap, persona, clause)
+        elif behaviour and base_form(behaviour.group(1).lower()) in _BEHAVIOUR_VERBS:
+            item = capital(clause)  # "they get a friendly message after two no-shows"
+        elif _NEW_CLAUSE.match(clause) or _PERSONA_START.match(clause) or _FRAGMENT.match(clause):
+            continue  # "I'm on trains all the time", "you go on a list": talk, not a check
+        elif _DECIDED.match(clause) or re.search(r"\d", clause):
+            item = capital(clause)  # "no GPS tracking", "only on weekdays", "max 2 profiles"
+        else:
+            continue  # "channel and volume": a piece of a list, not a check
+        if item and len(content_words(item)) >= 2 and len(item.split()) >= MIN_TITLE_WORDS:
+            out.append(item.rstrip(".") + ".")
+    return out
+
+
+_CONDITION_WORD = re.compile(r"^(?:when|whenever|if|as soon as|once|after|unless)\s+", re.I)
+
+
+def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
+    """(condition, result) of a statement that holds one: "if X, Y", "Y when X" (not with
+    ``first_only``: a whole sentence of several clauses), and "if X they can Y" said without a
+    comma (the result starts at the subject of its modal)."""
+    cond = _CONDITION_FIRST.match(text) or (None if first_only else _CONDITION.match(text))
+    if cond:
+        when, main = _trim(cond.group("cond")), cond.group("main").strip(" ,;:.!?")
+    else:
+        lead = _CONDITION_WORD.match(text)
+        modal = lead and (_MODAL.search(text, lead.end()) or _WEAK_MODAL.search(text, lead.end()))
+        tail = modal and _SUBJECT_TAIL.search(text[: modal.start()].rstrip())
+        if not (lead and modal and tail) or tail.start() <= lead.end():
+            return None
+        when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")
+    if len(when.split()) < 2 or len(main.split()) < 2:
+        return None
+    return when, main
 
 
 def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text: str = "") -> str:
     """The requirement as a present-tense statement, with the details the rest of its sentence
     adds: 'it should be red' -> 'The power button is red'; 'users must be able to cancel, up
     to two hours before' -> 'Users can cancel, up to two hours before'."""
-    if not req.kind:
-        whole = _trim(text) if text else _trim(req.clause)
+    if not req.kind or " and " in req.subject:  # no modal, or two clauses joined by "and"
+        whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
         return capital(whole) if len(whole.split()) >= 3 else ""
     statement = _present(req, cap, persona)
     tail = _details_after(req.clause, text)
@@ -712,7 +849,8 @@ def _present(req: _Requirement, cap: Capability, persona: str) -> str:
     if subject.lower() in ("i", "me"):
         subject = f"the {persona}"
     elif not subject or _PRODUCT_PRONOUN.match(subject):
-        subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else ""
+        keep = "they" if subject.lower() == "they" else ""  # people, unless the need names a thing
+        subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else keep
     if req.kind == "np":
         rest = _trim(req.rest)
         if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):

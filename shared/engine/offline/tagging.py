@@ -7,8 +7,11 @@ Two scorers (``pipeline.tagging.scorer``, ``SYNTH_TAGGING_MODEL``):
 candidate; the tag is the best-scoring relation, the deciding candidate comes first in
 ``related_story_ids`` followed by the other candidates the model relates to the story. The record
 carries the calibrated ``confidence``, the runner-up tag and ``needs_review`` when the confidence is
-below ``review_below`` or a contradiction cue fired on a related candidate (``review_reasons`` says
-which). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible conflict*.
+below ``review_below`` or a contradiction cue fired on a related candidate, or, for ``new``, on the
+candidate the model still finds at least evenly likely to be related (``review_reasons`` says
+which; the cues are the cue rules plus numbers and units normalised by
+``contradiction.magnitudes``). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible
+conflict*.
 
 ``thresholds`` (``tag-offline-v1``, the seed's rules). With ``s`` the highest similarity and ``T``
 the configured thresholds, the first rule that holds wins:
@@ -36,8 +39,15 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from shared.agents import Candidate, TagDecision, TaggingResult
-from shared.analysis.contradiction import contradiction_cues, quantities
+from shared.analysis.contradiction import (
+    contradiction_cues,
+    quantities,
+    unit_changes,
+    value_changes,
+)
 from shared.embeddings import Embedder
 from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
 from shared.models import Engine, GeneratedItem, Tag, story_text
@@ -234,12 +244,24 @@ def related_by_model(candidates: list[Candidate], sc: TagScores) -> list[int]:
 
 
 def fired_cues(story: GeneratedItem, c: Candidate) -> list[str]:
+    """The contradiction cues between the story and the candidate's settled text: the cue rules,
+    then numbers and units as ``contradiction.magnitudes`` normalises them."""
     mine = story_text(story.title, story.description, story.acceptance_criteria)
     theirs = _requirements(c)
     out: list[str] = []
-    for detector in CUE_DETECTORS.values():
+    for detector in (*CUE_DETECTORS.values(), value_changes, unit_changes):
         out += detector(mine, theirs)
     return out
+
+
+def cue_checked(candidates: list[Candidate], sc: TagScores, related: list[int]) -> list[int]:
+    """The candidates whose cues call for a review: the related ones; for ``new``, the one the
+    model still finds most likely related when it is at least even (a conflict the model missed
+    should not be created as a new story unseen)."""
+    if related or not len(sc.p_related):
+        return related
+    k = int(np.argmax(sc.p_related))
+    return [candidates[k].work_item_id] if sc.p_related[k] >= 0.5 else []
 
 
 def pair_decision(
@@ -252,7 +274,7 @@ def pair_decision(
     if sc.confidence < review_below:
         reasons.append(f"confidence {sc.confidence:.2f} is below {review_below:.2f}")
     cue_text = ""
-    for i in related:
+    for i in cue_checked(candidates, sc, related):
         cues = fired_cues(story, by_id[i])
         if cues:
             cue_text = f"#{i}: {cues[0]}"

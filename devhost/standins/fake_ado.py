@@ -1,4 +1,5 @@
-"""A fake Azure DevOps REST 7.1 server (work item tracking), over real HTTP, for tests.
+"""A fake Azure DevOps REST 7.1 server (work item tracking), over real HTTP, for tests and
+benchmarks.
 
 The loader's and the writer's tests drive the real client (requests) against it. It behaves like
 ADO where the client depends on it (as Microsoft's REST 7.1 specification describes it:

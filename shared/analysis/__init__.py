@@ -5,5 +5,7 @@ how two statements relate. The offline engine builds on it; nothing here imports
   coverage counts, and the offline generator's needs
 - ``contradiction``: contradiction cues between two requirement texts (numbers, negation, modals,
   quantifiers, antonyms) and limit checks against constraints
+- ``magnitudes``: numbers and units as formal requirements write them, and requirements left
+  optional (the tagging pair model's features)
 - ``revision``: a later statement that changes an earlier one (the decision revised in the meeting)
 """

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from shared.agents import Candidate
-from shared.analysis.contradiction import OPTIONAL, magnitudes, unit_changes, value_changes
+from shared.analysis.magnitudes import OPTIONAL, magnitudes, unit_changes, value_changes
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import build_offline_agents
 from shared.engine.offline.pairs import (

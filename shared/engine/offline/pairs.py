@@ -35,6 +35,7 @@ import numpy as np
 
 from shared.agents import Candidate
 from shared.analysis import contradiction as cx
+from shared.analysis import magnitudes as mg
 from shared.analysis.capture import capture_embedder
 from shared.embeddings import Embedder
 from shared.errors import SynthesizerError
@@ -276,14 +277,14 @@ def _count_cosine(a: Mapping[str, int], b: Mapping[str, int]) -> float:
 
 def _magnitude_contrasts(mine: str, theirs: str) -> dict[str, float]:
     """Numbers, units and optionality of the story (reasons left out) against the
-    candidate's settled text, as ``contradiction`` normalises them."""
+    candidate's settled text, as ``shared.analysis.magnitudes`` normalises them."""
     a = cx._REASON.sub(" ", mine.lower())
     b = cx._REASON.sub(" ", theirs.lower())
     return {
-        "values_disjoint": 1.0 if cx.value_changes(a, b) else 0.0,
-        "values_only_mine": 1.0 if cx.magnitudes(a) and not cx.magnitudes(b) else 0.0,
-        "unit_change": 1.0 if cx.unit_changes(a, b) else 0.0,
-        "optional_asymmetry": _asymmetric(cx.OPTIONAL, a, b),
+        "values_disjoint": 1.0 if mg.value_changes(a, b) else 0.0,
+        "values_only_mine": 1.0 if mg.magnitudes(a) and not mg.magnitudes(b) else 0.0,
+        "unit_change": 1.0 if mg.unit_changes(a, b) else 0.0,
+        "optional_asymmetry": _asymmetric(mg.OPTIONAL, a, b),
     }
 
 

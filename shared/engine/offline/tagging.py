@@ -10,7 +10,7 @@ carries the calibrated ``confidence``, the runner-up tag and ``needs_review`` wh
 below ``review_below`` or a contradiction cue fired on a related candidate, or, for ``new``, on the
 candidate the model still finds at least evenly likely to be related (``review_reasons`` says
 which; the cues are the cue rules plus numbers and units normalised by
-``contradiction.magnitudes``). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible
+``shared.analysis.magnitudes``). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible
 conflict*.
 
 ``thresholds`` (``tag-offline-v1``, the seed's rules). With ``s`` the highest similarity and ``T``
@@ -42,12 +42,8 @@ import re
 import numpy as np
 
 from shared.agents import Candidate, TagDecision, TaggingResult
-from shared.analysis.contradiction import (
-    contradiction_cues,
-    quantities,
-    unit_changes,
-    value_changes,
-)
+from shared.analysis.contradiction import contradiction_cues, quantities
+from shared.analysis.magnitudes import unit_changes, value_changes
 from shared.embeddings import Embedder
 from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
 from shared.models import Engine, GeneratedItem, Tag, story_text
@@ -245,7 +241,7 @@ def related_by_model(candidates: list[Candidate], sc: TagScores) -> list[int]:
 
 def fired_cues(story: GeneratedItem, c: Candidate) -> list[str]:
     """The contradiction cues between the story and the candidate's settled text: the cue rules,
-    then numbers and units as ``contradiction.magnitudes`` normalises them."""
+    then numbers and units as ``shared.analysis.magnitudes`` normalises them."""
     mine = story_text(story.title, story.description, story.acceptance_criteria)
     theirs = _requirements(c)
     out: list[str] = []

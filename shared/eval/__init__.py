@@ -4,6 +4,8 @@
   matrix, recall@k) and segmentation figures (Pk, WindowDiff) with their baselines;
 - ``dataset``: the tagging datasets (``datasets/{version}/{split}/``);
 - ``tagging``: ``eval tagging DIR``: the configured tagging engine on a dataset, in a fresh index;
+- ``train_tagging``: ``python -m shared.eval.train_tagging``: the offline tagger's pair model
+  trained on independent sources; ``tagging_loso``: ``eval tagging DIR --leave-one-source-out``;
 - ``calibrate``: the grid search behind the embedder-specific threshold profiles (dev split only);
 - ``segmentation``: ``eval segmentation [GOLD]``: Pk / WindowDiff of the configured segmenter on
   the AMI meetings, beside an even split and TextTiling;

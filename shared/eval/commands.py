@@ -87,7 +87,7 @@ def _tagging_loso(args: argparse.Namespace, settings: Settings) -> int:
     try:
         import sklearn  # noqa: F401  (training each fold needs it)
 
-        from shared.eval.train_tagging import evaluate_loso, render_loso
+        from shared.eval.tagging_loso import evaluate_loso, render_loso
     except ImportError:
         print(
             "error: --leave-one-source-out trains a model per fold and needs scikit-learn "

@@ -1,6 +1,6 @@
 """Backlog loader throughput: ``python -m benchmarks.bench_loader [--items 2000] [--runs 3]``.
 
-Each run starts from an empty local folder store and a fake ADO server (devhost/standins/fake_ado.py)
+Each run starts from an empty local folder store and a fake ADO server (devhost/standins/fake_ado/)
 seeded with the same generated backlog (epics, features, user stories with HTML descriptions and
 acceptance criteria), and loads it through the real REST client and the packaged MiniLM embedder
 into the embedded index, exactly as ``python -m loaders.ado_loader`` does:

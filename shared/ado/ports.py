@@ -1,6 +1,6 @@
 """The work items port: what the loader, the index sync, the writer and the rollback use of an
 Azure DevOps client. ``shared.ado.client.AdoClient`` implements all three; tests drive it against
-``devhost/standins/fake_ado.py`` over HTTP.
+``devhost/standins/fake_ado/`` over HTTP.
 
 - ``WorkItemReader``: items by id and the project's work item types (its process); what
   re-indexing after a write or a rollback and the process detection need.

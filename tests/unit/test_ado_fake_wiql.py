@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from devhost.standins.fake_ado import WiqlError, _matches, generate_items, parse_wiql
+from devhost.standins.fake_ado import WiqlError, generate_items, parse_wiql
+from devhost.standins.fake_ado.wiql import _matches
 from shared.ado import ops
 
 

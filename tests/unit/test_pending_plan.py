@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from devhost.standins.fake_ado import WiqlError, _date_condition, _matches, _Reply, parse_wiql
+from devhost.standins.fake_ado.replies import _Reply
+from devhost.standins.fake_ado.wiql import WiqlError, _date_condition, _matches, parse_wiql
 from shared.ado.ops import changed_since, work_items_query
 from shared.indexing.pending import candidate_id
 from shared.models import PendingRef

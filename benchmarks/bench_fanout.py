@@ -4,7 +4,7 @@
 One transcript that gives 12 segments and 36 stories (``samples/transcripts/
 remote_control_functional_design.txt``, the stand-in told to cut 12 segments and write 3 stories
 each) goes through ``devhost.host.LocalHost`` running ``function_app.py`` with the LLM engine on a
-private Azurite. Every chat call is answered by ``devhost/standins/openai_standin.py`` after a fixed
+private Azurite. Every chat call is answered by ``devhost/standins/openai_standin/`` after a fixed
 300 ms; the stand-in runs in its own process (the model is not in the worker's process, and its
 CPU must not take the worker's GIL). The sample backlog and architecture notes are in the embedded
 index, stored in Azurite and loaded with the embedder the run uses (``devhost.demo.load_index``, the

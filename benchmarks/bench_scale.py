@@ -5,7 +5,7 @@ N transcripts (default the 10 longest AMI meetings of ``datasets/ami-qmsum-val``
 words each: meetings of about an hour's worth of speech) are POSTed at once to ``function_app.py``
 on ``devhost.host.LocalHost`` (the repo's host.json, ``--workers`` threads) on a private Azurite,
 with the LLM engine and the OpenAI embedder, both served by the OpenAI stand-in
-(``devhost/standins/openai_standin.py``) in its own process. The stand-in enforces a deployment's
+(``devhost/standins/openai_standin/``) in its own process. The stand-in enforces a deployment's
 quota on the chat model and on the embedding model, each on its own (``RateLimits``: tokens per
 sliding minute counted as Azure OpenAI counts them when a request arrives, prompt characters / 4 +
 ``max_completion_tokens``; requests per sixth of the minute at RPM/6; 429 with ``retry-after`` and

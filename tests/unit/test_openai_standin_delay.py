@@ -112,11 +112,10 @@ def chat_body(content: str, max_tokens: int = 100, model: str = "gpt-4o") -> byt
 def test_the_quota_counts_prompt_characters_and_max_tokens_and_answers_429_past_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from devhost.standins import openai_standin
-    from devhost.standins.openai_standin import RateLimits
+    from devhost.standins.openai_standin import RateLimits, server
 
     clock = FakeTime()
-    monkeypatch.setattr(openai_standin.time, "time", clock)
+    monkeypatch.setattr(server.time, "time", clock)
     quota = RateLimits(tokens=1000, window_s=60.0)
     assert quota.counted("chat", json.loads(chat_body("x" * 401, 100))) == 101 + 100
     assert quota.counted("embeddings", {"input": ["abcd", "abcde"]}) == 1 + 2
@@ -142,11 +141,10 @@ def test_the_quota_counts_prompt_characters_and_max_tokens_and_answers_429_past_
 
 
 def test_requests_are_limited_per_sixth_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    from devhost.standins import openai_standin
-    from devhost.standins.openai_standin import RateLimits
+    from devhost.standins.openai_standin import RateLimits, server
 
     clock = FakeTime()
-    monkeypatch.setattr(openai_standin.time, "time", clock)
+    monkeypatch.setattr(server.time, "time", clock)
     standin = OpenAIStandIn(limits=RateLimits(requests=12, window_s=60.0))  # 2 per 10 s
     standin._stopping = Waits()  # type: ignore[assignment]
     try:

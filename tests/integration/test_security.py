@@ -394,10 +394,11 @@ ADO_PACKAGE = REPO / "shared" / "ado"
 # receive writes, they never send one
 STANDINS = REPO / "devhost" / "standins"
 # the reviewed writer (seed §8): POST /api/runs/{run_id}/write and `shared.cli write` only; and
-# its undo: POST /api/runs/{run_id}/rollback and `shared.cli rollback`
+# its undo: POST /api/runs/{run_id}/rollback and `shared.cli rollback` (the deletes and patches
+# are in shared/writer/revert.py)
 ADO_WRITERS = {
     REPO / "shared" / "writer" / "execute.py",
-    REPO / "shared" / "writer" / "rollback.py",
+    REPO / "shared" / "writer" / "revert.py",
 }
 WRITE_METHODS = {"create_work_item", "update_work_item", "delete_item"}
 # the pipeline that runs on every upload: it must never hold an ADO client

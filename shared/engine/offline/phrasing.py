@@ -408,7 +408,9 @@ def capability(text: str) -> Capability:
         return dropped
     condition_first = _CONDITION_FIRST.match(text)
     if condition_first and len(condition_first.group("main").split()) >= 2:
-        text = condition_first.group("main")  # "when you go to the sofa, take ...": the need is the rest
+        text = condition_first.group(
+            "main"
+        )  # "when you go to the sofa, take ...": the need is the rest
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")

@@ -346,7 +346,9 @@ _FINITE = frozenset(
     """is are was were be do does did may might can could will would should must shall has have
     had gonna""".split()
 )
-_CONTRACTED_CLAUSE = re.compile(r"\b(?:it|that|there|let|what|he|she|who)'s\b|'re\b|'ll\b")
+_CONTRACTED_CLAUSE = re.compile(
+    r"\b(?:it|that|there|let|what|he|she|who)'s\b|'re\b|'ll\b|\b(?:do|does|did|is|are|ca|wo)n't\b"
+)
 _RELATIVE = frozenset("that which who whom whose where so".split())
 
 

@@ -85,6 +85,7 @@ def test_a_clause_of_talk_in_a_title_is_not_a_title(title: str) -> None:
         "Leave out digit keys 0-9",
         "Show which addresses have a paid garden subscription",
         "Make it possible that residents can choose the time",
+        "Light up softly when the room is dark",
     ],
 )
 def test_a_verb_and_what_it_acts_on_is_a_title(title: str) -> None:

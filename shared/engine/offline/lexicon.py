@@ -349,7 +349,12 @@ _FINITE = frozenset(
 _CONTRACTED_CLAUSE = re.compile(
     r"\b(?:it|that|there|let|what|he|she|who)'s\b|'re\b|'ll\b|\b(?:do|does|did|is|are|ca|wo)n't\b"
 )
-_RELATIVE = frozenset("that which who whom whose where so".split())
+# words that open a relative or subordinate clause: a finite verb after one is that clause's
+# ("Light up softly when the room is dark")
+_RELATIVE = frozenset(
+    """that which who whom whose where so when whenever while if unless until before after once
+    because as than""".split()
+)
 
 
 # the finite verbs that make any title's object a clause ("Form industrial Design is not sure

@@ -229,6 +229,22 @@ def test_a_list_item_with_a_label_and_details_is_one_story_named_by_its_label(
     assert any("90 minutes" in ac for ac in timer.acceptance_criteria)
 
 
+def test_three_needs_said_one_after_another_are_three_stories(
+    generator: OfflineGenerator,
+) -> None:
+    """'X needs a Y' states a need as plainly as a modal: the streaming-apps button is not
+    quoted as a detail of the backlight or of the PIN lock."""
+    text = normalize(
+        "Parent panel: Parents must be able to lock the remote with a four-digit PIN so that "
+        "children cannot change channels.\n"
+        "Engineer: The keys need a soft backlight so the remote can be used in a dark room.\n"
+        "Marketing: The remote needs a button that opens the streaming apps menu of the TV.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [len(s.source_quotes) for s in stories] == [1, 1, 1], [s.title for s in stories]
+    assert stories[2].source_quotes[0].startswith("The remote needs a button")
+
+
 def test_same_requirement_said_twice_is_one_story(generator: OfflineGenerator) -> None:
     text = normalize(
         "User Interface: The remote must have a backlight that changes colour .\n"

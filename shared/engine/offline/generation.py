@@ -263,8 +263,10 @@ class OfflineGenerator:
             p = verdict.p_requirement
             if p < JOIN_AT:
                 continue
-            # a confident statement is a need of its own unless it is close to the one before
-            bar = SEED_ELABORATION_SIMILARITY if p >= SEED_AT else None
+            # a statement that would start a need (a confident one, or one that states a need
+            # plainly) is a need of its own unless it is close to the one before
+            would_seed = p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text))
+            bar = SEED_ELABORATION_SIMILARITY if would_seed else None
             target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(
                 stories, vectors, k
             )
@@ -595,7 +597,14 @@ def _states_a_need(text: str) -> bool:
     """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
     prohibition, the user-story form (``language.cue_flags``)."""
     flags = cue_flags(text)
-    return any(flags[name] for name in _NEED_CUES)
+    return any(flags[name] for name in _NEED_CUES) or bool(_NEEDS_A_THING.search(text))
+
+
+# "the remote needs a button ...", "the keys need a soft backlight": the need verb with its
+# object (the classifier's modal cue reads "need to" and "we need")
+_NEEDS_A_THING = re.compile(
+    r"\b(?<!no )needs? (?:a|an|the|some|one|two|three|four|five|\d+)\b", re.IGNORECASE
+)
 
 
 def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:

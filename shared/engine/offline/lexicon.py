@@ -332,6 +332,51 @@ _BAD_SECOND = frozenset(
     there we they i you have has had""".split()
 )
 _BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split())
+# what the object of "Provide ..." / "Leave out ..." (a thing) never opens with: a conjunction, a
+# preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
+# deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
+_NOT_A_THING_OPENING = frozenset(
+    """and or but so to that that's there's it's let's what's not with in into on at of per say
+    yeah thus t plus""".split()
+)
+# a finite verb inside that object makes it a clause ("Provide the rubber aspect might be
+# important", "Provide everything my agents do is logged"), unless a relative clause opened
+# before it ("Provide a calendar that residents can print")
+_FINITE = frozenset(
+    """is are was were be do does did may might can could will would should must shall has have
+    had gonna""".split()
+)
+_CONTRACTED_CLAUSE = re.compile(
+    r"\b(?:it|that|there|let|what|he|she|who)'s\b|'re\b|'ll\b|\b(?:do|does|did|is|are|ca|wo)n't\b"
+)
+# words that open a relative or subordinate clause: a finite verb after one is that clause's
+# ("Light up softly when the room is dark")
+_RELATIVE = frozenset(
+    """that which who whom whose where so when whenever while if unless until before after once
+    because as than""".split()
+)
+
+
+# the finite verbs that make any title's object a clause ("Form industrial Design is not sure
+# titanium"); "have", "do", "can" are left to "Provide": "Show which addresses have ..."
+_FINITE_ANYWHERE = frozenset("is are was were would could might may should must shall".split())
+
+
+def _has_finite_verb(words: list[str], finite: frozenset[str]) -> bool:
+    """A finite verb among the words before any relative clause opens (and not after "to")."""
+    for i, word in enumerate(words):
+        if word in _RELATIVE:
+            return False
+        if word in finite and (i == 0 or words[i - 1] != "to"):
+            return True
+    return False
+
+
+def _names_a_thing(words: list[str]) -> bool:
+    """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk."""
+    if not words or words[0] in _NOT_A_THING_OPENING and words[:2] not in (["at", "least"],):
+        return False
+    return not _has_finite_verb(words, _FINITE)
 
 
 def reads_as_capability(title: str) -> bool:
@@ -342,6 +387,12 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
         return False
-    if words[0] == "provide" and words[1] in _BAD_AFTER_PROVIDE:
+    if words[0] == "provide" and (words[1] in _BAD_AFTER_PROVIDE or not _names_a_thing(words[1:])):
+        return False
+    if words[:2] == ["leave", "out"] and not _names_a_thing(words[2:]):
+        return False
+    if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(" ".join(words[1:])):
+        return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
+    if _has_finite_verb(words[1:], _FINITE_ANYWHERE):
         return False
     return not _CLAUSE_IN_TITLE.search(" ".join(words[1:]))

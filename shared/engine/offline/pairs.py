@@ -235,6 +235,7 @@ class _Side:
     title: int
     body: int
     sentences: list[int]
+    sentence_texts: list[str]
     criteria: list[int]
     words: set[str]
     clauses: list[int]
@@ -250,6 +251,7 @@ def _side(vec: _Vectors, title: str, description: str, criteria: list[str], full
         title=vec.add(title),
         body=vec.add(body(description) or title),
         sentences=[vec.add(s) for s in sentences],
+        sentence_texts=sentences,
         criteria=[vec.add(a) for a in criteria if content_words(a)],
         words=set(content_words(" ".join([title, body(description), *criteria]))),
         clauses=[vec.add(c) for c in _clauses(sentences)],
@@ -326,6 +328,7 @@ def pair_features(
             [[float(v[a] @ v[b]) for b in t.sentences] for a in mine.sentences]
         )  # story sentences x candidate sentences
         best = cross.max(axis=1)
+        best_match = cross.argmax(axis=1)
         crit_best = (
             np.array([max(float(v[a] @ v[b]) for b in t.sentences) for a in mine.criteria])
             if mine.criteria
@@ -363,7 +366,10 @@ def pair_features(
             "open_point": hole,
             "open_point_x_sim": hole * s,
             "story_numbers": numbers,
-            **_lexical_contrasts(_core_text(story), settled_text),
+            # what the story says against the candidate's sentences that say the same thing
+            # (not its whole text: "cannot be confused by touch" in another criterion of the
+            # item is no negation of "a power button")
+            **_lexical_contrasts(_core_text(story), _aligned(t, best_match)),
             "length_ratio": math.log((len(story_words) + 1) / (len(t.words) + 1)),
             **_magnitude_contrasts(_core_text(story), settled_text),
             "story_covered_min": float(best.min()),
@@ -380,6 +386,11 @@ def pair_features(
         }
         rows.append([row[f] for f in FEATURES])
     return np.asarray(rows, dtype=np.float64)
+
+
+def _aligned(side: _Side, best_match: np.ndarray) -> str:
+    """The candidate's sentences that some story sentence is closest to, in their order."""
+    return " ".join(settled(side.sentence_texts[j]) for j in sorted({int(b) for b in best_match}))
 
 
 def _core_text(story: GeneratedItem) -> str:

@@ -124,6 +124,7 @@ _PERSONA_START = re.compile(
 )
 _MODALS = frozenset("can could should must need needs want wants will would have has".split())
 _NOT_A_NEED_VERB = frozenset("say said says tell told think thought like liked love".split())
+_TALK_AFTER_DONT = frozenset("know worry mind care bother get forget remember mean see".split())
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )
@@ -165,6 +166,11 @@ _KEEP_WORDS = re.compile(
 )
 _LEAVE_OUT = re.compile(r"^(?:no|without)\s+(?P<what>.+)$", re.IGNORECASE)
 _NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
+# an instruction not to do something, said of the product: "Don't interfere with other devices"
+_IMPERATIVE_NOT = re.compile(
+    r"^(?:don't|do not|never)\s+(?P<vp>[a-z]+\b.*?)(?:\s+(?:'cause|cause|because|since)\b.*)?$",
+    re.IGNORECASE,
+)
 _LETS_NOT = re.compile(
     r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?:do|have|include|add|build"
     r"|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
@@ -408,12 +414,16 @@ def capability(text: str) -> Capability:
         return dropped
     condition_first = _CONDITION_FIRST.match(text)
     if condition_first and len(condition_first.group("main").split()) >= 2:
-        text = condition_first.group(
-            "main"
-        )  # "when you go to the sofa, take ...": the need is the rest
+        # "when you go to the sofa, take ...": the need is the rest
+        text = condition_first.group("main")
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
+    imperative_not = _IMPERATIVE_NOT.match(text)
+    verb = imperative_not.group("vp").split()[0].strip(".,;:!?").lower() if imperative_not else ""
+    if imperative_not and is_verb(verb) and verb not in _NOT_A_NEED_VERB | _TALK_AFTER_DONT:
+        vp = _trim(imperative_not.group("vp"))  # "don't interfere with other devices"
+        return Capability(f"Do not {vp}", f"the product never to {vp}")
     req = _parse(text)
     subject = _subject_words(req.subject)
     first, joined, _ = subject.partition(" and ")

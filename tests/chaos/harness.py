@@ -393,6 +393,7 @@ class Tally:
     runs: int = 0
     completed: int = 0
     completed_with_errors: int = 0
+    aborted: int = 0  # failed as the seed says a run must (§11: segmentation fails twice)
     other: int = 0
     lost: int = 0
     duplicates: int = 0
@@ -406,6 +407,8 @@ class Tally:
             self.completed += 1
         elif check.status == "completed_with_errors":
             self.completed_with_errors += 1
+        elif check.status == "aborted":
+            self.aborted += 1
         else:
             self.other += 1
         self.lost += len(check.lost)
@@ -417,12 +420,32 @@ class Tally:
         return (
             f"{self.scenario:<22} trials {self.trials:>3}  faults {self.faults:>4}  runs {self.runs:>3}"
             f"  completed {self.completed:>3}  with_errors {self.completed_with_errors:>3}"
-            f"  other {self.other}  lost {self.lost}  duplicates {self.duplicates}"
+            f"  aborted {self.aborted}  other {self.other}  lost {self.lost}  duplicates {self.duplicates}"
             f"  unrecorded {self.unrecorded}  {per:6.1f} s/trial"
         )
 
 
 REPORT: list[Tally] = []
+
+
+def aborted_at_segmentation(store: Any, run_id: str) -> bool:
+    """The run failed because its segmentation failed twice (seed §11: "retry once; abort run
+    on second failure"), and errors.jsonl says so: the one outcome a failing model may cause."""
+    from shared.storage import NotFound
+
+    run = json.loads(store.get(f"runs/{run_id}/run.json"))
+    if run["status"] != "failed" or not run.get("failure_reason"):
+        return False
+    try:
+        errors = _jsonl(store, f"runs/{run_id}/errors.jsonl")
+    except NotFound:
+        return False
+    return any(
+        e.get("phase") == "segment"
+        and e.get("error_type") == "SegmentationFailed"
+        and e.get("outcome") == "aborted"
+        for e in errors
+    )
 
 
 # ------------------------------------------------------------------------------------------------

@@ -307,7 +307,7 @@ def _persona_check(role: str | None, story: GeneratedItem) -> Check:
 
 
 def _acs_add_check(story: GeneratedItem, role: str | None) -> Check:
-    from shared.engine.offline.phrasing import adds_to_title
+    from shared.engine.offline.criteria import adds_to_title
 
     restating = [
         n

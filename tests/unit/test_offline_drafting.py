@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.engine.offline.phrasing import adds_to_title, write_story
+from shared.engine.offline.criteria import adds_to_title
+from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.revision import revise_text, revision
 from shared.eval.quality import _title_check
 

@@ -67,8 +67,9 @@ from shared.engine.offline.language import (
     sentence_cues,
 )
 from shared.engine.offline.lexicon import reads_as_capability
-from shared.engine.offline.phrasing import capital, write_story
+from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.revision import Revision, names_what_it_drops, revise_text, revision
+from shared.engine.offline.wording import capital
 from shared.models import Engine, Segment, story_text
 from shared.settings import PipelineConfig
 from shared.textio import jaccard, sentence_spans

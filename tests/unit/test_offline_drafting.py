@@ -8,7 +8,7 @@ import pytest
 from shared.engine.offline.criteria import adds_to_title
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.revision import revise_text, revision
-from shared.eval.quality import _title_check
+from shared.eval.checks import _title_check
 
 
 @pytest.mark.parametrize(

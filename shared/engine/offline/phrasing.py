@@ -147,7 +147,7 @@ def write_story(
 
 
 # words that say nothing testable without a figure (the judge's testable-criteria check reads
-# the same words, shared.eval.quality)
+# the same words, shared.eval.checks)
 _VAGUE = re.compile(
     r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
     r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"

@@ -9,7 +9,8 @@
 - ``calibrate``: the grid search behind the embedder-specific threshold profiles (dev split only);
 - ``segmentation``: ``eval segmentation [GOLD]``: Pk / WindowDiff of the configured segmenter on
   the AMI meetings, beside an even split and TextTiling;
-- ``quality``: ``eval judge RUN_ID``: model-free story checks (AQUSA-style) and the LLM judge;
+- ``quality``: ``eval judge RUN_ID``: model-free story checks (AQUSA-style, ``checks``) and the
+  LLM judge;
 - ``report``: tables for the terminal and the confusion-matrix PNG.
 
 Evaluation jobs run ad hoc: no Langfuse spans (seed §12), results go to ``eval/{id}/`` in the

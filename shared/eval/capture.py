@@ -11,7 +11,7 @@ temporary local store, so what is measured is what a user gets. Then, per meetin
 - **quote precision**: share of the statements quoted by some story that are F/A;
 - **story precision**: share of stories whose main quote (the first of ``source_quotes``) lies in
   an F/A statement;
-- the model-free story checks of ``eval judge`` (``shared.eval.quality``) on the same stories.
+- the model-free story checks of ``eval judge`` (``shared.eval.checks``) on the same stories.
 
 ``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
 labels of the statements it quotes, for error analysis.

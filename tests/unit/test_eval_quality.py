@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.engine.llm.prompting import DATA_BLOCK_RE
+from shared.eval.checks import check_story
 from shared.eval.quality import (
     JudgeAnswer,
     JudgeFailed,
     LLMJudge,
-    check_story,
     judge_chat_model,
     judge_run,
 )

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from shared.analysis.revision import revise_text, revision
-from shared.engine.offline.phrasing import adds_to_title, write_story
-from shared.eval.quality import _title_check
+from shared.engine.offline.criteria import adds_to_title
+from shared.engine.offline.phrasing import write_story
+from shared.eval.checks import _title_check
 
 
 @pytest.mark.parametrize(

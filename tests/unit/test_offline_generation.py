@@ -340,7 +340,7 @@ def test_deterministic(generator: OfflineGenerator, mixed) -> None:
 
 
 def test_a_short_fragment_starts_a_need_only_when_very_confident() -> None:
-    from shared.engine.offline.generation import FRAGMENT_SEED_AT, SEED_AT, _seeds
+    from shared.engine.offline.grouping import FRAGMENT_SEED_AT, SEED_AT, _seeds
 
     assert SEED_AT < FRAGMENT_SEED_AT
     between = (SEED_AT + FRAGMENT_SEED_AT) / 2

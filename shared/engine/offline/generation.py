@@ -6,9 +6,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    need or decision (F), a quality constraint (A) or neither (NULL: chit-chat, agreement, meta
    talk, findings). Questions never are requirements; a real question about the topic becomes an
    open question, verbatim, never answered.
-2. Grouping, one need one story: a list item written as a label and its details ("- NEW: sleep
-   timer. From the menu ...") is one story named by its label. A requirement sentence joins the
-   story before it when it elaborates it (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
+2. Grouping (``grouping``), one need one story: a list item written as a label and its details
+   ("- NEW: sleep timer. From the menu ...") is one story named by its label. A requirement
+   sentence joins the story before it when it elaborates it (said within ``ELABORATION_GAP``
+   sentences and about the same thing, cosine >=
    ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"),
    joins any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a
    recent one (``revision``: a changed figure, "let's not do X after all"); otherwise it starts
@@ -42,7 +43,6 @@ Deterministic; no model, Usage() zero.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,44 +57,25 @@ from shared.agents import (
 )
 from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
 from shared.analysis.contradiction import forbidden_mentions, limit_violations
-from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
+from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
+from shared.engine.offline.grouping import MAX_QUOTES, _centroid, _group, _Story, _unit
 from shared.engine.offline.lexicon import reads_as_capability
-from shared.engine.offline.phrasing import capital, write_story
+from shared.engine.offline.phrasing import write_story
+from shared.engine.offline.wording import capital
 from shared.models import Engine, Segment, story_text
 from shared.settings import PipelineConfig
 from shared.text.language import (
     clean,
     content_words,
-    cue_flags,
     is_topical,
-    meaningful_word_count,
     sentence_cues,
 )
 from shared.text.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
-SEED_AT = 0.85
-ELABORATION_GAP = 2
-ELABORATION_SIMILARITY = 0.45
-SEED_ELABORATION_SIMILARITY = 0.75
-ATTACH_SIMILARITY = 0.3
-NEAR_ATTACH_SIMILARITY = 0.15
 CRITERIA_AT = 0.6
-CUE_SEED_AT = 0.5
-ORPHAN_SEED_AT = 0.8  # a confident statement that joins no need is a need of its own
-JOIN_AT = 0.38  # below this confidence a requirement sentence is left out (mostly talk)
-FRAGMENT_WORDS = 4
-FRAGMENT_SEED_AT = 0.9
 BARE_FOLD_SIMILARITY = 0.5
-_NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
-SHORT_FOLLOW_UP_WORDS = 8
-REPEAT_SIMILARITY = 0.8
-REVISION_WINDOW = 12
-SHORT_REVISION_GAP = 4
-REVISION_SIMILARITY = 0.6
-DROP_SIMILARITY = 0.35
-MAX_QUOTES = 12
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
 AC_DELTA_JACCARD = 0.6
@@ -102,65 +83,8 @@ CONSTRAINT_RELEVANCE = 0.35
 MAX_OPEN_QUESTIONS = 10
 
 _CATEGORY_LABELS = {"feature_request", "constraint", "decision", "question", "action_item"}
-_FOLLOW_UP = re.compile(
-    r"^(?:and|also|plus|but|so|yes|yeah|yep|okay|ok|right|exactly|it|its|it's|they|that|this"
-    r"|those|these|which|with|without|maybe|preferably|ideally|only|at least|at most|no more"
-    r"|up to|then|or)\b",
-    re.IGNORECASE,
-)
 _ID = re.compile(r"\b([A-Z]{2,6}-\d{1,4})\b")
 _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4})\b", re.MULTILINE)
-
-
-@dataclass
-class _Story:
-    """Sentences (indices into the segment's sentences) that state one need: ``members`` are
-    quoted (the main statement first), ``writing`` is the sentence the draft is written from
-    (with ``revisions`` applied), ``superseded`` the statements a later one revised."""
-
-    members: list[int]
-    strength: float
-    writing: int = -1
-    superseded: list[int] = field(default_factory=list)
-    revisions: list[Revision] = field(default_factory=list)
-    drafting: set[int] = field(default_factory=set)  # members drafted whatever their confidence
-
-    def __post_init__(self) -> None:
-        if self.writing < 0:
-            self.writing = self.members[0]
-
-    @property
-    def last(self) -> int:
-        return max(self.members)
-
-    def add(self, k: int, p: float) -> None:
-        """Quote sentence ``k`` too; the strongest statement is the main one (quoted first)."""
-        if len(self.members) >= MAX_QUOTES or k in self.members:
-            return
-        self.members.append(k)
-        if p > self.strength and self.writing == self.members[0] and not self.revisions:
-            self.members.remove(k)
-            self.members.insert(0, k)
-            self.writing = k
-        self.strength = max(self.strength, p)
-
-    def add_detail(self, k: int) -> None:
-        """Quote sentence ``k`` as a detail of the main statement (which stays the main one)."""
-        if len(self.members) < MAX_QUOTES and k not in self.members:
-            self.members.append(k)
-            self.drafting.add(k)
-
-    def revise(self, k: int, found: Revision) -> None:
-        """Sentence ``k`` revises this story: what it replaces moves to ``superseded``."""
-        replaced = [self.writing] if found.kind == "number" else list(self.members)
-        for old in replaced:
-            if old not in self.superseded:
-                self.superseded.append(old)
-        self.members = [k] + [m for m in self.members if m not in replaced and m != k]
-        if found.restated or found.kind != "number":
-            self.writing, self.revisions = k, []
-        else:
-            self.revisions.append(found)
 
 
 class OfflineGenerator:
@@ -175,7 +99,7 @@ class OfflineGenerator:
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         sentences = sentences_of(segment.raw_text)
         verdicts, vectors = classify(sentences, self.embedder)
-        stories = self._group(sentences, verdicts, vectors)
+        stories = _group(sentences, verdicts, vectors)
         stories = sorted(stories, key=lambda st: (-st.strength, st.members[0]))
         stories = stories[: self.cfg.generation.max_stories_per_segment]
         stories.sort(key=lambda st: min(st.members + st.superseded))
@@ -235,58 +159,6 @@ class OfflineGenerator:
         return result
 
     # --------------------------------------------------------------------------------------------
-    @staticmethod
-    def _group(
-        sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarray
-    ) -> list[_Story]:
-        """Stories from the requirement sentences, in order: a confident one (p >= ``SEED_AT``,
-        or >= ``CUE_SEED_AT`` when it states a need plainly) starts a story unless it elaborates,
-        repeats or revises one; the others only join a story (the nearest one, else the most
-        similar one), never start one."""
-        stories: list[_Story] = []
-        pending: list[int] = []
-        items = _labelled_items(sentences, verdicts)
-        item_story: dict[int, _Story] = {}
-        for k, verdict in enumerate(verdicts):
-            if verdict.label == "NULL":
-                continue
-            head = items.get(k)
-            if head is not None and head != k and head in item_story:
-                item_story[head].add_detail(k)  # the item's details: its label stays the title
-                continue
-            if head == k:
-                item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
-                stories.append(item_story[k])
-                continue
-            if _revised_story(stories, sentences, vectors, k) is not None:
-                continue
-            p = verdict.p_requirement
-            if p < JOIN_AT:
-                continue
-            # a statement that would start a need (a confident one, or one that states a need
-            # plainly) is a need of its own unless it is close to the one before
-            would_seed = p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text))
-            bar = SEED_ELABORATION_SIMILARITY if would_seed else None
-            target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(
-                stories, vectors, k
-            )
-            if target is not None:
-                target.add(k, p)
-            elif _seeds(sentences[k].text, p):
-                stories.append(_Story([k], p))  # a need said plainly starts a story
-            else:
-                pending.append(k)
-        for k in pending:
-            p = verdicts[k].p_requirement
-            target = _attached(stories, vectors, k)
-            if target is not None:
-                target.add(k, p)
-            elif p >= ORPHAN_SEED_AT:
-                stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
-        for story in stories:  # the main statement first, the others in text order
-            story.members = story.members[:1] + sorted(story.members[1:])
-        return stories
-
     def _fold_bare(
         self,
         drafted: list[tuple[_Story, StoryDraft]],
@@ -504,142 +376,9 @@ def _readable(draft: StoryDraft) -> bool:
     return len(content_words(draft.title)) >= 2 and reads_as_capability(draft.title)
 
 
-def _revised_story(
-    stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
-) -> _Story | None:
-    """The recent story sentence ``k`` revises (and revises it), or None. A short revision
-    ("make it twenty") revises what was just said; a restated one must be about the same thing
-    (cosine >= ``REVISION_SIMILARITY``); a drop must name what it drops ("gesture control is
-    dropped" does not drop "voice control")."""
-    for story in reversed(stories):
-        if k - story.last > REVISION_WINDOW:
-            break
-        text = sentences[story.writing].text
-        for found in story.revisions:
-            text = revise_text(text, found)
-        found_revision = revision(text, sentences[k].text)
-        if found_revision is None:
-            continue
-        if not found_revision.restated:
-            if k - story.last > SHORT_REVISION_GAP:
-                continue
-        elif float(vectors[k] @ vectors[story.writing]) < REVISION_SIMILARITY:
-            continue
-        elif found_revision.kind == "negation" and not names_what_it_drops(sentences[k].text, text):
-            continue
-        story.revise(k, found_revision)
-        return story
-    return None
-
-
-def _elaborated(
-    stories: list[_Story],
-    sentences: list[Sentence],
-    vectors: np.ndarray,
-    k: int,
-    bar: float | None = None,
-) -> _Story | None:
-    """The story just before ``k`` when ``k`` elaborates it: said within ``ELABORATION_GAP``
-    sentences and about the same thing, or a short follow-up ("and it should be red")."""
-    if not stories:
-        return None
-    last = stories[-1]
-    if k - last.last > ELABORATION_GAP + 1:
-        return None
-    text = sentences[k].text
-    follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
-    short = follow_up and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
-    similarity = float(vectors[k] @ _centroid(vectors, last))
-    similar = similarity >= (bar or ELABORATION_SIMILARITY)
-    confirms = follow_up and similarity >= ELABORATION_SIMILARITY
-    return last if (similar or short or confirms) else None
-
-
-def _seeds(text: str, p: float) -> bool:
-    """Whether a requirement sentence starts a need of its own: a confident one (p >=
-    ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
-    without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
-    (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
-    need = _states_a_need(text)
-    if not need and meaningful_word_count(text) < FRAGMENT_WORDS:
-        return p >= FRAGMENT_SEED_AT
-    return p >= SEED_AT or (need and p >= CUE_SEED_AT)
-
-
-def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[int, int]:
-    """List items written as a label and its details ("- NEW: sleep timer. From the menu the
-    user can set the TV to switch off after 15, 30, 60 or 90 minutes."): each requirement
-    sentence of such an item, its label included, mapped to the label's index. The label is a
-    short fragment opening a bullet or checkbox line, followed on the same line by at least one
-    requirement sentence; one item is one need, named by its label."""
-    out: dict[int, int] = {}
-    k = 0
-    while k < len(sentences):
-        first = sentences[k]
-        line = [k]
-        while line[-1] + 1 < len(sentences) and not sentences[line[-1] + 1].first_in_line:
-            line.append(line[-1] + 1)
-        label = (
-            first.first_in_line
-            and first.line_kind in ("bullet", "checkbox")
-            and verdicts[k].label != "NULL"
-            and meaningful_word_count(first.text) < FRAGMENT_WORDS
-            and not _states_a_need(first.text)
-        )
-        details = [j for j in line[1:] if verdicts[j].label != "NULL"]
-        if label and details:
-            out.update({j: k for j in [k, *details]})
-        k = line[-1] + 1
-    return out
-
-
-def _states_a_need(text: str) -> bool:
-    """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
-    prohibition, the user-story form (``language.cue_flags``)."""
-    flags = cue_flags(text)
-    return any(flags[name] for name in _NEED_CUES) or bool(_NEEDS_A_THING.search(text))
-
-
-# "the remote needs a button ...", "the keys need a soft backlight": the need verb with its
-# object (the classifier's modal cue reads "need to" and "we need")
-_NEEDS_A_THING = re.compile(
-    r"\b(?<!no )needs? (?:a|an|the|some|one|two|three|four|five|\d+)\b", re.IGNORECASE
-)
-
-
-def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:
-    """A story of the segment that sentence ``k`` says again (cosine >= ``REPEAT_SIMILARITY``)."""
-    for story in stories:
-        if max(float(vectors[k] @ vectors[o]) for o in story.members) >= REPEAT_SIMILARITY:
-            return story
-    return None
-
-
-def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:
-    """Where a less confident requirement sentence goes: the story with a statement within
-    ``ELABORATION_GAP`` sentences of it (the most similar of them), else the most similar story
-    of the segment when it is similar enough (``ATTACH_SIMILARITY``)."""
-    if not stories:
-        return None
-    near = [st for st in stories if min(abs(k - m) for m in st.members) <= ELABORATION_GAP + 1]
-    scored = [(float(vectors[k] @ _centroid(vectors, st)), st) for st in near or stories]
-    best_score, best = max(scored, key=lambda x: x[0])
-    if near:
-        return best if best_score >= NEAR_ATTACH_SIMILARITY else None
-    return best if best_score >= ATTACH_SIMILARITY else None
-
-
-def _centroid(vectors: np.ndarray, story: _Story) -> np.ndarray:
-    return _unit(sum(vectors[k] for k in story.members))
-
-
 def _keywords_phrase(segment: Segment) -> str:
     kws = [k for k in segment.intent_labels if k not in _CATEGORY_LABELS]
     return " and ".join(kws[:2])
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
 def _two_clusters(vectors: np.ndarray) -> list[list[int]] | None:

@@ -1,0 +1,301 @@
+"""Acceptance criteria of a drafted story (the offline generator's drafting, ``phrasing``).
+
+From the story's statements (cleaned; the main one first): Given/When/Then for a condition, a
+limit or a figure a statement holds, a checklist item for a detail an elaboration adds ("it should
+be red" -> "The power button is red."), the main statement in full when the title had to cut it;
+nothing that only restates the title (``adds_to_title``, which the story checks of ``eval judge``
+use too), no number that no statement says.
+
+Everything is a pure function of the statements: deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from shared.analysis.contradiction import limits, quantities
+from shared.engine.offline.lexicon import VERBS, base_form, third_person
+from shared.engine.offline.statement import (
+    _CLAUSE_BREAK,
+    _CONDITION,
+    _CONDITION_FIRST,
+    _LEAD,
+    _MODAL,
+    _NEW_CLAUSE,
+    _PERSONA_START,
+    _PRODUCT_PRONOUN,
+    _PURPOSE,
+    _SUBJECT_TAIL,
+    _WEAK_MODAL,
+    MIN_TITLE_WORDS,
+    Capability,
+    _is_user,
+    _parse,
+    _Requirement,
+    _subject_words,
+)
+from shared.engine.offline.wording import _article, _lower_first, _the, _trim, capital
+from shared.text.language import content_words, is_topical
+
+MAX_CRITERIA = 5
+_NOT_DETAIL = re.compile(
+    r"^(?:so|so that|because|'cause|but|whereas|although|and then|then|otherwise|since|as)\b",
+    re.IGNORECASE,
+)
+_GWT = re.compile(r"^given\b.+\bwhen\b.+\bthen\b", re.IGNORECASE)
+_MEASURE = re.compile(
+    r"\d|\b(?:at most|at least|no more than|not more than|within|under|over|below|above"
+    r"|before|after|every|daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
+# words every criterion may use without saying anything new
+_BOILERPLATE = frozenset(
+    "given product checked check available possible user able feature story system app".split()
+)
+
+
+def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) -> list[str]:
+    """Criteria from the statements (cleaned; the main one first). Each says something the title
+    does not; every figure in them is one a statement says."""
+    out: list[str] = []
+    figures: set[str] = set()
+    for k, text in enumerate(texts):
+        req = _parse(text)
+        clause = req.clause if req.kind else text
+        split = _condition(text, first_only=True) or _condition(clause)
+        if split:
+            when, main_clause = split
+            result = _declarative(_parse(main_clause), cap, persona, main_clause)
+            if result:
+                out.append(
+                    f"Given {_article(persona)} {persona}, when {when}, "
+                    f"then {_lower_first(result)}."
+                )
+                continue
+        found = limits(text)
+        if found:
+            for lim in found:
+                if lim.quantity.text.lower() in figures:
+                    continue
+                figures.add(lim.quantity.text.lower())
+                bound = "at most" if lim.kind == "max" else "at least"
+                verb = _measure_verb(lim.quantity.keys, lim.kind)
+                thing = _thing(cap)
+                out.append(
+                    f"Given {thing}, when it is checked, then it {verb} {bound} "
+                    f"{lim.quantity.text}."
+                )
+            continue
+        statement = _declarative(req, cap, persona, text)
+        if not statement:
+            continue
+        numbers = [q.text for q in quantities(text) if q.text.lower() not in figures]
+        if numbers and req.kind == "vp" and not _is_user(_subject_words(req.subject)):
+            figures.update(n.lower() for n in numbers)
+            own = _subject_words(req.subject)
+            thing = _thing(Capability("", "", subject=own)) if own else _thing(cap)
+            out.append(f"Given {thing}, when it is checked, then {_lower_first(statement)}.")
+        elif k > 0 or adds_to_title(statement, title, persona):
+            out.append(f"{statement}.")
+    kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
+    for text in texts:
+        for item in _clause_items(text, cap, persona):
+            if len(kept) >= MAX_CRITERIA:
+                break
+            said = {w for c in kept for w in content_words(c)} | set(content_words(title))
+            mine = set(content_words(item))
+            if len(mine - said) < max(1, len(mine) // 2):
+                continue  # mostly said already (the statement's own criterion, the title)
+            if adds_to_title(item, title, persona):
+                kept.append(item)
+    return kept[:MAX_CRITERIA]
+
+
+_REASON = re.compile(
+    r"^(?:because|'cause|cause|since|as|whereas|although|though|so that|in order to|otherwise"
+    r"|when|whenever|if|unless|once|after|before|until|while|which|who|that|where)\b",
+    re.IGNORECASE,
+)
+_MAX_ITEM_WORDS = 20
+# a clause that opens with a verb has lost its subject to the clause before it
+_FRAGMENT = re.compile(
+    r"^(?:is|are|was|were|be|been|has|have|had|does|do|did|gets|get|seems?|looks?)\b", re.I
+)
+_BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\s+\w+", re.I)
+_BEHAVIOUR_VERBS = frozenset(
+    """get receive see show send notify remind appear open close lock unlock switch turn save
+    store sync update book cancel release move delete expire beep light flash play stop start
+    go""".split()
+)
+_DECIDED = re.compile(
+    r"^(?:no|not|never|without|only|at least|at most|no more than|up to|max(?:imum)?"
+    r"|min(?:imum)?|every|each|all|both|none)\b",
+    re.IGNORECASE,
+)
+
+
+def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
+    """Checklist items from the clauses of a statement that the requirement's own clause leaves
+    out ("..., so no new chip development", "decision, no GPS tracking, we stick with ..."): a
+    clause that states a thing, a decision or a second requirement; never a reason, a purpose, a
+    condition cut from its result, a question or talk about the speaker."""
+    out = []
+    for raw in _CLAUSE_BREAK.split(text):
+        clause = _trim(raw or "")
+        if not clause or _REASON.match(clause) or _PURPOSE.match(clause) or "?" in clause:
+            continue
+        clause = _trim(_LEAD.sub("", clause))
+        if not clause or _REASON.match(clause) or len(clause.split()) > _MAX_ITEM_WORDS:
+            continue
+        behaviour = _BEHAVIOUR.match(clause)
+        if _MODAL.search(clause):
+            item = _declarative(_parse(clause), cap, persona, clause)
+        elif behaviour and base_form(behaviour.group(1).lower()) in _BEHAVIOUR_VERBS:
+            item = capital(clause)  # "they get a friendly message after two no-shows"
+        elif _NEW_CLAUSE.match(clause) or _PERSONA_START.match(clause) or _FRAGMENT.match(clause):
+            continue  # "I'm on trains all the time", "you go on a list": talk, not a check
+        elif _DECIDED.match(clause) or re.search(r"\d", clause):
+            item = capital(clause)  # "no GPS tracking", "only on weekdays", "max 2 profiles"
+        else:
+            continue  # "channel and volume": a piece of a list, not a check
+        if item and len(content_words(item)) >= 2 and len(item.split()) >= MIN_TITLE_WORDS:
+            out.append(item.rstrip(".") + ".")
+    return out
+
+
+_CONDITION_WORD = re.compile(r"^(?:when|whenever|if|as soon as|once|after|unless)\s+", re.I)
+
+
+def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
+    """(condition, result) of a statement that holds one: "if X, Y", "Y when X" (not with
+    ``first_only``: a whole sentence of several clauses), and "if X they can Y" said without a
+    comma (the result starts at the subject of its modal)."""
+    cond = _CONDITION_FIRST.match(text) or (None if first_only else _CONDITION.match(text))
+    if cond:
+        when, main = _trim(cond.group("cond")), cond.group("main").strip(" ,;:.!?")
+    else:
+        lead = _CONDITION_WORD.match(text)
+        modal = lead and (_MODAL.search(text, lead.end()) or _WEAK_MODAL.search(text, lead.end()))
+        tail = modal and _SUBJECT_TAIL.search(text[: modal.start()].rstrip())
+        if not (lead and modal and tail) or tail.start() <= lead.end():
+            return None
+        when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")
+    if len(when.split()) < 2 or len(main.split()) < 2:
+        return None
+    return when, main
+
+
+def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text: str = "") -> str:
+    """The requirement as a present-tense statement, with the details the rest of its sentence
+    adds: 'it should be red' -> 'The power button is red'; 'users must be able to cancel, up
+    to two hours before' -> 'Users can cancel, up to two hours before'."""
+    if not req.kind or " and " in req.subject:  # no modal, or two clauses joined by "and"
+        whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
+        return capital(whole) if len(whole.split()) >= 3 else ""
+    statement = _present(req, cap, persona)
+    tail = _details_after(req.clause, text)
+    return f"{statement}, {tail}" if statement and tail else statement
+
+
+def _details_after(clause: str, text: str) -> str:
+    """What the sentence says after the requirement's clause, when it adds a detail (not a
+    reason, a purpose or a new clause)."""
+    at = text.find(clause) if clause and text else -1
+    if at < 0:
+        return ""
+    tail = _trim(text[at + len(clause) :])
+    if len(content_words(tail)) < 2 or _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
+        return ""
+    return tail
+
+
+def _present(req: _Requirement, cap: Capability, persona: str) -> str:
+    subject = _subject_words(req.subject)
+    if subject.lower() in ("i", "me"):
+        subject = f"the {persona}"
+    elif not subject or _PRODUCT_PRONOUN.match(subject):
+        keep = "they" if subject.lower() == "they" else ""  # people, unless the need names a thing
+        subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else keep
+    if req.kind == "np":
+        rest = _trim(req.rest)
+        if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):
+            return ""
+        return f"{capital(rest)} is available"
+    words = _trim(req.rest).split()
+    if not words:
+        return ""
+    plural = bool(re.search(r"(?:s|people|staff|we|they|you)$", subject.lower()))
+    head = words[0].lower()
+    if head == "be" and words[1:3] == ["able", "to"]:
+        verb_phrase = "can " + " ".join(words[3:])
+    elif head in ("not", "never") and len(words) > 1:
+        inner = base_form(words[1])
+        if inner == "be":
+            verb_phrase = f"{'are' if plural else 'is'} {head} " + " ".join(words[2:])
+        else:
+            aux = "do" if plural else "does"
+            verb_phrase = f"{aux} {head} {inner} " + " ".join(words[2:])
+    elif head == "be":
+        verb_phrase = ("are " if plural else "is ") + " ".join(words[1:])
+    elif base_form(head) in VERBS:
+        verb = base_form(head)
+        verb_phrase = (verb if plural else third_person(verb)) + " " + " ".join(words[1:])
+    else:
+        return ""
+    if not subject:
+        subject = "the product"
+    return capital(_trim(f"{subject} {verb_phrase}"))
+
+
+def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
+    """Whether a criterion says something the title does not: a content word of its own (verbs
+    compared in their base form) that is not the persona or a word every criterion uses, or a
+    figure the title lacks. The story checks (``eval judge``) use the same test."""
+
+    def words(text: str) -> set[str]:
+        return {base_form(w) for w in content_words(text)}
+
+    said = words(title) | words(persona) | _BOILERPLATE
+    own = {w for w in words(criterion) if w not in said and is_topical(w)}
+    if own or (re.search(r"\d", criterion) and not re.search(r"\d", title)):
+        return True
+    # a Given/When/Then that makes a figure or a limit of the title testable adds its check
+    return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+def _thing(cap: Capability) -> str:
+    """What a measurable criterion is about: a subject the statement names ("the remote"), else
+    the need's object when it is a plain noun phrase, else the product."""
+    subject = _subject_words(cap.subject)
+    plain = re.compile(r"^(?!no\b|not\b|none\b)", re.IGNORECASE)
+    if subject and plain.match(subject) and not _PRODUCT_PRONOUN.match(subject):
+        if not _is_user(subject):
+            return _the(subject)
+    if cap.obj and plain.match(cap.obj) and not _MEASURE.search(cap.obj):
+        if len(cap.obj.split()) <= 5:
+            return _the(cap.obj)
+    return "the product"
+
+
+def _measure_verb(keys: frozenset[str], kind: str) -> str:
+    duration = "takes" if kind == "max" else "lasts"
+    for family, verb in (
+        ("currency", "costs"),
+        ("duration", duration),
+        ("mass", "weighs"),
+        ("length", "measures"),
+        ("percent", "reaches"),
+    ):
+        if family in keys:
+            return verb
+    return "has"
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        mine = set(content_words(item))
+        if all(len(mine ^ set(content_words(kept))) > 1 for kept in out):
+            out.append(item)
+    return out

@@ -1,0 +1,441 @@
+"""Reading a statement into a ``Capability`` (the offline generator's drafting, ``phrasing``).
+
+A statement is cleaned for writing (``body``: no markers, fillers, labels or leading discourse
+words), cut at the modal that carries its requirement (``_parse``), and read as the capability it
+asks for (``capability``): a verb phrase for the title and the "I want ..." means ("People want to
+have a power button" -> "Provide a power button", "the number is shown on the LCD" -> "Show the
+number on the LCD", "No teletext button" -> "Leave out teletext button"). The regular expressions
+that read a statement's parts (its modal, subject, purpose, condition) live here too, for the title
+(``phrasing``) and the acceptance criteria (``criteria``) to read the same way.
+
+Everything is a pure function of the statement: deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from shared.engine.offline.lexicon import (
+    PERSONA,
+    PERSONA_FORMS,
+    VERBS,
+    base_form,
+    is_participle,
+    is_verb,
+)
+from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
+from shared.text.language import clean, content_words
+
+# the fewest words of a title (``phrasing``, the longest is ``phrasing.MAX_TITLE_WORDS``) and of a
+# criterion (``criteria``)
+MIN_TITLE_WORDS = 3
+_LEAD = re.compile(
+    r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|yep|right|alright|basically"
+    r"|actually|like|because|'cause|and also|i think(?: that)?|we think(?: that)?|i guess"
+    r"|i believe|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note|oh|ooh"
+    r"|ah|ha|hmm|um|uh|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
+    r"|anyway|look|listen|please|just|maybe|perhaps|probably|i'd say|i would say|i reckon"
+    r"|i suppose|i feel like|for me|for us|in general|again|and then|or)\b[\s,:;-]*)+",
+    re.IGNORECASE,
+)
+# "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
+_LABEL_PREFIX = re.compile(
+    r"^(?:\[[ xX]\]\s*)?(?:(?!(?i:no|not|only|at|max|min|must|should)\b)[A-Z][A-Za-z/&']*"
+    r"(?:[ -][A-Za-z/&']+){0,3}:\s+)?"
+)
+_HEDGES = re.compile(
+    r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
+    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like"
+    r"|i don't know|i dunno|i'm not sure)\b\s*,?\s*",
+    re.IGNORECASE,
+)
+# The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
+# a noun phrase ("we need a screen"). Fixed noun-phrase decisions come first ("let's go with X").
+_MODAL = re.compile(
+    r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
+    r"|we will use|let's use|let's have|we'll have|we will have)"
+    r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
+    r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
+    r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have|use|include|keep|make"
+    r"|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
+    r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need))\b",
+    re.IGNORECASE,
+)
+_WEAK_MODAL = re.compile(r"\b(?P<vp>can|could|will|'ll|may)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?<!\d),\s+|\s*[;:]\s+|\s+(?=(?:but|because|'cause|whereas|although|so that"
+    r"|so (?:we|i|you|they|it|people))\b)",
+    re.IGNORECASE,
+)
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:(?:i|we|you|they|it|one|people|users?|the users?|customers?|viewers?|everyone"
+    r"|everybody|the client|the customer|the product|the device|the system|the app|the remote"
+    r"(?: control)?)(?:'ll|'d| will| would| all| really| also| do| still| probably)?\s*)?$",
+    re.IGNORECASE,
+)
+_PRODUCT_PRONOUN = re.compile(r"^(?:it|they|this|that|these|those|we|one)$", re.IGNORECASE)
+_USER_SUBJECT = re.compile(
+    r"^(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
+    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b",
+    re.IGNORECASE,
+)
+_SUBORDINATORS = frozenset(
+    "what which where that who whom if whether when than how time why whatever".split()
+)
+_SUBJECT_TAIL = re.compile(
+    r"(?:^|\s)((?:i|we|you|they|it|people|users?|customers?|viewers?|everyone|everybody"
+    r"|the (?:users?|customers?|client|product|device|system|app|remote(?: control)?))"
+    r"(?:'ll|'d| will| would| all| really| also| do| still)?)$",
+    re.IGNORECASE,
+)
+_PERSONA_START = re.compile(
+    rf"^(?:the |all |our |each |every )?({PERSONA_FORMS})\s+(?:only |just |also |always |then )?"
+    r"(?P<verb>[a-z]+)",
+    re.IGNORECASE,
+)
+_NOT_A_NEED_VERB = frozenset("say said says tell told think thought like liked love".split())
+_TALK_AFTER_DONT = frozenset("know worry mind care bother get forget remember mean see".split())
+_PURPOSE = re.compile(
+    r"\b(?:so that|so (?=(?:they|we|you|people|users?|it|he|she|i|the \w+|patients|residents"
+    r"|customers|staff) (?:can|could|will|won't|don't|do not|know|have|get|see|are|is|don't)\b))"
+    r"\s*(?P<ends>[^.;!?]+)",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(
+    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once|after|before|unless)\b\s+"
+    r"(?P<cond>[^,;]+)",
+    re.IGNORECASE,
+)
+_CONDITION_FIRST = re.compile(
+    r"^(?:when|whenever|if|as soon as|once|after|unless)\s+(?P<cond>[^,;]+),\s*(?P<main>.+)$",
+    re.IGNORECASE,
+)
+_KEEP_WORDS = re.compile(
+    r"^(?:under|below|within|at most|at least|less than|no more than|not more than|cheap|small"
+    r"|simple|short|light|low|few|lightweight|minimal)\b",
+    re.IGNORECASE,
+)
+_LEAVE_OUT = re.compile(r"^(?:no|without)\s+(?P<what>.+)$", re.IGNORECASE)
+_NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
+# an instruction not to do something, said of the product: "Don't interfere with other devices"
+_IMPERATIVE_NOT = re.compile(
+    r"^(?:don't|do not|never)\s+(?P<vp>[a-z]+\b.*?)(?:\s+(?:'cause|cause|because|since)\b.*)?$",
+    re.IGNORECASE,
+)
+_LETS_NOT = re.compile(
+    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?:do|have|include|add|build"
+    r"|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
+    r"(?:\s+after all|\s+anymore)?$",
+    re.IGNORECASE,
+)
+_NO_NEED = re.compile(
+    r"\bno need (?:to|for) (?:have |use |include |add |do )?(?P<what>.+?)(?:\s+(?:on it|at all))?$",
+    re.IGNORECASE,
+)
+_IS_OUT = re.compile(
+    r"^(?P<what>.+?)\s+(?:is|are)\s+(?:out|dropped|gone|off the table|not needed|out of scope)\b",
+    re.IGNORECASE,
+)
+_POSSESSION = frozenset("have get include contain offer need".split())
+_NEW_CLAUSE = re.compile(
+    r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people)"
+    r"(?:'re|'s|'m|'ve|'ll|'d)?\s+\w+",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Capability:
+    """What the main statement asks for, as a title phrase and the "I want ..." means."""
+
+    title: str  # imperative verb phrase, as long as the statement says it
+    means: str  # what follows "I want "
+    obj: str = ""  # the thing the need is about ("a power button"), for pronoun criteria
+    subject: str = ""  # who or what the statement is about ("it", "the remote", "users")
+
+
+@dataclass
+class _Requirement:
+    """The clause of a sentence that states the requirement, cut at its modal."""
+
+    clause: str
+    subject: str
+    kind: str  # "vp": a verb phrase follows the modal, "np": a noun phrase, "": no modal
+    rest: str
+    embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
+
+
+_PASSIVE_S = re.compile(
+    r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
+)
+
+
+def body(sentence: str, asides: bool = False) -> str:
+    """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
+    asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
+    profiles per remote)" is a detail)."""
+    text = clean(sentence)
+    text = re.sub(r"^[-*+•]\s+", "", text)
+    text = _LABEL_PREFIX.sub("", text, count=1)
+    text = re.sub(r",\s*like\s+", " ", text)
+    if asides:
+        text = re.sub(r"\s*\(([^()]*)\)", r", \1,", text)
+        text = re.sub(r",\s*([,.;:])", r"\1", text)
+    else:
+        text = re.sub(r"\s*\([^()]*\)", "", text)
+    text = _LEAD.sub("", text)
+    text = _HEDGES.sub("", text)
+    text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
+    # "the booking's released" is "the booking is released" (a passive reads as a capability)
+    text = _PASSIVE_S.sub(
+        lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
+    )
+    return re.sub(r"\s+", " ", text).strip(" ,;:-")
+
+
+def _parse(text: str) -> _Requirement:
+    clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
+    found = [(k, m) for k, c in enumerate(clauses) if (m := _MODAL.search(c))]
+    if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
+        found = [
+            (k, m)
+            for k, c in enumerate(clauses)
+            if (m := _WEAK_MODAL.search(c)) and not (k and _PURPOSE.match(c))
+        ]  # "..., so the remote can be used in the dark" is the reason, not the need
+    for k, m in found:
+        clause = clauses[k]
+        rest = _trim(clause[m.end() :])
+        more = k + 1
+        while (len(rest.split()) < 4 or not content_words(rest)) and more < len(clauses):
+            if _NEW_CLAUSE.match(clauses[more]):
+                break  # "book, move and cancel" continues; "it is late" starts anew
+            rest = _trim(f"{rest}, {clauses[more]}")
+            clause = f"{clause}, {clauses[more]}"
+            more += 1
+        rest = re.sub(r"^to\s+", "", rest)
+        if not rest:
+            continue
+        groups = m.groupdict()
+        kind = "np" if (groups.get("np") or groups.get("np1")) else "vp"
+        subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
+        tail = _SUBJECT_TAIL.search(subject)
+        embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
+            kind == "np" and bool(re.match(r"(?:for|to|in|on|at|with|by|from)\b", rest, re.I))
+        )
+        if tail:
+            before = subject[: tail.start()].split()
+            embedded = embedded or bool(before and before[-1].lower() in _SUBORDINATORS)
+            subject = tail.group(1)
+        if groups.get("np1"):
+            rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if re.search(r"use$", groups["np1"], re.IGNORECASE):
+                kind, rest = "vp", f"use {rest}"
+        return _Requirement(_trim(clause), subject, kind, rest, embedded)
+    clause = next((c for c in clauses if len(c.split()) >= 3), text)
+    return _Requirement(_trim(clause), "", "", _trim(clause))
+
+
+def capability(text: str) -> Capability:
+    """The capability a (cleaned) statement asks for."""
+    dropped = _dropped(text)
+    if dropped:
+        return dropped
+    condition_first = _CONDITION_FIRST.match(text)
+    if condition_first and len(condition_first.group("main").split()) >= 2:
+        # "when you go to the sofa, take ...": the need is the rest
+        text = condition_first.group("main")
+    imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
+    if imperative_be:  # "be simple" said of the product
+        return _be(imperative_be.group("what"), "it")
+    imperative_not = _IMPERATIVE_NOT.match(text)
+    verb = imperative_not.group("vp").split()[0].strip(".,;:!?").lower() if imperative_not else ""
+    if imperative_not and is_verb(verb) and verb not in _NOT_A_NEED_VERB | _TALK_AFTER_DONT:
+        vp = _trim(imperative_not.group("vp"))  # "don't interfere with other devices"
+        return Capability(f"Do not {vp}", f"the product never to {vp}")
+    req = _parse(text)
+    subject = _subject_words(req.subject)
+    first, joined, _ = subject.partition(" and ")
+    if req.kind and joined and len(first.split()) >= 2:
+        # "the booking is released and someone else can have it": the need is the first clause
+        return capability(first)
+    if req.embedded or (req.kind and len(req.subject.split()) > 8):
+        return _plain(req.clause)
+    if req.kind == "np":
+        return _provide(req.rest, subject)
+    if req.kind == "vp":
+        return _from_verb_phrase(req.rest, subject)
+    return _plain(req.clause)
+
+
+def _subject_words(subject: str) -> str:
+    subject = re.sub(
+        r"(?:'ll|'d|\s+will|\s+would|\s+all|\s+really|\s+also|\s+do|\s+still|\s+probably)$",
+        "",
+        subject.strip(),
+        flags=re.IGNORECASE,
+    )
+    return subject.strip()
+
+
+def _is_user(subject: str) -> bool:
+    return bool(subject) and bool(_USER_SUBJECT.match(subject.lower()))
+
+
+def _provide(noun_phrase: str, subject: str = "") -> Capability:
+    noun_phrase = _lower_first(_trim(noun_phrase))
+    return Capability(
+        title=f"Provide {noun_phrase}", means=noun_phrase, obj=noun_phrase, subject=subject
+    )
+
+
+def _from_verb_phrase(rest: str, subject: str) -> Capability:
+    rest = re.sub(r"^(?:only|just|also|really|always|simply|still|even|definitely)\s+", "", rest)
+    words = rest.split()
+    first = words[0].lower()
+    user = _is_user(subject) or subject.lower() in ("we", "i")
+    if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
+        action = " ".join(words[3:])
+        return Capability(_verb_phrase(action), f"to {action}", subject=subject)
+    if first in _POSSESSION and len(words) > 1:
+        what = " ".join(words[1:])
+        if words[1].lower() in ("to", "it", "them", "that", "this"):
+            return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+        return _provide(what, subject)
+    if first == "be" and len(words) > 1:
+        return _be(" ".join(words[1:]), subject)
+    negated = _NOT_VP.match(rest)
+    if negated:
+        vp = negated.group("vp")
+        actor = "" if user else "the product "
+        return Capability(f"Do not {vp}", f"{actor}never to {vp}".strip(), subject=subject)
+    if user:
+        return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+    if len(rest.split()) < MIN_TITLE_WORDS:  # "it has to work offline": "Make it work offline"
+        thing = "it" if not subject or _PRODUCT_PRONOUN.match(subject) else subject
+        return Capability(
+            f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
+        )
+    return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
+
+
+def _be(complement: str, subject: str) -> Capability:
+    """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
+    'Show the number on the LCD'; 'users should be notified' -> 'Notify users'."""
+    words = complement.split()
+    verb = base_form(words[0])
+    thing = subject if subject and not _PRODUCT_PRONOUN.match(subject) else "it"
+    named = thing if thing != "it" else "the product"
+    if verb in VERBS and verb != words[0].lower() and is_participle(words[0]):
+        tail = " ".join(words[1:])
+        title = f"{verb} {_lower_first(thing) if thing != 'it' else ''} {tail}"
+        return Capability(
+            _cap(re.sub(r"\s+", " ", title).strip()),
+            f"{_lower_first(named)} to be {complement}",
+            obj=thing if thing != "it" else "",
+            subject=subject,
+        )
+    lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
+    return Capability(
+        f"{lead} {_lower_first(thing)} {complement}",
+        f"{named} to be {complement}",
+        obj=thing if thing != "it" else "",
+        subject=subject,
+    )
+
+
+def _dropped(text: str) -> Capability | None:
+    """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
+    text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now)?[\s.!?]*$", "", text)
+    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED):
+        m = pattern.search(text)
+        if m and content_words(m.group("what")):
+            what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
+            what = _trim(what)
+            bare = _NOUN_OPENERS.sub("", what)
+            return Capability(f"Leave out {what}", f"no {bare}", obj=what)
+    return None
+
+
+def _plain(clause: str) -> Capability:
+    """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
+    clause = _trim(clause)
+    leave = _LEAVE_OUT.match(clause)
+    if leave:
+        what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
+        what = re.sub(r"\.\s.*$", "", what)
+        return Capability(f"Leave out {_trim(what)}", f"no {_trim(what)}", obj=_trim(what))
+    words = clause.split()
+    if words and words[0].lower() in VERBS and words[0].lower() not in ("be", "have"):
+        return Capability(_cap(clause), f"to {_lower_first(clause)}")
+    persona = PERSONA.match(clause) or re.match(
+        r"(?:the |all |our )?(?:people|users|you|we|i|they|one)\b", clause, re.I
+    )
+    if persona and len(words) > 2:
+        k = len(persona.group(0).split())
+        verb = words[k].lower() if k < len(words) else ""
+        if verb in VERBS and verb not in ("be", "have"):
+            action = " ".join(words[k:])
+            return Capability(_cap(action), f"to {action}", subject=persona.group(0))
+    plural = re.match(
+        r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s)\s+"
+        r"(?:only |just |also |always |then |ever |only ever )*(?P<verb>[a-z]+)\b(?P<rest>.*)$",
+        clause,
+        re.IGNORECASE,
+    )
+    if (
+        plural
+        and plural.group("verb").lower() in VERBS
+        and plural.group("verb").lower()
+        not in (
+            "be",
+            "have",
+        )
+    ):
+        subject = _lower_first(plural.group("subject"))
+        said = clause[len(plural.group("subject")) :].strip()
+        return Capability(
+            f"Make {subject} {said}", f"{subject} to {said}", obj=subject, subject=subject
+        )
+    for k in range(1, min(len(words), 8)):
+        w = words[k].lower().strip(",")
+        if words[k - 1].lower() in ("that", "which", "who"):
+            return _provide(clause)  # "one power button that switches the TV on": a thing
+        if w in ("is", "are", "gets", "get") and k + 1 < len(words):
+            participle = words[k + 1].lower()
+            verb = base_form(participle)
+            subject = " ".join(words[:k])
+            if verb in VERBS and verb != participle and is_participle(participle):
+                tail = " ".join(words[k + 2 :])
+                return Capability(
+                    _cap(f"{verb} {_lower_first(subject)} {tail}".strip()),
+                    f"{_lower_first(subject)} to be {participle} {tail}".strip(),
+                    obj=subject,
+                    subject=subject,
+                )
+            if w in ("is", "are"):
+                return _be(" ".join(words[k + 1 :]), subject)
+        if w in ("stays", "stay", "remains", "remain", "wins", "win"):
+            subject = " ".join(words[:k])
+            return Capability(f"Keep {_lower_first(subject)}", _lower_first(subject), obj=subject)
+        verb = base_form(w)
+        if verb in VERBS and verb != w and not w.endswith(("ed", "en")):
+            subject = " ".join(words[:k])
+            tail = " ".join(words[k + 1 :])
+            return Capability(
+                _cap(f"{verb} {tail}".strip()),
+                f"{_lower_first(subject)} to {verb} {tail}".strip(),
+                obj=subject,
+                subject=subject,
+            )
+    return _provide(clause)
+
+
+def _verb_phrase(text: str) -> str:
+    """A title phrase that opens with a verb: 'train the recogniser' stays, 'only few buttons'
+    becomes 'Provide only few buttons'."""
+    text = re.sub(r"^(?:only|just|also|really|always|simply|still|even)\s+", "", _trim(text))
+    first = text.split()[0] if text.split() else ""
+    if is_verb(first):
+        return text
+    return f"Provide {text}"

@@ -1,0 +1,66 @@
+"""Small wording helpers of the offline drafting (``phrasing``, ``statement``, ``criteria``):
+trimming a phrase to its words, articles, capitals.
+
+Pure functions of their text: deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.engine.offline.lexicon import VERBS, base_form
+
+_DANGLING = re.compile(
+    r"(?:\s+(?:and|or|but|so|like|the|a|an|to|of|with|that|which|because|'cause|uh|um|for|in"
+    r"|on|at|by|from|as|than|our|their|your|my|its|some|is|are|be|it|this|these|those|we|you"
+    r"|they|i|can|will|would|should|must|not|no|if|when|where|what|how|there|here|very|more"
+    r"|most|any|every|each|all|just|also|then|into|onto|about|per|via))+$"
+    r"|\s+to\s+(?:do|be|have|get|go|make)$",
+    re.IGNORECASE,
+)
+_PARTICLE = re.compile(
+    r"\b(?P<verb>[a-z]+)\s+(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
+    re.IGNORECASE,
+)
+_ACRONYM_WORDS = re.compile(r"\b(tv|lcd|led|ui|ux|ir|usb|eur|dvd|rgb|pcb|dsp|ac|dc|gdpr|sms|pdf)\b")
+_NOUN_OPENERS = re.compile(
+    r"^(?:a|an|the|some|any|our|their|your|its|this|that|these|those)\s+", re.I
+)
+
+
+def _trim(text: str) -> str:
+    """Collapsed whitespace, no surrounding punctuation and no dangling function words (a verb's
+    particle stays: "log in", "switch off")."""
+    text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
+    particle = _PARTICLE.search(text)
+    if particle and base_form(particle.group("verb")) in VERBS:
+        return text
+    return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
+
+
+def _the(noun_phrase: str) -> str:
+    """'a power button' -> 'the power button'."""
+    return "the " + _lower_first(_NOUN_OPENERS.sub("", noun_phrase.strip())) if noun_phrase else ""
+
+
+def _article(word: str) -> str:
+    low = word.lower()
+    if low.startswith(("user", "uni", "use", "eu", "one", "ux")):
+        return "a"
+    return "an" if low[:1] in "aeiou" or low.startswith(("hour", "honest")) else "a"
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def capital(text: str) -> str:
+    """First letter up, known acronyms upper case ("tv" -> "TV")."""
+    text = _ACRONYM_WORDS.sub(lambda m: m.group(1).upper(), text.strip())
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _lower_first(text: str) -> str:
+    if len(text) > 1 and text[1].isupper():
+        return text  # an acronym: "LCD ..."
+    return text[:1].lower() + text[1:]

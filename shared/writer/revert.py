@@ -285,9 +285,7 @@ class Rollback:
                 reason="not checked against Azure DevOps",
             )
         if item is None:
-            return self._record_for(
-                result, "none", "already_gone", reason=f"work item #{target} no longer exists"
-            )
+            return self._gone(result, target)
         differing = _differing(item, before)
         if not differing or self.reverted_revs.get(target) == _rev(item):
             return self._record_for(
@@ -324,24 +322,13 @@ class Rollback:
                     reason=f"work item #{target} changed while it was being rolled back",
                 )
             except AdoNotFound:
-                return self._record_for(
-                    result, "none", "already_gone", reason=f"work item #{target} no longer exists"
-                )
+                return self._gone(result, target)
             except AdoError as err:
-                if not _maybe_applied(err) or attempt == self.max_retries:
-                    if isinstance(err, _ABORT):
-                        raise _Abort(str(err)) from None
-                    raise
-                self._backoff(attempt, result, err)
+                self._retry_or_raise(err, attempt, result)
                 try:
                     again = client.get_work_item(target)
                 except AdoNotFound:
-                    return self._record_for(
-                        result,
-                        "none",
-                        "already_gone",
-                        reason=f"work item #{target} no longer exists",
-                    )
+                    return self._gone(result, target)
                 except _ABORT as read_err:
                     raise _Abort(str(read_err)) from None
                 if not _differing(again, before):  # the answer was lost, the revert happened
@@ -376,9 +363,7 @@ class Rollback:
                 result, "delete", "pending", reason="not checked against Azure DevOps"
             )
         if item is None:
-            return self._record_for(
-                result, "none", "already_gone", reason=f"work item #{target} no longer exists"
-            )
+            return self._gone(result, target)
         if result.rev_after is None and target not in self.left_revs:
             return self._record_for(result, "none", "failed", reason=NO_REV)
         changed = self._changed(result, item)
@@ -402,15 +387,9 @@ class Rollback:
                 client.delete_item(target)
                 return self._record_for(result, "delete", "deleted")
             except AdoNotFound:
-                return self._record_for(
-                    result, "none", "already_gone", reason=f"work item #{target} no longer exists"
-                )
+                return self._gone(result, target)
             except AdoError as err:
-                if not _maybe_applied(err) or attempt == self.max_retries:
-                    if isinstance(err, _ABORT):
-                        raise _Abort(str(err)) from None
-                    raise
-                self._backoff(attempt, result, err)
+                self._retry_or_raise(err, attempt, result)
                 try:
                     client.get_work_item(target)
                 except AdoNotFound:  # the answer was lost, the delete happened
@@ -418,6 +397,21 @@ class Rollback:
                 except _ABORT as read_err:
                     raise _Abort(str(read_err)) from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _gone(self, result: WriteResult, target: int) -> RollbackRecord:
+        """The work item is not there any more: nothing to undo."""
+        return self._record_for(
+            result, "none", "already_gone", reason=f"work item #{target} no longer exists"
+        )
+
+    def _retry_or_raise(self, err: AdoError, attempt: int, result: WriteResult) -> None:
+        """Back off before another attempt when the failed call may have been applied and
+        attempts are left; otherwise raise (``_Abort`` for auth, throttling, no connection)."""
+        if not _maybe_applied(err) or attempt == self.max_retries:
+            if isinstance(err, _ABORT):
+                raise _Abort(str(err)) from None
+            raise err
+        self._backoff(attempt, result, err)
 
     def _backoff(self, attempt: int, result: WriteResult, err: AdoError) -> None:
         delay = float(min(16, 2**attempt))

@@ -11,6 +11,9 @@ temporary local store, so what is measured is what a user gets. Then, per meetin
 - **quote precision**: share of the statements quoted by some story that are F/A;
 - **story precision**: share of stories whose main quote (the first of ``source_quotes``) lies in
   an F/A statement;
+- **criterion precision**: share of acceptance criteria drawn from an F/A statement (each
+  criterion is traced to the quoted statement that shares most of its content words: the drafting
+  is literal, so the source is the statement it was cut from);
 - the model-free story checks of ``eval judge`` (``shared.eval.checks``) on the same stories.
 
 ``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
@@ -121,17 +124,24 @@ def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[
     overlapping = statement_index(meeting)
     quoted: dict[int, Statement] = {}
     rows = []
-    main_ok = 0
+    main_ok = criteria = criteria_ok = 0
     for story in stories:
         labels = []
+        mine: dict[int, Statement] = {}
         for q in story.source_quotes:
             hit = overlapping(q.start, q.end)
             for s in hit:
-                quoted[s.number] = s
+                quoted[s.number] = mine[s.number] = s
             labels.append([f"{s.number}:{s.label}" for s in hit])
         main = overlapping(story.source_quotes[0].start, story.source_quotes[0].end)
         ok = any(s.is_requirement for s in main)
         main_ok += ok
+        sources = [
+            criterion_source(ac, list(mine.values()), story.title)
+            for ac in story.acceptance_criteria
+        ]
+        criteria += len(sources)
+        criteria_ok += sum(1 for s in sources if s is not None and s.is_requirement)
         rows.append(
             {
                 "meeting": meeting.meeting_id,
@@ -140,6 +150,7 @@ def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[
                 "description": story.description,
                 "acceptance_criteria": list(story.acceptance_criteria),
                 "main_quote_is_requirement": ok,
+                "criteria_sources": [f"{s.number}:{s.label}" if s else None for s in sources],
                 "quotes": [q.text for q in story.source_quotes],
                 "quoted_statements": labels,
                 "superseded": [q.text for q in story.superseded_quotes],
@@ -159,9 +170,32 @@ def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[
         "stories": len(stories),
         "stories_main_quote_requirement": main_ok,
         "story_precision": _ratio(main_ok, len(stories)),
+        "criteria": criteria,
+        "criteria_from_requirements": criteria_ok,
+        "criterion_precision": _ratio(criteria_ok, criteria),
         "missed": [f"{s.number}: {s.text[:120]}" for s in wanted if s.number not in quoted][:40],
     }
     return figures, rows
+
+
+def criterion_source(
+    criterion: str, statements: list[Statement], title: str = ""
+) -> Statement | None:
+    """The statement a criterion was drafted from: the one sharing the largest share of what the
+    criterion adds to the title (its content words not in the title; all of them when it adds
+    none); ties go to the earlier statement; None when none shares a word."""
+    from shared.text.language import content_words
+
+    words = set(content_words(criterion))
+    words = (words - set(content_words(title))) or words
+    best: tuple[float, int] = (0.0, 0)
+    found: Statement | None = None
+    for s in sorted(statements, key=lambda s: s.number):
+        shared = len(words & set(content_words(s.text)))
+        score = (shared / len(words) if words else 0.0, -s.number)
+        if shared and score > best:
+            best, found = score, s
+    return found
 
 
 def overall(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -183,6 +217,8 @@ def overall(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ),
         "stories": total("stories"),
         "story_precision": _ratio(total("stories_main_quote_requirement"), total("stories")),
+        "criteria": total("criteria"),
+        "criterion_precision": _ratio(total("criteria_from_requirements"), total("criteria")),
         "judge_all_checks_passed": _ratio(
             sum(r["judge"]["all_checks_passed"] for r in rows if "judge" in r),
             sum(r["judge"]["stories"] for r in rows if "judge" in r),
@@ -344,6 +380,7 @@ def render(document: dict[str, Any]) -> str:
             r["quote_precision"],
             r["stories"],
             r["story_precision"],
+            r.get("criterion_precision"),
             (judge.get("all_checks_passed", 0) / judged) if judged else None,
         ]
 
@@ -358,6 +395,7 @@ def render(document: dict[str, Any]) -> str:
             o["quote_precision"],
             o["stories"],
             o["story_precision"],
+            o.get("criterion_precision"),
             o["judge_all_checks_passed"],
         ]
     )
@@ -376,6 +414,7 @@ def render(document: dict[str, Any]) -> str:
             "quote prec.",
             "stories",
             "story prec.",
+            "AC prec.",
             "checks pass",
         ],
         rows,

@@ -74,8 +74,9 @@ def write(tmp_path: Path, rows: list[tuple[str, str]]) -> Path:
     return path
 
 
-def story(meeting, item_id: str, *texts: str) -> GeneratedItem:
+def story(meeting, item_id: str, *texts: str, criteria: tuple[str, ...] = ()) -> GeneratedItem:
     quotes = []
+    title = "Provide a power button" if criteria else "t"
     for text in texts:
         at = meeting.transcript.index(text)
         quotes.append(SourceQuote(text=text, start=at, end=at + len(text)))
@@ -86,10 +87,11 @@ def story(meeting, item_id: str, *texts: str) -> GeneratedItem:
         type="User Story",
         item_id=item_id,
         story_id=item_id,
-        title="t",
+        title=title,
         source_doc="m",
         source_doc_segment="0-1",
         source_quotes=quotes,
+        acceptance_criteria=list(criteria),
         generation_agent_version="v",
         engine="offline",
     )
@@ -104,15 +106,23 @@ def test_scores_count_statements_quotes_and_main_quotes(tmp_path: Path) -> None:
                 ("Ana: We need a power button .", "F"),
                 ("Ben: It should be red .", "F"),
                 ("Ben: It must cost under 12 EUR .", "A"),
-                ("Ana: Yeah .", "NULL"),
+                ("Ana: Yeah , a blue one .", "NULL"),
             ],
         )
     )
     assert meeting.transcript.startswith("Ana: Hello .\nAna: We need")
     assert meeting.statements[1].span.start == meeting.transcript.index("We need")
     stories = [
-        story(meeting, "s1", "We need a power button", "It should be red ."),
-        story(meeting, "s2", "Yeah ."),  # a story whose main quote is talk
+        story(
+            meeting,
+            "s1",
+            "We need a power button",
+            "It should be red .",
+            "Yeah , a blue one .",
+            # one criterion from a requirement statement, one from talk
+            criteria=("The power button is red.", "The power button is blue."),
+        ),
+        story(meeting, "s2", "Yeah , a blue one ."),  # a story whose main quote is talk
     ]
     figures, rows = score_meeting(meeting, stories)
     assert figures["requirement_statements"] == 3
@@ -120,7 +130,10 @@ def test_scores_count_statements_quotes_and_main_quotes(tmp_path: Path) -> None:
     assert figures["quoted_statements"] == 3 and figures["quote_precision"] == round(2 / 3, 4)
     assert figures["story_precision"] == 0.5
     assert figures["missed"] == ["4: Ben: It must cost under 12 EUR ."]
-    assert rows[0]["quoted_statements"] == [["2:F"], ["3:F"]]
+    assert rows[0]["quoted_statements"] == [["2:F"], ["3:F"], ["5:NULL"]]
+    # traced by what each adds to the title: "red" (statement 3), "blue" (statement 5, talk)
+    assert rows[0]["criteria_sources"] == ["3:F", "5:NULL"]
+    assert figures["criteria"] == 2 and figures["criterion_precision"] == 0.5
 
 
 def test_bad_files_say_what_is_wrong(tmp_path: Path) -> None:

@@ -127,9 +127,17 @@ def test_a_benefit_only_when_the_meeting_states_one() -> None:
 
 def test_criteria_gwt_for_limits_and_conditions_and_never_a_restatement() -> None:
     limit = write_story(["The remote must have no more than 8 buttons ."])
-    assert limit.acceptance_criteria == [
-        "Given the remote, when it is checked, then it has at most 8 buttons."
-    ]
+    # a limit without a condition is a checklist item in the statement's words, not a
+    # "Given the remote, when it is checked" template
+    assert limit.acceptance_criteria == ["The remote has no more than 8 buttons."]
+    # the limit leaves the title when what is left still names the capability
+    cancel = write_story(["Okay, online cancellation up to two hours before."])
+    assert cancel.title == "Provide online cancellation"
+    assert cancel.acceptance_criteria == ["Online cancellation up to two hours before."]
+    pages = write_story(
+        ["Pages must load in under three seconds with ten thousand people on at once."]
+    )
+    assert pages.title == "Make pages load in under three seconds"  # never "... load in"
     condition = write_story(["- Locator: the remote beeps when someone claps twice."])
     assert condition.acceptance_criteria == [
         "Given a user, when someone claps twice, then the remote beeps."
@@ -138,7 +146,7 @@ def test_criteria_gwt_for_limits_and_conditions_and_never_a_restatement() -> Non
     assert detail.acceptance_criteria == ["The power button is red."]
     bare = write_story(["We need a rechargeable battery with a charging dock ."])
     assert bare.acceptance_criteria == []  # nothing beyond the title was said: nothing invented
-    for draft in (limit, condition, detail):
+    for draft in (limit, cancel, condition, detail):
         assert all(adds_to_title(c, draft.title) for c in draft.acceptance_criteria)
 
 
@@ -176,6 +184,29 @@ def test_a_drop_names_what_it_drops() -> None:
     assert dropped is not None and dropped.kind == "negation"
     assert revision("We need a power button .", "The power button should be red .") is None
     assert revision("At least 3 colours for the backlight.", "We have 8 buttons.") is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "means"),
+    [
+        (
+            "Nobody has to log in to see their bin day.",
+            "Do not make anyone log in",
+            "nobody to have to log in to see their bin day",
+        ),
+        (
+            "No one should see the phone numbers of other volunteers.",
+            "Do not let anyone see the phone numbers",
+            "no one to see the phone numbers of other volunteers",
+        ),
+    ],
+)
+def test_a_need_said_of_nobody_keeps_its_negation(statement: str, title: str, means: str) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    assert draft.description == f"As a user, I want {means}."
+    # the criterion keeps the statement's words: never "Nobody logs in ..." or a limit turned round
+    assert draft.acceptance_criteria == [statement]
 
 
 def test_written_from_the_later_decision() -> None:

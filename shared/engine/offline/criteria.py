@@ -34,6 +34,7 @@ from shared.engine.offline.statement import (
     _parse,
     _Requirement,
     _subject_words,
+    says_nobody,
 )
 from shared.engine.offline.wording import _article, _lower_first, _the, _trim, capital
 from shared.text.language import content_words, is_topical
@@ -62,6 +63,11 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     figures: set[str] = set()
     for k, text in enumerate(texts):
         req = _parse(text)
+        if says_nobody(req):  # "nobody has to log in ...": in the statement's own words
+            whole = _trim(text)
+            if len(whole.split()) >= MIN_TITLE_WORDS:
+                out.append(f"{capital(whole)}.")
+            continue
         clause = req.clause if req.kind else text
         split = _condition(text, first_only=True) or _condition(clause)
         if split:
@@ -75,27 +81,21 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 continue
         found = limits(text)
         if found:
-            for lim in found:
+            for lim in found:  # the clause that states the limit, in the meeting's words
                 if lim.quantity.text.lower() in figures:
                     continue
                 figures.add(lim.quantity.text.lower())
-                bound = "at most" if lim.kind == "max" else "at least"
-                verb = _measure_verb(lim.quantity.keys, lim.kind)
-                thing = _thing(cap)
-                out.append(
-                    f"Given {thing}, when it is checked, then it {verb} {bound} "
-                    f"{lim.quantity.text}."
-                )
+                item = _clause_with(text, lim.quantity.text, cap, persona)
+                if item:
+                    out.append(item)
             continue
         statement = _declarative(req, cap, persona, text)
         if not statement:
             continue
         numbers = [q.text for q in quantities(text) if q.text.lower() not in figures]
-        if numbers and req.kind == "vp" and not _is_user(_subject_words(req.subject)):
+        if numbers:
             figures.update(n.lower() for n in numbers)
-            own = _subject_words(req.subject)
-            thing = _thing(Capability("", "", subject=own)) if own else _thing(cap)
-            out.append(f"Given {thing}, when it is checked, then {_lower_first(statement)}.")
+            out.append(f"{statement}.")
         elif k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
@@ -133,6 +133,38 @@ _DECIDED = re.compile(
     r"|min(?:imum)?|every|each|all|both|none)\b",
     re.IGNORECASE,
 )
+
+
+_BOUND_LAST = re.compile(r"\b(?:at most|at least|or less|or more|or fewer|max|min)$", re.I)
+
+
+def _trim_keeping_bound(text: str) -> str:
+    """``_trim``, but a bound said after its figure stays ("beeps for 30 s at most")."""
+    bare = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
+    return bare if _BOUND_LAST.search(bare) else _trim(text)
+
+
+def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
+    """The clause of a statement that says a figure ("battery life at least 12 months of typical
+    use" from "..., with the backlight on its default setting"), as a checklist item, present
+    tense when it has a modal ("the remote must have no more than 8 buttons" -> "The remote has
+    no more than 8 buttons"); the clause before it joins when the figure's clause alone is too
+    short to read ("up to two hours")."""
+    clauses = [_trim_keeping_bound(c or "") for c in _CLAUSE_BREAK.split(text)]
+    for k, clause in enumerate(clauses):
+        if figure.lower() not in clause.lower():
+            continue
+        clause = _trim_keeping_bound(_LEAD.sub("", clause))
+        if len(clause.split()) < MIN_TITLE_WORDS + 1 and k and clauses[k - 1]:
+            clause = f"{_LEAD.sub('', clauses[k - 1])}, {clause}"
+        if len(clause.split()) < MIN_TITLE_WORDS:
+            continue
+        if _MODAL.search(clause):
+            stated = _declarative(_parse(clause), cap, persona, clause)
+            if stated and figure.lower() in stated.lower():
+                return capital(stated.rstrip(".")) + "."
+        return capital(clause.rstrip(".")) + "."
+    return ""
 
 
 def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:

@@ -56,7 +56,7 @@ from shared.agents import (
     StoryDraft,
 )
 from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
-from shared.analysis.contradiction import forbidden_mentions, limit_violations
+from shared.analysis.contradiction import forbidden_mentions, limit_violations, limits
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
 from shared.engine.offline.grouping import MAX_QUOTES, _centroid, _group, _Story, _unit
@@ -88,7 +88,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v3"
+    version = "gen-offline-v4"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -169,13 +169,16 @@ class OfflineGenerator:
     ) -> list[tuple[_Story, StoryDraft]]:
         """A need said once, with nothing beyond its title, joins the most similar need of the
         segment (cosine >= ``BARE_FOLD_SIMILARITY``) as one of its criteria and quotes, when that
-        story gains a criterion from it; otherwise it stays a story of its own."""
+        story gains a criterion from it; otherwise, or when it states a limit, it stays a story of
+        its own."""
         if BARE_FOLD_SIMILARITY > 1.0:
             return drafted
         out = list(drafted)
         for st, d in drafted:
             if d.acceptance_criteria or len(st.members) > 1 or st.superseded or st.revisions:
                 continue
+            if limits(sentences[st.writing].text):
+                continue  # a limit ("no more than 8 buttons") constrains the product: its own story
             k = st.members[0]
             scored = [
                 (float(vectors[k] @ _centroid(vectors, other)), n)

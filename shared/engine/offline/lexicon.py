@@ -15,7 +15,7 @@ VERBS = frozenset(
     administer admit adopt advance advertise advise advocate affect afford agree aid aim alert
     align allocate allow alter amend amplify analyse analyze anchor animate annotate announce
     answer anticipate appeal appear append apply appoint appreciate approach appropriate approve
-    archive argue arise arm arrange ask assemble assert assess assign assist associate assume
+    archive argue arise arm arrange arrive ask assemble assert assess assign assist associate assume
     assure attach attack attempt attend attract audit augment authenticate authorise authorize
     automate average avoid award back backfill backup balance ban bar base be bear beat become
     beep begin behave believe belong bend benefit bet bid bill bind bite blend bless blink block
@@ -24,7 +24,7 @@ VERBS = frozenset(
     cancel capture care carry cast catch categorise categorize cause cease celebrate centralise
     centralize certify chain challenge change charge chart chase chat check choose cite claim clap
     clarify classify clean clear click climb clip close coach code collaborate collapse collect
-    color colour combine comfort command commence comment commit communicate compare compensate
+    color colour combine come comfort command commence comment commit communicate compare compensate
     compete compile complain complete complicate comply compose compress comprise compute
     concentrate conclude conduct configure confine confirm conflict conform confront connect
     consent conserve consider consist consolidate constrain construct consult consume contact

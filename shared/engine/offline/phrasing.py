@@ -30,8 +30,15 @@ import re
 from collections.abc import Sequence
 
 from shared.agents import StoryDraft
+from shared.analysis.contradiction import limits
 from shared.engine.offline.criteria import criteria
-from shared.engine.offline.lexicon import PERSONA_FORMS, VERBS, base_form, singular_persona
+from shared.engine.offline.lexicon import (
+    PERSONA_FORMS,
+    VERBS,
+    base_form,
+    reads_as_capability,
+    singular_persona,
+)
 from shared.engine.offline.statement import (
     _CONDITION,
     _CONDITION_FIRST,
@@ -117,7 +124,7 @@ def write_story(
     else:
         cap = capability(main)
         persona = persona_of(quotes, context, default_persona)
-    title = make_title(_with_condition(cap.title, main))
+    title = _without_limit(make_title(_with_condition(cap.title, main)), main)
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
     description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
     if benefit:
@@ -144,6 +151,30 @@ def write_story(
         source_quotes=list(quotes),
         open_questions=questions,
     )
+
+
+_LIMIT_CUE = (
+    r"(?:up to|at least|at most|no more than|not more than|more than|less than|fewer than|under"
+    r"|below|within|over|above|max(?:imum)?(?: of)?|min(?:imum)?(?: of)?)"
+)
+
+
+def _without_limit(title: str, main: str) -> str:
+    """The title without the limit the main statement sets ("Provide online cancellation" from
+    "online cancellation up to two hours before"), when what is left still names a capability:
+    the limit is then the criterion that adds to the title."""
+    for lim in limits(main):
+        cut = re.search(rf"\s+{_LIMIT_CUE}\s+{re.escape(lim.quantity.text)}\b", title, re.I)
+        if cut:
+            short = _trim(title[: cut.start()])
+            last = short.split()[-1].lower() if short else ""
+            if (
+                len(short.split()) >= MIN_TITLE_WORDS
+                and last not in _CUT_BEFORE
+                and reads_as_capability(short)
+            ):
+                return short
+    return title
 
 
 # words that say nothing testable without a figure (the judge's testable-criteria check reads

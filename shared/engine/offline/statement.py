@@ -116,7 +116,12 @@ _KEEP_WORDS = re.compile(
     r"|simple|short|light|low|few|lightweight|minimal)\b",
     re.IGNORECASE,
 )
-_LEAVE_OUT = re.compile(r"^(?:no|without)\s+(?P<what>.+)$", re.IGNORECASE)
+# "no teletext button" drops a thing; "no more than 8 buttons" sets a limit
+_LEAVE_OUT = re.compile(
+    r"^(?:no|without)\s+(?!(?:more|less|fewer|later|longer|earlier|sooner|higher|lower|bigger"
+    r"|smaller|greater|heavier)\s+than\b)(?P<what>.+)$",
+    re.IGNORECASE,
+)
 _NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
 # an instruction not to do something, said of the product: "Don't interfere with other devices"
 _IMPERATIVE_NOT = re.compile(
@@ -138,6 +143,9 @@ _IS_OUT = re.compile(
     re.IGNORECASE,
 )
 _POSSESSION = frozenset("have get include contain offer need".split())
+# a need said of nobody ("nobody has to log in to see their bin day"): the title keeps the negation
+_NOBODY = re.compile(r"^(?:nobody|no one|no-one|none of (?:them|us|the \w+))$", re.IGNORECASE)
+_OBLIGED = re.compile(r"^\S+(?: \S+)?\s+(?:has to|have to|needs? to|must|got to|gotta)\b", re.I)
 _NEW_CLAUSE = re.compile(
     r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people)"
     r"(?:'re|'s|'m|'ve|'ll|'d)?\s+\w+",
@@ -259,6 +267,8 @@ def capability(text: str) -> Capability:
     if req.kind and joined and len(first.split()) >= 2:
         # "the booking is released and someone else can have it": the need is the first clause
         return capability(first)
+    if req.kind == "vp" and _NOBODY.match(subject) and not req.embedded:
+        return _nobody(req, subject)
     if req.embedded or (req.kind and len(req.subject.split()) > 8):
         return _plain(req.clause)
     if req.kind == "np":
@@ -266,6 +276,23 @@ def capability(text: str) -> Capability:
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject)
     return _plain(req.clause)
+
+
+def _nobody(req: _Requirement, subject: str) -> Capability:
+    """'Nobody has to log in to see their bin day' -> 'Do not make anyone log in to see their
+    bin day'; 'no one should see the phone numbers' -> 'Do not let anyone see the phone
+    numbers'. The means keeps the statement's words: 'nobody to have to log in ...'."""
+    vp = re.sub(r"^(?:ever|really|actually)\s+", "", req.rest.split(", ")[0])
+    who = subject.lower()
+    if _OBLIGED.search(req.clause):
+        return Capability(f"Do not make anyone {vp}", f"{who} to have to {vp}", subject=subject)
+    return Capability(f"Do not let anyone {vp}", f"{who} to {vp}", subject=subject)
+
+
+def says_nobody(req: _Requirement) -> bool:
+    """The requirement is said of nobody: its criteria keep the statement's own words (a
+    rewritten "nobody logs in" or a limit read from it would turn the need around)."""
+    return bool(req.kind) and bool(_NOBODY.match(_subject_words(req.subject)))
 
 
 def _subject_words(subject: str) -> str:
@@ -316,7 +343,37 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return Capability(
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
+    verb = first.strip(".,;:!?")
+    if _names_its_subject(subject, verb.removesuffix("ly") if verb.endswith("ly") else verb):
+        # "reminders must go out two days before": "Make reminders go out two days before"
+        thing = _lower_first(subject)
+        return Capability(f"Make {thing} {rest}", f"{thing} to {rest}", subject=subject)
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
+
+
+def _names_its_subject(subject: str, verb: str) -> bool:
+    """The statement is about a named thing ("reminders", "the dates", "pages") doing something
+    ("go out", "come from the round system"): the title keeps the thing. Not a pronoun, the
+    product, a person, or a clause-like subject."""
+    words = subject.lower().split()
+    return (
+        0 < len(words) <= 4
+        and not _PRODUCT_PRONOUN.match(subject)
+        and not _PRONOUN_SUBJECT.match(subject)
+        and not _is_user(subject)
+        and not (set(words) & (_SUBORDINATORS | _PERSONAL_PRONOUNS))
+        and words[-1] not in _PEOPLE
+        and is_verb(verb)
+        and verb not in ("be", "have", "get")
+    )
+
+
+_PERSONAL_PRONOUNS = frozenset("i we you they he she it me us them".split())
+# people who act (a role, not a thing the title can "make" do something)
+_PEOPLE = frozenset(
+    """staff facilities reception partners partner coordinator coordinators cardholder
+    cardholders team someone somebody anyone anybody everyone everybody people person""".split()
+)
 
 
 def _be(complement: str, subject: str) -> Capability:

@@ -100,6 +100,23 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
 
 
 @pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a word broken off as it was said goes; a letter that names something stays
+        ("So we need uh a a b big power button .", "Provide a big power button"),
+        ("We should offer option b to every patient .", "Provide option b to every patient"),
+        # the modal of a relative clause is not the need ("functions that may be used ...")
+        (
+            "s uh functions that may be uh used by u the user every day .",
+            "Provide functions that may be used by the user",
+        ),
+    ],
+)
+def test_broken_off_words_and_relative_clauses(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
     ("statements", "persona"),
     [
         (["The managers should be able to see survey results per business unit."], "manager"),

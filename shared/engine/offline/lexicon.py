@@ -337,7 +337,7 @@ _BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split())
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
 _NOT_A_THING_OPENING = frozenset(
     """and or but so to that that's there's it's let's what's not with in into on at of per say
-    yeah thus t plus""".split()
+    yeah thus t plus which who whom whose where""".split()
 )
 # a finite verb inside that object makes it a clause ("Provide the rubber aspect might be
 # important", "Provide everything my agents do is logged"), unless a relative clause opened

@@ -174,6 +174,27 @@ class _Requirement:
     embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
 
 
+# a word broken off as it was said ("because v our target is", "this kind of s functionality"):
+# a lone lowercase letter after a function word (not "option b", "vitamin d")
+_STUTTER_AFTER = frozenset(
+    """because cause 'cause of like and but so the to that is it we you i uh um then or in on for
+    with can just all this our your their my if when have has be are by at from into about as""".split()
+)
+
+
+def _drop_stray_letters(text: str) -> str:
+    words = text.split(" ")
+    kept: list[str] = []
+    for k, w in enumerate(words):
+        nxt = words[k + 1] if k + 1 < len(words) else ""
+        prev = kept[-1].lower().strip(",;:") if kept else ""
+        stray = len(w) == 1 and w in "bcdefghjklmnopqrstuvwxyz" and nxt[:2].isalpha()
+        if stray and (not kept or prev in _STUTTER_AFTER):
+            continue
+        kept.append(w)
+    return " ".join(kept)
+
+
 _PASSIVE_S = re.compile(
     r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
 )
@@ -192,6 +213,7 @@ def body(sentence: str, asides: bool = False) -> str:
         text = re.sub(r",\s*([,.;:])", r"\1", text)
     else:
         text = re.sub(r"\s*\([^()]*\)", "", text)
+    text = _drop_stray_letters(text)
     text = _LEAD.sub("", text)
     text = _HEDGES.sub("", text)
     text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
@@ -235,6 +257,8 @@ def _parse(text: str) -> _Requirement:
             before = subject[: tail.start()].split()
             embedded = embedded or bool(before and before[-1].lower() in _SUBORDINATORS)
             subject = tail.group(1)
+        elif subject.split() and subject.split()[-1].lower() in _SUBORDINATORS:
+            embedded = True  # "functions that may be used by the user": a relative clause
         if groups.get("np1"):
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
             if re.search(r"use$", groups["np1"], re.IGNORECASE):

@@ -161,12 +161,18 @@ _LIMIT_CUE = (
 
 def _without_limit(title: str, main: str) -> str:
     """The title without the limit the main statement sets ("Provide online cancellation" from
-    "online cancellation up to two hours before"), when what is left still names a capability:
-    the limit is then the criterion that adds to the title."""
+    "online cancellation up to two hours before", "Limit the production cost per remote" from
+    "Keep the production cost per remote at most 15 EUR"), when what is left still names a
+    capability: the limit is then the criterion that adds to the title."""
+    keep = title.split()[0].lower() in ("keep", "make")
     for lim in limits(main):
         cut = re.search(rf"\s+{_LIMIT_CUE}\s+{re.escape(lim.quantity.text)}\b", title, re.I)
+        if cut and keep and lim.kind != "max":
+            continue  # "Keep battery life at least 12 months": the limit is the need
         if cut:
             short = _trim(title[: cut.start()])
+            if keep:  # "Keep the production cost per remote at most 15 EUR"
+                short = "Limit " + short.split(" ", 1)[1] if " " in short else short
             last = short.split()[-1].lower() if short else ""
             if (
                 len(short.split()) >= MIN_TITLE_WORDS

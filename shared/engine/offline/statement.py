@@ -367,37 +367,7 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return Capability(
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
-    verb = first.strip(".,;:!?")
-    if _names_its_subject(subject, verb.removesuffix("ly") if verb.endswith("ly") else verb):
-        # "reminders must go out two days before": "Make reminders go out two days before"
-        thing = _lower_first(subject)
-        return Capability(f"Make {thing} {rest}", f"{thing} to {rest}", subject=subject)
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
-
-
-def _names_its_subject(subject: str, verb: str) -> bool:
-    """The statement is about a named thing ("reminders", "the dates", "pages") doing something
-    ("go out", "come from the round system"): the title keeps the thing. Not a pronoun, the
-    product, a person, or a clause-like subject."""
-    words = subject.lower().split()
-    return (
-        0 < len(words) <= 4
-        and not _PRODUCT_PRONOUN.match(subject)
-        and not _PRONOUN_SUBJECT.match(subject)
-        and not _is_user(subject)
-        and not (set(words) & (_SUBORDINATORS | _PERSONAL_PRONOUNS))
-        and words[-1] not in _PEOPLE
-        and is_verb(verb)
-        and verb not in ("be", "have", "get")
-    )
-
-
-_PERSONAL_PRONOUNS = frozenset("i we you they he she it me us them".split())
-# people who act (a role, not a thing the title can "make" do something)
-_PEOPLE = frozenset(
-    """staff facilities reception partners partner coordinator coordinators cardholder
-    cardholders team someone somebody anyone anybody everyone everybody people person""".split()
-)
 
 
 def _be(complement: str, subject: str) -> Capability:

@@ -522,6 +522,7 @@ class Limit:
     kind: str  # "max" or "min"
     quantity: Quantity
     about: frozenset[str] = frozenset()  # content words of the clause that states it
+    cue: str = ""  # the words before the number that set it ("no more than"); "" when said after
 
 
 def limits(text: str) -> list[Limit]:
@@ -535,10 +536,11 @@ def limits(text: str) -> list[Limit]:
             if at < 0:
                 continue
             before, after = low[max(0, at - 24) : at], low[at + len(q.text) : at + len(q.text) + 12]
-            if re.search(r"(?:" + _MAX_CUE.pattern + r")\s*$", before):
-                out.append(Limit("max", q, about))
-            elif re.search(r"(?:" + _MIN_CUE.pattern + r")\s*$", before):
-                out.append(Limit("min", q, about))
+            kind, cue = "max", re.search(r"(" + _MAX_CUE.pattern + r")\s*$", before)
+            if not cue:
+                kind, cue = "min", re.search(r"(" + _MIN_CUE.pattern + r")\s*$", before)
+            if cue:
+                out.append(Limit(kind, q, about, cue.group(1)))
             elif re.match(r"\s*(?:or less|or below|at most)", after):
                 out.append(Limit("max", q, about))
             elif re.match(r"\s*(?:or more|at least)", after):

@@ -30,7 +30,6 @@ from shared.engine.offline.statement import (
     _WEAK_MODAL,
     MIN_TITLE_WORDS,
     Capability,
-    _is_user,
     _parse,
     _Requirement,
     _subject_words,
@@ -92,11 +91,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         statement = _declarative(req, cap, persona, text)
         if not statement:
             continue
-        numbers = [q.text for q in quantities(text) if q.text.lower() not in figures]
-        if numbers:
-            figures.update(n.lower() for n in numbers)
-            out.append(f"{statement}.")
-        elif k > 0 or adds_to_title(statement, title, persona):
+        numbers = [q.text.lower() for q in quantities(text) if q.text.lower() not in figures]
+        figures.update(numbers)
+        if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
     for text in texts:
@@ -294,34 +291,6 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
-
-
-def _thing(cap: Capability) -> str:
-    """What a measurable criterion is about: a subject the statement names ("the remote"), else
-    the need's object when it is a plain noun phrase, else the product."""
-    subject = _subject_words(cap.subject)
-    plain = re.compile(r"^(?!no\b|not\b|none\b)", re.IGNORECASE)
-    if subject and plain.match(subject) and not _PRODUCT_PRONOUN.match(subject):
-        if not _is_user(subject):
-            return _the(subject)
-    if cap.obj and plain.match(cap.obj) and not _MEASURE.search(cap.obj):
-        if len(cap.obj.split()) <= 5:
-            return _the(cap.obj)
-    return "the product"
-
-
-def _measure_verb(keys: frozenset[str], kind: str) -> str:
-    duration = "takes" if kind == "max" else "lasts"
-    for family, verb in (
-        ("currency", "costs"),
-        ("duration", duration),
-        ("mass", "weighs"),
-        ("length", "measures"),
-        ("percent", "reaches"),
-    ):
-        if family in keys:
-            return verb
-    return "has"
 
 
 def _dedupe(items: list[str]) -> list[str]:

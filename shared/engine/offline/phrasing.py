@@ -153,12 +153,6 @@ def write_story(
     )
 
 
-_LIMIT_CUE = (
-    r"(?:up to|at least|at most|no more than|not more than|more than|less than|fewer than|under"
-    r"|below|within|over|above|max(?:imum)?(?: of)?|min(?:imum)?(?: of)?)"
-)
-
-
 def _without_limit(title: str, main: str) -> str:
     """The title without the limit the main statement sets ("Provide online cancellation" from
     "online cancellation up to two hours before", "Limit the production cost per remote" from
@@ -166,7 +160,8 @@ def _without_limit(title: str, main: str) -> str:
     capability: the limit is then the criterion that adds to the title."""
     keep = title.split()[0].lower() in ("keep", "make")
     for lim in limits(main):
-        cut = re.search(rf"\s+{_LIMIT_CUE}\s+{re.escape(lim.quantity.text)}\b", title, re.I)
+        said = rf"\s+{re.escape(lim.cue)}\s+{re.escape(lim.quantity.text)}\b"
+        cut = re.search(said, title, re.I) if lim.cue else None
         if cut and keep and lim.kind != "max":
             continue  # "Keep battery life at least 12 months": the limit is the need
         if cut:

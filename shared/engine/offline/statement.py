@@ -291,7 +291,7 @@ def capability(text: str) -> Capability:
     if req.kind and joined and len(first.split()) >= 2:
         # "the booking is released and someone else can have it": the need is the first clause
         return capability(first)
-    if req.kind == "vp" and _NOBODY.match(subject) and not req.embedded:
+    if req.kind == "vp" and says_nobody(req) and not req.embedded:
         return _nobody(req, subject)
     if req.embedded or (req.kind and len(req.subject.split()) > 8):
         return _plain(req.clause)

@@ -65,7 +65,7 @@ def test_the_meeting_produces_every_tag(review):
     by_tag = {}
     for s in stories(review):
         by_tag.setdefault(s["tag"]["decision_tag"], []).append(s)
-    cost = next(s for s in by_tag["conflict"] if "15 EUR" in s["item"]["title"])
+    cost = next(s for s in by_tag["conflict"] if "production cost" in s["item"]["title"])
     keypad = next(s for s in by_tag["conflict"] if "keypad" in s["item"]["title"])
     assert any("15 EUR" in ac for ac in cost["item"]["acceptance_criteria"])
     assert any("exactly 20 buttons" in ac for ac in keypad["item"]["acceptance_criteria"])
@@ -120,7 +120,7 @@ def test_existing_items_fall_back_to_the_index(pipeline, review):
 
 
 def test_added_criteria_are_marked(review):
-    conflict = next(s for s in stories(review) if "15 EUR" in s["item"]["title"])
+    conflict = next(s for s in stories(review) if "production cost" in s["item"]["title"])
     info = review["stories"][conflict["item"]["item_id"]]
     assert info["compare_with"] == 1128
     assert all(a["added"] for a in info["generated_acs"])  # 15 EUR is nowhere in #1128

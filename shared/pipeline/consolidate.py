@@ -11,8 +11,15 @@ Finalize (the one place that sees every part) consolidates them before writing t
    story changes a figure of the earlier one or drops it ("make it twenty", "let's not do X
    after all"), the merged story carries the later decision: its title, description and criteria,
    the earlier quotes under ``superseded_quotes`` and the "revised during the meeting" warning.
-   The earlier story's tagging record stays the story's record. A feature or epic left without
-   stories or open questions is dropped, so the write never creates an empty parent.
+   Two stories of one segment merge when their titles have the same words but for articles and
+   "too" (the generator words each statement group on its own, so "a screen with a back light"
+   and "screen with a back light" can both come out); the grouping kept them apart, so no
+   similarity makes them one.
+   The merged story keeps the tagging record of its stories that relates it to the backlog most
+   (``carry_tags``): a conflict first (a person must decide), then any other tag before ``new``,
+   then the higher similarity; so a merge never loses a conflict or an extend one of its stories
+   found. A feature or epic left without stories or open questions is dropped, so the write never
+   creates an empty parent.
 2. **Speakers and timecodes.** Every quote gets the speaker and timecode of its transcript line
    (``textio.line_prefix``: ``Name: text``, ``[00:01:02] Name: text``).
 
@@ -21,12 +28,13 @@ A pure function of the parts and the transcript: finalize stays idempotent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from shared.models import GeneratedItem, OpenQuestion, SourceQuote
-from shared.pipeline.generate import REVISED_WARNING
+from shared.models import GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
+from shared.pipeline.generate import NO_CRITERIA_WARNING, REVISED_WARNING
 from shared.text.textio import line_prefix
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -77,8 +85,8 @@ def main_text(story: GeneratedItem) -> str:
 def merge_duplicates(
     items: list[GeneratedItem], embed: Embed, threshold: float
 ) -> list[GeneratedItem]:
-    """The items with every story that repeats an earlier story of another segment merged into
-    it (see the module docstring); empty features and epics dropped."""
+    """The items with every story that repeats an earlier story merged into it (see the module
+    docstring); empty features and epics dropped."""
     from shared.analysis.contradiction import number_cues
     from shared.analysis.revision import revision
 
@@ -92,12 +100,18 @@ def merge_duplicates(
     result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
     for j in range(1, len(stories)):
         for i in range(j):
-            if i in merged_into or stories[i].segment_id == stories[j].segment_id:
+            if i in merged_into:
                 continue
-            same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
-            similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
-            if not (same_print or similar):
-                continue
+            if stories[i].segment_id == stories[j].segment_id:
+                # the generator already kept them apart: only the same words make them one
+                # ("Sign themselves up for shifts" is not "Sign someone up for a shift")
+                if _words(stories[i].title) != _words(stories[j].title):
+                    continue
+            else:
+                same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
+                similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
+                if not (same_print or similar):
+                    continue
             earlier, later = result[i], stories[j]
             found = revision(earlier.source_quotes[0].text, later.source_quotes[0].text)
             if found is None and number_cues(earlier.title, later.title):
@@ -159,9 +173,47 @@ def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> Ge
             "extends_work_item_ids": list(
                 dict.fromkeys([*earlier.extends_work_item_ids, *later.extends_work_item_ids])
             ),
-            "warnings": list(dict.fromkeys(warnings)),
+            "ac_delta_entries": list(
+                {
+                    (_key(d.criterion), d.work_item_id): d
+                    for d in [*base.ac_delta_entries, *other.ac_delta_entries]
+                }.values()
+            ),
+            "warnings": [
+                w for w in dict.fromkeys(warnings) if w != NO_CRITERIA_WARNING or not criteria
+            ],
         }
     )
+
+
+_TAG_RANK = {"conflict": 2, "duplicate": 1, "extend": 1, "gap": 1, "new": 0}
+
+
+def carry_tags(
+    stories: Sequence[GeneratedItem], tags: dict[str, TaggingRecord]
+) -> dict[str, TaggingRecord]:
+    """Each story's tagging record, by story id: of the records of the story and of the stories
+    merged into it, the one that relates it to the backlog most (a conflict, then another tag
+    before ``new``, then the higher similarity; a failed tagging last), as the story's own."""
+    out: dict[str, TaggingRecord] = {}
+    for story in stories:
+        found = [tags[s] for s in [story.item_id, *story.merged_story_ids] if s in tags]
+        if not found:
+            continue
+        best = max(
+            found,
+            key=lambda r: (
+                not r.tagging_failed,
+                _TAG_RANK.get(r.decision_tag, 0),
+                r.max_similarity,
+            ),
+        )
+        if best.story_id != story.item_id:
+            best = best.model_copy(
+                update={"story_id": story.item_id, "segment_id": story.segment_id}
+            )
+        out[story.item_id] = best
+    return out
 
 
 def _unique_quotes(*groups: Sequence[SourceQuote]) -> list[SourceQuote]:
@@ -174,6 +226,14 @@ def _unique_quotes(*groups: Sequence[SourceQuote]) -> list[SourceQuote]:
         if all(not (q.start < o.end and o.start < q.end) for o in out):
             out.append(q)
     return out
+
+
+_FILLED = frozenset({"a", "an", "the", "too", "also", "as", "well"})
+
+
+def _words(title: str) -> list[str]:
+    """The title's words without articles and "too" / "as well"."""
+    return [w for w in re.findall(r"[a-z0-9']+", title.lower()) if w not in _FILLED]
 
 
 def _key(text: str) -> str:

@@ -40,7 +40,7 @@ from shared.models import (
     Usage,
 )
 from shared.pipeline.budget import budget_report
-from shared.pipeline.consolidate import annotate_quotes, main_text, merge_duplicates
+from shared.pipeline.consolidate import annotate_quotes, carry_tags, main_text, merge_duplicates
 from shared.pipeline.fallback import (
     FALLBACK_ENGINE,
     add_run_warning,
@@ -283,8 +283,15 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
     if notes:  # the embeddings endpoint was down: said once, in run.json and the summary
         add_run_warning(svc, run, model_warning(notes[0]))
         run = load_run(svc, run.run_id)
+    carried = carry_tags([i for i in items if i.type == "User Story"], tags)
+    items = [
+        i.model_copy(update={"assigned_tag": carried[i.item_id].decision_tag})
+        if i.item_id in carried
+        else i
+        for i in items
+    ]
     story_order = [i.item_id for i in items if i.type == "User Story"]
-    records = [tags[sid] for sid in story_order if sid in tags]
+    records = [carried[sid] for sid in story_order if sid in carried]
     status: RunState = "completed_with_errors" if errors else "completed"
     summary = build_summary(
         svc,
@@ -294,7 +301,7 @@ def handle_finalize(svc: Services, msg: FinalizeMessage) -> None:
         parts,
         items,
         records,
-        sum((tag_parts[sid].usage for sid in story_order if sid in tag_parts), Usage()),
+        sum((part.usage for part in tag_parts.values()), Usage()),  # merged stories cost too
         errors,
         transcript,
         seg_stats,

@@ -1,0 +1,123 @@
+"""One need, one story per run (shared.pipeline.consolidate): which stories merge and which
+tagging record the merged story keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+
+from shared.models import GeneratedItem, SourceQuote, Tag, TaggingRecord
+from shared.pipeline.consolidate import carry_tags, merge_duplicates
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+RUN = "run-" + "c" * 20
+
+
+def story(segment: str, n: int, title: str, quote: str, start: int) -> GeneratedItem:
+    sid = f"{segment}-st{n:02d}"
+    return GeneratedItem(
+        run_id=RUN,
+        segment_id=segment,
+        segment_order=int(segment[-1]),
+        type="User Story",
+        item_id=sid,
+        story_id=sid,
+        title=title,
+        acceptance_criteria=[f"{quote}."],
+        source_doc="m.txt",
+        source_doc_segment="0-100",
+        generation_agent_version="v",
+        engine="offline",
+        source_quotes=[SourceQuote(text=quote, start=start, end=start + len(quote))],
+    )
+
+
+def record(item: GeneratedItem, tag: Tag, similarity: float, related: list[int]) -> TaggingRecord:
+    return TaggingRecord(
+        run_id=RUN,
+        segment_id=item.segment_id,
+        story_id=item.item_id,
+        decision_tag=tag,
+        max_similarity=similarity,
+        related_story_ids=related,
+        tagging_agent_version="v",
+        engine="offline",
+        timestamp=NOW,
+    )
+
+
+def alike(texts: Sequence[str]) -> np.ndarray:
+    """Every text the same vector: only the rules under test keep stories apart."""
+    return np.ones((len(texts), 4)) / 2.0
+
+
+def test_two_stories_of_one_segment_with_the_same_words_are_one():
+    first = story("seg-0001", 1, "Provide a screen with a back light", "A screen with light", 0)
+    second = story("seg-0001", 2, "Provide screen with a back light", "Backlit, yes", 40)
+    merged = merge_duplicates([first, second], alike, 0.9)
+    assert [s.item_id for s in merged] == [first.item_id]
+    assert [q.text for q in merged[0].source_quotes] == ["A screen with light", "Backlit, yes"]
+    assert merged[0].merged_story_ids == [second.item_id]
+
+
+def test_two_needs_of_one_segment_stay_apart_however_alike():
+    # the grouping kept them apart: self sign-up and a coordinator signing someone up
+    mine = story("seg-0001", 1, "Sign themselves up for shifts", "Volunteers sign up", 0)
+    theirs = story("seg-0001", 2, "Sign someone up for a shift", "I put people on shifts", 40)
+    merged = merge_duplicates([mine, theirs], alike, 0.5)
+    assert [s.item_id for s in merged] == [mine.item_id, theirs.item_id]
+
+
+def test_stories_of_two_segments_merge_by_similarity():
+    mine = story("seg-0001", 1, "Sign themselves up for shifts", "Volunteers sign up", 0)
+    again = story("seg-0002", 1, "Sign up for a shift", "They sign up themselves", 90)
+    merged = merge_duplicates([mine, again], alike, 0.5)
+    assert [s.item_id for s in merged] == [mine.item_id]
+
+
+def test_the_merged_story_keeps_the_record_that_relates_it_to_the_backlog():
+    first = story("seg-0001", 1, "Provide the advanced chip", "The advanced chip", 0)
+    second = story("seg-0001", 2, "Provide the advanced chip too", "Advanced chip too", 40)
+    (merged,) = merge_duplicates([first, second], alike, 0.9)
+    tags = {
+        first.item_id: record(first, "new", 0.41, []),
+        second.item_id: record(second, "conflict", 0.66, [1115]),
+    }
+    carried = carry_tags([merged], tags)
+    kept = carried[merged.item_id]
+    assert (kept.decision_tag, kept.related_story_ids) == ("conflict", [1115])
+    assert (kept.story_id, kept.segment_id) == (merged.item_id, merged.segment_id)
+
+
+def test_a_conflict_outranks_a_closer_extend_and_a_story_alone_keeps_its_own():
+    first = story("seg-0001", 1, "Show the bin days", "Show bin days", 0)
+    second = story("seg-0002", 1, "Show the bin days", "Bin days shown", 90)
+    alone = story("seg-0002", 2, "Pay for a bulky item", "Pay online", 120)
+    merged = merge_duplicates([first, second, alone], alike, 0.99)
+    assert [s.item_id for s in merged] == [first.item_id, alone.item_id]
+    tags = {
+        first.item_id: record(first, "extend", 0.9, [7]),
+        second.item_id: record(second, "conflict", 0.7, [8]),
+        alone.item_id: record(alone, "new", 0.2, []),
+    }
+    carried = carry_tags(merged, tags)
+    assert carried[first.item_id].related_story_ids == [8]
+    assert carried[alone.item_id] == tags[alone.item_id]
+
+
+def test_a_merged_story_with_criteria_drops_the_no_criteria_warning():
+    from shared.pipeline.generate import NO_CRITERIA_WARNING
+
+    first = story("seg-0001", 1, "Provide the advanced chip", "The advanced chip", 0)
+    bare = story("seg-0001", 2, "Provide the advanced chip too", "Advanced chip too", 40)
+    bare = bare.model_copy(update={"acceptance_criteria": [], "warnings": [NO_CRITERIA_WARNING]})
+    (merged,) = merge_duplicates([first, bare], alike, 0.9)
+    assert merged.acceptance_criteria == ["The advanced chip."]
+    assert NO_CRITERIA_WARNING not in merged.warnings
+    both_bare = first.model_copy(
+        update={"acceptance_criteria": [], "warnings": [NO_CRITERIA_WARNING]}
+    )
+    (merged,) = merge_duplicates([both_bare, bare], alike, 0.9)
+    assert merged.warnings == [NO_CRITERIA_WARNING]

@@ -7,6 +7,10 @@ of ``summary.json`` are rewritten; ``summary.json`` records ``retagged_at`` and 
 What a retag replaced is kept under ``runs/{run_id}/parts/retag/{n}/``. The per-story parts under
 ``parts/tags/`` stay as the pipeline wrote them.
 
+A story that finalize merged from several (``merged_story_ids``) is tagged the way finalize
+tagged it: each of its stories as generated (``parts/generated/``), and the record that relates
+it to the backlog most is its record (``consolidate.carry_tags``).
+
 Idempotent: a story whose new record says the same as its old one (tag, related ids, scores,
 reasoning; the timestamp aside) keeps its old record, so retagging twice against an unchanged index
 changes no byte of the tagging and keeps no second snapshot. It holds the run's write lock, so it
@@ -19,8 +23,10 @@ from collections import Counter
 from typing import Any
 
 from shared import layout
+from shared.ids import segment_of_story
 from shared.indexing.pending import refresh_quietly
-from shared.models import TAGS, Summary, TaggingRecord, Usage
+from shared.models import TAGS, GeneratedItem, GeneratedPart, Summary, TaggingRecord, Usage
+from shared.pipeline.consolidate import carry_tags
 from shared.pipeline.segment import index_warnings, with_index_warnings
 from shared.pipeline.tag import tag_story
 from shared.services import Services
@@ -39,6 +45,23 @@ def _distribution(records: list[TaggingRecord]) -> dict[str, int]:
     return {t: counted.get(t, 0) for t in TAGS}
 
 
+def _as_generated(
+    svc: Services, run_id: str, stories: list[GeneratedItem]
+) -> dict[str, GeneratedItem]:
+    """The stories merged at finalize, as their generation units wrote them, by id."""
+    wanted = {
+        sid for s in stories if s.merged_story_ids for sid in [s.item_id, *s.merged_story_ids]
+    }
+    found: dict[str, GeneratedItem] = {}
+    for segment_id in sorted({segment_of_story(sid) for sid in wanted}):
+        try:
+            part = read_model(svc.store, layout.generated_part(run_id, segment_id), GeneratedPart)
+        except NotFound:
+            continue  # tagged as it stands
+        found.update((i.item_id, i) for i in part.items if i.item_id in wanted)
+    return found
+
+
 def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
     """Retag a completed run; the response body of POST .../retag. Raises UnknownRun,
     RunNotWritable, WriteInProgress."""
@@ -51,11 +74,17 @@ def retag_run(svc: Services, run_id: str) -> dict[str, Any]:
         usage = Usage()
         new_records: list[TaggingRecord] = []
         changes = []
+        generated = _as_generated(svc, run_id, stories)
         for story in stories:
             earlier = [run.retry_of] if run.retry_of else []
-            part = tag_story(svc, run_id, run.project, story, earlier_runs=earlier)
-            usage = usage + part.usage
-            record = part.record
+            versions = [
+                generated.get(sid, story) for sid in [story.item_id, *story.merged_story_ids]
+            ]
+            parts = [tag_story(svc, run_id, run.project, v, earlier_runs=earlier) for v in versions]
+            usage = sum((part.usage for part in parts), usage)
+            record = carry_tags([story], {p.record.story_id: p.record for p in parts})[
+                story.item_id
+            ]
             before = old.get(story.item_id)
             if before is not None and _same(before, record):
                 record = before

@@ -19,6 +19,7 @@ from shared.agents import (
 from shared.models import GeneratedItem, Segment, TaggingRecord, WorkItem
 from shared.storage import read_jsonl
 from shared.storage.local import LocalFolderStore
+from shared.writer.retag import retag_run
 from tests.support.fakes import ParagraphSegmenter
 from tests.support.pipeline import load_backlog, make_pipeline, run_file
 
@@ -115,3 +116,9 @@ def test_the_same_need_twice_in_one_segment_is_one_story_that_keeps_its_conflict
     )
     assert (record.story_id, record.decision_tag) == (story.item_id, "conflict")
     assert record.related_story_ids == [1115]
+
+    # a retag against the same index tags the merged story the way finalize did: nothing changes
+    before = svc.store.get(layout.run_file(run.run_id, "tagging_analysis.jsonl"))
+    body = retag_run(svc, run.run_id)
+    assert body["changed"] == 0, body["changes"]
+    assert svc.store.get(layout.run_file(run.run_id, "tagging_analysis.jsonl")) == before

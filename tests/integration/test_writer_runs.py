@@ -404,7 +404,7 @@ def test_retag_follows_the_index_and_is_idempotent(runs, engine, tmp_path):
     same = api.retag_run(svc, run_id)
     assert same.status == 200
     body = same.json()
-    assert body["changed"] == 0 and body["snapshot"] is None
+    assert body["changed"] == 0 and body["snapshot"] is None, body["changes"]
     assert body["tag_distribution"] == body["previous_tag_distribution"]
     assert svc.store.get(path) == before  # nothing moved: not a byte of the tagging changed
     summary = read_model(svc.store, layout.run_file(run_id, "summary.json"), Summary)

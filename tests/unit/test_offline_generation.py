@@ -346,3 +346,26 @@ def test_a_short_fragment_starts_a_need_only_when_very_confident() -> None:
     assert _seeds("Special colour ,", FRAGMENT_SEED_AT)
     assert _seeds("The case is made of rubber and cork .", between)
     assert _seeds("We need a power button .", between)  # a need cue, however short
+
+
+def test_talk_before_the_first_need_is_quoted_by_it(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """A confident statement that gives no title ("Price-wise.") said before any need of its
+    segment is evidence of the need after it, not dropped (recall: it may be a requirement)."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    text = "Price-wise . We need a big power button ."
+
+    def classify(sentences, embedder):
+        assert [s.text for s in sentences] == ["Price-wise .", "We need a big power button ."]
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        return [confident, confident], np.eye(2, 8)  # nothing alike: two needs, not one
+
+    monkeypatch.setattr(generation, "classify", classify)
+    draft = generator.generate(segment_of(text), GenerationContext()).draft
+    assert [s.title for s in draft.stories] == ["Provide a big power button"]
+    assert draft.stories[0].source_quotes == ["We need a big power button .", "Price-wise ."]

@@ -8,6 +8,8 @@ from shared.text.textio import (
     LinePrefix,
     UnreadableInput,
     captions_to_transcript,
+    clean_restarts,
+    clean_spoken,
     decode_text,
     extract_text,
     line_prefix,
@@ -118,3 +120,22 @@ def test_docx_transcript_export_keeps_speakers_and_times():
     assert extract_text(buffer.getvalue(), "docx") == (
         "[00:00:03] Ana Lopez: We need reminders.\n[00:00:09] Bo Chen: Make it two days."
     )
+
+
+@pytest.mark.parametrize(
+    ("spoken", "clean"),
+    [
+        (
+            "it should be consistent with consistent with older remotes",
+            "it should be consistent with older remotes",
+        ),
+        ("put more time in the in the design", "put more time in the design"),
+        ("a doub double-curved case", "a double-curved case"),
+        ("w we'll see", "we'll see"),
+        # a common word before a longer one that starts with it is no broken-off word
+        ("we want some something new", "we want some something new"),
+        ("the user users", "the user users"),
+    ],
+)
+def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:
+    assert clean_restarts(clean_spoken(spoken)) == clean

@@ -105,13 +105,22 @@ class OfflineGenerator:
         stories.sort(key=lambda st: min(st.members + st.superseded))
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
+        waiting: list[int] = []  # talk before the segment's first need: evidence of that need
         for st in stories:
             readable = self._readable_draft(st, sentences, verdicts, persona)
             if readable is not None:
+                if waiting:
+                    for k in waiting:
+                        st.add(k, 0.0)
+                    waiting = []
+                    readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
-            elif drafted and not st.superseded:
+            elif not st.superseded:
                 # talk around a need ("for instance we see that they zap very often ..."): no
                 # story of its own; its statements stay evidence of the need before it
+                if not drafted:
+                    waiting.extend(st.members)
+                    continue
                 before, previous = drafted[-1]
                 for k in st.members:
                     before.add(k, 0.0)

@@ -372,10 +372,24 @@ def _has_finite_verb(words: list[str], finite: frozenset[str]) -> bool:
     return False
 
 
+# what opens a degree or a manner, never a thing ("Provide too expensive", "Provide completely
+# rule out major functions", "Provide then adjust it")
+_NOT_A_THING_ADVERB = frozenset(
+    """too very completely totally quite rather then also still already again perhaps
+    even""".split()
+)
+
+
 def _names_a_thing(words: list[str]) -> bool:
-    """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk."""
+    """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk: no
+    opening conjunction or preposition, no finite verb, not one word that is no thing ("an
+    agreed", "a price-wise")."""
     if not words or words[0] in _NOT_A_THING_OPENING and words[:2] not in (["at", "least"],):
         return False
+    own = [w for w in words if w not in ("a", "an", "the")]
+    last = own[-1] if own else ""
+    if len(own) == 1 and (is_participle(last) or last.endswith(("wise", "ly"))):
+        return False  # "an agreed", "a price-wise": one word, and not a thing
     return not _has_finite_verb(words, _FINITE)
 
 
@@ -387,7 +401,12 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
         return False
-    if words[0] == "provide" and (words[1] in _BAD_AFTER_PROVIDE or not _names_a_thing(words[1:])):
+    if words[0] == "provide" and (
+        words[1] in _BAD_AFTER_PROVIDE
+        or words[1] in _NOT_A_THING_ADVERB
+        or words[1:3] in (["more", "of"], ["less", "of"])
+        or not _names_a_thing(words[1:])
+    ):
         return False
     if words[:2] == ["leave", "out"] and not _names_a_thing(words[2:]):
         return False

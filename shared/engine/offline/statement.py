@@ -26,6 +26,7 @@ from shared.engine.offline.lexicon import (
 )
 from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
 from shared.text.language import clean, content_words
+from shared.text.textio import clean_restarts
 
 # the fewest words of a title (``phrasing``, the longest is ``phrasing.MAX_TITLE_WORDS``) and of a
 # criterion (``criteria``)
@@ -47,7 +48,7 @@ _LABEL_PREFIX = re.compile(
 _HEDGES = re.compile(
     r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
     r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like"
-    r"|i don't know|i dunno|i'm not sure)\b\s*,?\s*",
+    r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?)\b\s*,?\s*",
     re.IGNORECASE,
 )
 # The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
@@ -195,6 +196,14 @@ def _drop_stray_letters(text: str) -> str:
     return " ".join(kept)
 
 
+# a word of talk that closes the sentence after a comma ("Menu, alright.", "..., right?")
+_TAIL_TALK = re.compile(
+    r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
+    r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no)\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
+
 _PASSIVE_S = re.compile(
     r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
 )
@@ -204,7 +213,7 @@ def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
-    text = clean(sentence)
+    text = clean_restarts(clean(sentence))
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r",\s*like\s+", " ", text)
@@ -216,7 +225,8 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _drop_stray_letters(text)
     text = _LEAD.sub("", text)
     text = _HEDGES.sub("", text)
-    text = re.sub(r"\b(\w+)(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
+    text = _TAIL_TALK.sub("", text)
+    text = re.sub(r"\b(\w+(?:\s+\w+){0,3})(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
     # "the booking's released" is "the booking is released" (a passive reads as a capability)
     text = _PASSIVE_S.sub(
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text

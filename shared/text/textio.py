@@ -358,7 +358,7 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)  # "to to", "like like"
 # a phrase said again as the speaker restarts ("consistent with consistent with"), a longer word
 # broken off ("doub double-curved"): ``clean_restarts``, for generated text only
-_REPEATED_PHRASE = re.compile(r"\b(\w+(?:\s+\w+){1,3})(?:\s+\1\b)+", re.IGNORECASE)
+_REPEATED_PHRASE = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s+\1\b)+", re.IGNORECASE)
 _LONG_FRAGMENT = re.compile(r"(?<!['\u2019])\b([A-Za-z]{4})\s+(?=\1[a-z'])", re.IGNORECASE)
 _COMMON_FOUR = frozenset(
     """with what when some over time user more back home that this them then they have make work
@@ -426,8 +426,8 @@ def clean_spoken(text: str) -> str:
 
 
 def clean_restarts(text: str) -> str:
-    """``clean_spoken`` text without the restarts it keeps: a phrase said twice ("in the in the
-    design" -> "in the design") and a four-letter start of the next word ("doub double-curved");
+    """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
+    in the design" -> "in the design") and a four-letter start of the next word ("doub double-curved");
     a common word before a longer one ("some something") stays. For generated text (the offline
     drafts) only: the analyses keep the text they were measured on."""
     text = _REPEATED_PHRASE.sub(r"\1", text)

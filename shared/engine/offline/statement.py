@@ -213,7 +213,7 @@ def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
-    text = clean_restarts(clean(sentence))
+    text = clean(sentence)
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r",\s*like\s+", " ", text)
@@ -226,7 +226,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _LEAD.sub("", text)
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
-    text = re.sub(r"\b(\w+(?:\s+\w+){0,3})(?:\s+\1\b)+", r"\1", text, flags=re.IGNORECASE)
+    text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability)
     text = _PASSIVE_S.sub(
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text

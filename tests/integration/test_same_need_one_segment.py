@@ -29,6 +29,16 @@ MEETING = (
 )
 
 
+def chip_story(title: str, criterion: str, quote: str) -> StoryDraft:
+    return StoryDraft(
+        title=title,
+        description=f"As an engineer, I want to {title[0].lower()}{title[1:]}.",
+        acceptance_criteria=[criterion],
+        feature_key="f1",
+        source_quotes=[quote],
+    )
+
+
 class TwoDrafts:
     """One story per sentence, titled by the sentence's chip ("the advanced chip" twice)."""
 
@@ -43,19 +53,13 @@ class TwoDrafts:
                 epics=[EpicDraft(key="e1", title="Chips")],
                 features=[FeatureDraft(key="f1", title="Chip choice", epic_key="e1")],
                 stories=[
-                    StoryDraft(
-                        title="Use the advanced chip",
-                        description="As an engineer, I want to use the advanced chip.",
-                        acceptance_criteria=["The remote runs on the advanced chip."],
-                        feature_key="f1",
-                        source_quotes=[first],
+                    chip_story(
+                        "Use the advanced chip", "The remote runs on the advanced chip.", first
                     ),
-                    StoryDraft(
-                        title="Use the advanced chip too",
-                        description="As an engineer, I want to use the advanced chip too.",
-                        acceptance_criteria=["The advanced chip is taken despite its cost."],
-                        feature_key="f1",
-                        source_quotes=[second],
+                    chip_story(
+                        "Use the advanced chip too",
+                        "The advanced chip is taken despite its cost.",
+                        second,
                     ),
                 ],
             )

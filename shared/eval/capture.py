@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shared.embeddings import Embedder
 from shared.errors import SynthesizerError
 from shared.models import GeneratedItem, utcnow
 from shared.settings import Settings
@@ -271,10 +272,13 @@ def evaluate(
     *,
     progress: Callable[[str], None] | None = None,
     held_out_models: dict[str, dict[str, Any]] | None = None,
+    embedder: Embedder | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run every meeting through the configured engine; (capture.json, story rows).
     ``held_out_models`` (``train_capture.held_out_models``): each meeting is classified with the
-    capture model given for it, trained without it (a leave-one-meeting-out estimate on dev)."""
+    capture model given for it, trained without it (a leave-one-meeting-out estimate on dev).
+    ``embedder``: used instead of the configured one (the training sweep reuses one that keeps
+    its vectors)."""
     from contextlib import nullcontext
 
     from shared.analysis.capture import CaptureModel, held_out
@@ -295,7 +299,7 @@ def evaluate(
             settings=settings,
             store=LocalFolderStore(tmp),
             bus=bus,
-            embedder_factory=build_embedder,
+            embedder_factory=build_embedder if embedder is None else lambda *_: embedder,
             # an empty index of its own: capture is measured without a backlog
             index_factory=lambda s, st, e: EmbeddedVectorIndex(st, e.dimension),
             agents_factory=build_agents,
@@ -330,6 +334,7 @@ def evaluate(
             engine, model = run.engine, run.model or model
             embedder_name = run.embedding_model
             version = next((s.generation_agent_version for s in stories), version)
+    shipped = None if held_out_models else CaptureModel.load().version
     basis = json.dumps(
         {
             "meetings": [m.sha256 for m in meetings],
@@ -337,6 +342,7 @@ def evaluate(
             "model": model,
             "generator": version,
             "embedder": embedder_name,
+            "capture_model": shipped,
             "settings": settings.pipeline.generation.model_dump(mode="json"),
             **(
                 {"held_out": sorted(f"{k}:{d['version']}" for k, d in held_out_models.items())}
@@ -356,6 +362,7 @@ def evaluate(
         "model": model,
         "generation_agent_version": version,
         "embedder": embedder_name,
+        "capture_model": shipped,  # None: each meeting had its held-out model
         "leave_one_meeting_out": bool(held_out_models),
         "dataset": [
             {"meeting": m.meeting_id, "path": str(m.path), "sha256": m.sha256} for m in meetings

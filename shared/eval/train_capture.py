@@ -1,19 +1,28 @@
 """Train the capture classifier (``shared/analysis/assets/capture_model.json``).
 
-    python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check]
+    python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check] [--sentence-threshold]
 
 Reads the labelled dev meetings (default ``datasets/capture-v1/dev``; never the test split),
 cuts each into the sentences the engine reads (``capture.sentences_of``), gives every sentence the
 label of the statement it lies in, and fits a multinomial logistic regression (scikit-learn, a
 development dependency; the product only reads the weights) on the lexical features and the
 packaged MiniLM embeddings of the sentence and of its neighbours. Every meeting weighs the same
-(sample weights), so one long meeting does not set the model. The regularization ``C`` and the
-decision threshold on p(F) + p(A) are chosen by leave-one-meeting-out on dev: each meeting is predicted by a model trained on the
-others, and the threshold is the one with the best F2 (recall weighs twice: a missed requirement
-costs the product owner more than a sentence they delete) among those whose held-out precision is
-at least ``MIN_PRECISION`` (a quoted sentence is more often right than wrong). The
-report prints the held-out precision and recall per meeting; ``--check`` only verifies that the
-shipped model was trained on the current dev files (same hash).
+(sample weights), so one long meeting does not set the model.
+
+Everything is chosen by leave-one-meeting-out on dev (each meeting predicted by a model trained
+on the others):
+- ``C`` by sentence F2 (recall weighs twice: a missed requirement costs the product owner more
+  than a sentence they delete) among thresholds whose held-out precision is at least
+  ``MIN_PRECISION``;
+- the shipped threshold on p(F) + p(A) by the whole offline generator (grouping, drafting and
+  all), run on every dev meeting with its held-out model at each threshold of
+  ``GENERATOR_THRESHOLDS``: the highest quote precision that keeps statement recall at least
+  ``MIN_STATEMENT_RECALL`` (``choose_operating_point``). Sentence F2 alone ignores what the
+  generator does with a sentence (a weak one joins a need as evidence); ``--sentence-threshold``
+  ships the sentence-F2 threshold instead and skips the sweep.
+
+The report prints the held-out precision and recall per meeting and both curves; ``--check``
+only verifies that the shipped model was trained on the current dev files (same hash).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +59,9 @@ NGRAM_SCALE = 0.5
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.10, 0.91, 0.02))
 BETA = 2.0
 MIN_PRECISION = 0.5
+# the shipped threshold: the whole generator's operating point (``choose_operating_point``)
+GENERATOR_THRESHOLDS = tuple(round(float(t), 2) for t in np.arange(0.30, 0.61, 0.02))
+MIN_STATEMENT_RECALL = 0.75  # issue 13: recall >= 0.75 at the best quote precision
 
 
 @dataclass
@@ -154,45 +167,65 @@ def _prf(gold: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
     return precision, recall, f
 
 
-def leave_one_meeting_out(rows: Rows, c: float) -> np.ndarray:
-    """p(F) + p(A) of every sentence, from a model that never saw its meeting."""
-    held = np.zeros(len(rows.labels))
+def _held_out_weights(rows: Rows, c: float) -> dict[str, dict[str, Any]]:
+    """For each meeting, the weights of a model trained on all the other meetings."""
+    out: dict[str, dict[str, Any]] = {}
     ids = np.array(rows.meeting)
     for meeting in sorted(set(rows.meeting)):
-        test = ids == meeting
-        weights = _fit(
-            [s for s, t in zip(rows.sentences, test, strict=True) if not t],
-            rows.lexical[~test],
-            rows.vectors[~test],
-            [lab for lab, t in zip(rows.labels, test, strict=True) if not t],
-            [m for m, t in zip(rows.meeting, test, strict=True) if not t],
+        train = ids != meeting
+        out[meeting] = _fit(
+            [s for s, t in zip(rows.sentences, train, strict=True) if t],
+            rows.lexical[train],
+            rows.vectors[train],
+            [lab for lab, t in zip(rows.labels, train, strict=True) if t],
+            [m for m, t in zip(rows.meeting, train, strict=True) if t],
             c,
         )
+    return out
+
+
+def leave_one_meeting_out(rows: Rows, c: float) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
+    """p(F) + p(A) of every sentence from a model that never saw its meeting, and those models'
+    weights (per meeting)."""
+    held = np.zeros(len(rows.labels))
+    ids = np.array(rows.meeting)
+    weights = _held_out_weights(rows, c)
+    for meeting, w in weights.items():
+        test = ids == meeting
         p = _predict(
-            weights,
+            w,
             [s for s, t in zip(rows.sentences, test, strict=True) if t],
             rows.lexical[test],
             rows.vectors[test],
         )
         held[test] = p[:, 0] + p[:, 1]
-    return held
+    return held, weights
 
 
-def train(dev: Path, embedder: Any) -> tuple[dict[str, Any], str]:
+def train(dev: Path, embedder: Any, operating_point: bool = True) -> tuple[dict[str, Any], str]:
+    """The model file's content and a report. C and a sentence-level threshold come from
+    leave-one-meeting-out F2; with ``operating_point`` the shipped threshold is then the one the
+    whole generator is run at (``choose_operating_point``)."""
     meetings = read_meetings(dev)
     rows = sentence_rows(meetings, embedder)
     gold = np.array([label != "NULL" for label in rows.labels])
-    best: tuple[float, float, float, np.ndarray] | None = None  # (f2, c, threshold, held)
+    # (f2, c, threshold, held probabilities, held-out weights)
+    best: tuple[float, float, float, np.ndarray, dict[str, Any]] | None = None
     grid = []
     for c in C_GRID:
-        held = leave_one_meeting_out(rows, c)
+        held, held_weights = leave_one_meeting_out(rows, c)
         for t in THRESHOLDS:
             p, r, f = _prf(gold, held >= t)
             grid.append({"C": c, "threshold": t, "precision": p, "recall": r, "f2": f})
             if p >= MIN_PRECISION and (best is None or f > best[0] + 1e-9):
-                best = (f, c, t, held)
+                best = (f, c, t, held, held_weights)
     assert best is not None
-    _, c, threshold, held = best
+    _, c, threshold, held, held_weights = best
+    sweep: list[dict[str, Any]] = []
+    if operating_point:
+        docs = _held_out_documents(meetings, held_weights, embedder.model_name, c, threshold)
+        sweep = generator_sweep(meetings, docs, embedder)
+        threshold = choose_operating_point(sweep)["threshold"]
     ids = np.array(rows.meeting)
     per_meeting = {}
     for m in sorted(set(rows.meeting)):
@@ -222,8 +255,84 @@ def train(dev: Path, embedder: Any) -> tuple[dict[str, Any], str]:
         "f2": round(f, 4),
         "per_meeting": per_meeting,
     }
+    if sweep:
+        doc["operating_point"] = {
+            "rule": (
+                f"highest quote precision with statement recall >= {MIN_STATEMENT_RECALL}, "
+                "whole generator, leave one meeting out on dev"
+            ),
+            "sentence_f2_threshold": best[2],
+            "sweep": sweep,
+        }
     report = _report(doc, grid)
     return doc, report
+
+
+class _MemoEmbedder:
+    """The embedder with every vector kept in memory: the sweep runs the same meetings again."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.model_name: str = inner.model_name
+        self.dimension: int = inner.dimension
+        self._seen: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Any) -> np.ndarray:
+        texts = list(texts)
+        todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
+        if todo:
+            self._seen.update(zip(todo, np.asarray(self.inner.embed(todo)), strict=True))
+        if not texts:
+            return np.asarray(self.inner.embed([]))
+        return np.array([self._seen[t] for t in texts], dtype=np.float32)
+
+
+def generator_sweep(
+    meetings: list[Meeting],
+    docs: dict[str, dict[str, Any]],
+    embedder: Any,
+    thresholds: tuple[float, ...] | None = None,
+) -> list[dict[str, Any]]:
+    """The whole offline generator's figures on ``meetings`` (each with its held-out model of
+    ``docs``) at each threshold: what a product owner gets, not one sentence at a time."""
+    from shared.eval.capture import evaluate
+    from shared.settings import Settings
+
+    settings = Settings(engine="offline", embedder="minilm")
+    memo = _MemoEmbedder(embedder)
+    out = []
+    quiet = logging.getLogger("shared.pipeline")  # "no indexed backlog", once per meeting run
+    level = quiet.level
+    for t in thresholds or GENERATOR_THRESHOLDS:
+        at_t = {m: {**d, "threshold": t} for m, d in docs.items()}
+        quiet.setLevel(logging.ERROR)
+        try:
+            figures, _ = evaluate(settings, meetings, held_out_models=at_t, embedder=memo)
+        finally:
+            quiet.setLevel(level)
+        total = figures["overall"]
+        out.append(
+            {
+                "threshold": t,
+                "statement_recall": total["statement_recall"],
+                "quote_precision": total["quote_precision"],
+                "story_precision": total["story_precision"],
+                "stories": total["stories"],
+                "checks": total["judge_all_checks_passed"],
+            }
+        )
+        print(f"  threshold {t}: {out[-1]}", file=sys.stderr)
+    return out
+
+
+def choose_operating_point(sweep: list[dict[str, Any]]) -> dict[str, Any]:
+    """The threshold a product owner is served at: the highest quote precision among those that
+    keep statement recall at ``MIN_STATEMENT_RECALL`` (ties: the lower threshold); when none
+    does, the one with the best recall."""
+    ok = [s for s in sweep if s["statement_recall"] >= MIN_STATEMENT_RECALL]
+    if not ok:
+        return max(sweep, key=lambda s: (s["statement_recall"], -s["threshold"]))
+    return max(ok, key=lambda s: (s["quote_precision"], -s["threshold"]))
 
 
 def model_document(
@@ -231,7 +340,7 @@ def model_document(
 ) -> dict[str, Any]:
     """The model file's content (``capture.CaptureModel`` reads it); the keys in file order."""
     doc: dict[str, Any] = {
-        "version": f"capture-{digest[:8]}-c{c}",
+        "version": f"capture-{digest[:8]}-c{c}-t{threshold}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
         "embedder": embedder_name,
         "classes": list(CLASSES),
@@ -256,22 +365,24 @@ def held_out_models(
     """For each meeting, the model file's content of a model trained on all the other meetings
     (same ``c`` and ``threshold``): what ``eval capture --lomo`` runs each meeting with, so a
     development estimate of the whole generator never uses a model that saw the meeting."""
-    rows = sentence_rows(meetings, embedder)
+    weights = _held_out_weights(sentence_rows(meetings, embedder), c)
+    return _held_out_documents(meetings, weights, embedder.model_name, c, threshold)
+
+
+def _held_out_documents(
+    meetings: list[Meeting],
+    weights: dict[str, dict[str, Any]],
+    embedder_name: str,
+    c: float,
+    threshold: float,
+) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for m in meetings:
-        keep = [k for k, mid in enumerate(rows.meeting) if mid != m.meeting_id]
         others = [o for o in meetings if o.meeting_id != m.meeting_id]
-        weights = _fit(
-            [rows.sentences[k] for k in keep],
-            rows.lexical[keep],
-            rows.vectors[keep],
-            [rows.labels[k] for k in keep],
-            [rows.meeting[k] for k in keep],
-            c,
-        )
-        doc = model_document(weights, embedder.model_name, c, threshold, dataset_hash(others))
+        digest = dataset_hash(others)
+        doc = model_document(weights[m.meeting_id], embedder_name, c, threshold, digest)
         doc["trained_on"] = {
-            "sha256": dataset_hash(others),
+            "sha256": digest,
             "meetings": sorted(o.meeting_id for o in others),
             "held_out": m.meeting_id,
         }
@@ -295,16 +406,31 @@ def _report(doc: dict[str, Any], grid: list[dict[str, Any]]) -> str:
         for g in best_c
         if round(g["threshold"] * 100) % 10 == 0
     ]
-    return "\n".join(
-        [
-            f"capture model {doc['version']}: C={doc['C']}, threshold {doc['threshold']} on "
-            "p(F)+p(A), chosen by leave-one-meeting-out F2 on dev",
-            "",
-            table(["meeting (held out)", "sentences", "F/A", "precision", "recall", "F2"], rows),
-            "",
-            table(["threshold", "precision", "recall", "F2"], curve),
-        ]
+    point = doc.get("operating_point")
+    how = (
+        f"the whole generator's operating point ({point['rule']}; sentence F2 alone: "
+        f"{point['sentence_f2_threshold']})"
+        if point
+        else "leave-one-meeting-out F2 on dev"
     )
+    lines = [
+        f"capture model {doc['version']}: C={doc['C']}, threshold {doc['threshold']} on "
+        f"p(F)+p(A), chosen by {how}",
+        "",
+        table(["meeting (held out)", "sentences", "F/A", "precision", "recall", "F2"], rows),
+        "",
+        "sentences, leave one meeting out:",
+        table(["threshold", "precision", "recall", "F2"], curve),
+    ]
+    if point:
+        names = ["threshold", "statement_recall", "quote_precision", "story_precision",
+                 "stories", "checks"]  # fmt: skip
+        lines += [
+            "",
+            "whole generator, leave one meeting out:",
+            table(names, [[s[n] for n in names] for s in point["sweep"]]),
+        ]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,6 +439,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(MODEL_PATH))
     parser.add_argument(
         "--check", action="store_true", help="only check the shipped model's training-data hash"
+    )
+    parser.add_argument(
+        "--sentence-threshold",
+        action="store_true",
+        help="ship the sentence-F2 threshold; skip the whole-generator sweep (minutes faster)",
     )
     args = parser.parse_args(argv)
     dev = Path(args.dev)
@@ -328,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     from shared.embeddings.minilm import MiniLMEmbedder
 
-    doc, report = train(dev, MiniLMEmbedder())
+    doc, report = train(dev, MiniLMEmbedder(), operating_point=not args.sentence_threshold)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

@@ -154,3 +154,34 @@ def test_a_held_out_model_is_used_only_inside_its_block() -> None:
     with held_out(other):
         assert CaptureModel.load() is other
     assert CaptureModel.load() is shipped
+
+
+def test_the_operating_point_is_the_best_quote_precision_that_keeps_recall() -> None:
+    from shared.eval.train_capture import MIN_STATEMENT_RECALL, choose_operating_point
+
+    def point(t: float, recall: float, precision: float) -> dict[str, float]:
+        return {"threshold": t, "statement_recall": recall, "quote_precision": precision}
+
+    sweep = [
+        point(0.30, MIN_STATEMENT_RECALL + 0.06, 0.55),
+        point(0.40, MIN_STATEMENT_RECALL + 0.01, 0.60),
+        point(0.42, MIN_STATEMENT_RECALL + 0.005, 0.60),
+        point(0.50, MIN_STATEMENT_RECALL - 0.01, 0.65),  # better precision, too little recall
+    ]
+    assert choose_operating_point(sweep)["threshold"] == 0.40  # a tie goes to the lower one
+    low = [point(0.30, 0.60, 0.5), point(0.40, 0.55, 0.6)]
+    assert choose_operating_point(low)["threshold"] == 0.30  # none keeps recall: the best recall
+
+
+def test_the_sweep_runs_the_whole_generator_at_each_threshold(embedder: MiniLMEmbedder) -> None:
+    """A higher threshold quotes fewer statements of a meeting, never more; the model each meeting
+    is run with is the one given for it."""
+    from shared.eval.train_capture import generator_sweep
+
+    meeting = read_meeting(DEFAULT_DEV / "planning-notes.tsv")
+    shipped = CaptureModel.load().doc
+    low, high = generator_sweep([meeting], {meeting.meeting_id: shipped}, embedder, (0.2, 0.95))
+    assert (low["threshold"], high["threshold"]) == (0.2, 0.95)
+    assert low["stories"] > 0 and low["statement_recall"] > 0.5
+    assert high["statement_recall"] < low["statement_recall"]
+    assert high["stories"] < low["stories"]

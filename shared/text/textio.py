@@ -425,6 +425,22 @@ def clean_spoken(text: str) -> str:
     return re.sub(r"^[\s,;:.]+", "", text).strip()
 
 
+# a preposition or article left hanging where the speaker broke off ("time in {disfmarker} and
+# effort"): for generated text only (``drop_abandoned``), before the markers are cleaned out
+_ABANDONED = re.compile(
+    r"(?<!kind )(?<!sort )\b(?:in|on|at|of|for|with|from|into|about|the|a|an)\s+"
+    r"(?=\{\s*disfmarker\s*\})",
+    re.IGNORECASE,
+)
+
+
+def drop_abandoned(text: str) -> str:
+    """Raw spoken text without a preposition or article the speaker broke off after ("lots of
+    time in {disfmarker} and effort" -> "lots of time {disfmarker} and effort"). For generated
+    text (the offline drafts) only; quotes stay verbatim."""
+    return _ABANDONED.sub("", text)
+
+
 def clean_restarts(text: str) -> str:
     """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
     in the design" -> "in the design") and a four-letter start of the next word ("doub double-curved");

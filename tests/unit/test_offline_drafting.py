@@ -124,6 +124,11 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
             "Make it consistent with older remotes",
         ),
         ("We need a doub double-curved case .", "Provide a double-curved case"),
+        # a preposition the speaker broke off after ("time in {disfmarker} and effort")
+        (
+            "so I think we should spend lots of time in {disfmarker} and effort in the design .",
+            "Spend lots of time and effort in the design",
+        ),
         ("Oh we need a menu , alright .", "Provide a menu"),
         (
             "It seems to me that we should stick with the rubber case .",

@@ -11,6 +11,7 @@ from shared.text.textio import (
     clean_restarts,
     clean_spoken,
     decode_text,
+    drop_abandoned,
     extract_text,
     line_prefix,
     line_spans,
@@ -139,3 +140,23 @@ def test_docx_transcript_export_keeps_speakers_and_times():
 )
 def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:
     assert clean_restarts(clean_spoken(spoken)) == clean
+
+
+@pytest.mark.parametrize(
+    ("spoken", "clean"),
+    [
+        # a preposition or article the speaker broke off after leaves the written text
+        (
+            "spend lots of time in {disfmarker} and effort in that",
+            "spend lots of time and effort in that",
+        ),
+        ("we need the {disfmarker} a big button", "we need a big button"),
+        ("Of the {disfmarker} of all these", "of all these"),
+        # a filler's own "of", a word not cut off, and a "to" that restarts are kept
+        ("everything is kind of {disfmarker} okay", "everything is kind of okay"),
+        ("a button in the corner", "a button in the corner"),
+        ("it has to {disfmarker} have to be red", "it has to have to be red"),
+    ],
+)
+def test_an_abandoned_word_leaves_the_generated_text(spoken: str, clean: str) -> None:
+    assert clean_restarts(clean_spoken(drop_abandoned(spoken))).lower() == clean.lower()

@@ -26,7 +26,7 @@ from shared.engine.offline.lexicon import (
 )
 from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
 from shared.text.language import clean, content_words
-from shared.text.textio import clean_restarts
+from shared.text.textio import clean_restarts, drop_abandoned
 
 # the fewest words of a title (``phrasing``, the longest is ``phrasing.MAX_TITLE_WORDS``) and of a
 # criterion (``criteria``)
@@ -213,7 +213,7 @@ def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
-    text = clean(sentence)
+    text = clean(drop_abandoned(sentence))
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r",\s*like\s+", " ", text)

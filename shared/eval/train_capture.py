@@ -282,9 +282,8 @@ class _MemoEmbedder:
         todo = [t for t in dict.fromkeys(texts) if t not in self._seen]
         if todo:
             self._seen.update(zip(todo, np.asarray(self.inner.embed(todo)), strict=True))
-        if not texts:
-            return np.asarray(self.inner.embed([]))
-        return np.array([self._seen[t] for t in texts], dtype=np.float32)
+        rows = [self._seen[t] for t in texts]
+        return np.array(rows, dtype=np.float32).reshape(len(rows), self.dimension)
 
 
 def generator_sweep(
@@ -303,25 +302,25 @@ def generator_sweep(
     out = []
     quiet = logging.getLogger("shared.pipeline")  # "no indexed backlog", once per meeting run
     level = quiet.level
-    for t in thresholds or GENERATOR_THRESHOLDS:
-        at_t = {m: {**d, "threshold": t} for m, d in docs.items()}
-        quiet.setLevel(logging.ERROR)
-        try:
+    quiet.setLevel(logging.ERROR)
+    try:
+        for t in thresholds or GENERATOR_THRESHOLDS:
+            at_t = {m: {**d, "threshold": t} for m, d in docs.items()}
             figures, _ = evaluate(settings, meetings, held_out_models=at_t, embedder=memo)
-        finally:
-            quiet.setLevel(level)
-        total = figures["overall"]
-        out.append(
-            {
-                "threshold": t,
-                "statement_recall": total["statement_recall"],
-                "quote_precision": total["quote_precision"],
-                "story_precision": total["story_precision"],
-                "stories": total["stories"],
-                "checks": total["judge_all_checks_passed"],
-            }
-        )
-        print(f"  threshold {t}: {out[-1]}", file=sys.stderr)
+            total = figures["overall"]
+            out.append(
+                {
+                    "threshold": t,
+                    "statement_recall": total["statement_recall"],
+                    "quote_precision": total["quote_precision"],
+                    "story_precision": total["story_precision"],
+                    "stories": total["stories"],
+                    "checks": total["judge_all_checks_passed"],
+                }
+            )
+            print(f"  threshold {t}: {out[-1]}", file=sys.stderr)  # progress: minutes in all
+    finally:
+        quiet.setLevel(level)
     return out
 
 

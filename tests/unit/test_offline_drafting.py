@@ -8,6 +8,7 @@ import pytest
 from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
 from shared.engine.offline.phrasing import write_story
+from shared.engine.offline.statement import body
 from shared.eval.checks import _title_check
 
 
@@ -43,6 +44,15 @@ from shared.eval.checks import _title_check
             "Do not interfere with other devices",
         ),
         ("We should only make a remote control , nothing more .", "Make a remote control"),
+        # "like" the verb is not a filler
+        ("So I'd like to block out my own time, holidays, training.", "Block out my own time"),
+        ("Users would like to export the report as a PDF.", "Export the report as a PDF"),
+        # an example after the capability is a detail, not the title
+        (
+            "The user would like to switch the channel , for example changing to the next one .",
+            "Switch the channel",
+        ),
+        ("and just have pushbuttons for the volume .", "Provide pushbuttons for the volume"),
     ],
 )
 def test_titles_are_short_verb_phrases_in_the_meetings_words(statement: str, title: str) -> None:
@@ -134,10 +144,23 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
             "It seems to me that we should stick with the rubber case .",
             "Stick with the rubber case",
         ),
+        # a letter broken off anywhere, even before an unrelated word or at the end; a unit after
+        # a figure and a letter before "button" stay
+        ("Yeah , I think we could do l the logo in grey .", "Do the logo in grey"),
+        ("We want to change the colour of t", "Change the colour"),
+        ("W LCDs are for feedback , right .", "Make LCDs for feedback"),
+        ("It must still pass the 1 m drop test .", "Pass the 1 m drop test"),
+        ("You press the x button to cancel .", "Press the x button to cancel"),
     ],
 )
 def test_broken_off_words_and_relative_clauses(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
+    # "I think that'd ..." once left "'d cut no-shows a lot, ." (the hedge took "that")
+    assert body("I think that'd cut no-shows a lot, honestly.") == "it would cut no-shows a lot."
+    assert body("I'd like to see my list") == "I'd like to see my list"
 
 
 @pytest.mark.parametrize(
@@ -197,6 +220,17 @@ def test_criteria_from_weak_quotes_are_not_drafted() -> None:
     quotes = ["People want to have a power button .", "It should be red ."]
     draft = write_story(quotes, criteria_from=[True, False])
     assert draft.acceptance_criteria == [] and draft.source_quotes == quotes
+
+
+def test_a_modal_inside_a_relative_clause_is_not_rewritten_into_a_criterion() -> None:
+    # "that I would like to implement is ..." once gave "The user implements is volume control."
+    quotes = [
+        "We need a volume control on the side .",
+        "Another nice feature that I would like to implement is volume control .",
+    ]
+    draft = write_story(quotes)
+    assert draft.source_quotes == quotes
+    assert not any("implements" in c for c in draft.acceptance_criteria)
 
 
 def test_restating_criteria_do_not_add() -> None:

@@ -219,6 +219,8 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
     """The requirement as a present-tense statement, with the details the rest of its sentence
     adds: 'it should be red' -> 'The power button is red'; 'users must be able to cancel, up
     to two hours before' -> 'Users can cancel, up to two hours before'."""
+    if req.embedded:  # the modal is a relative clause's ("the feature that I'd like to add is")
+        return ""
     if not req.kind or " and " in req.subject:  # no modal, or two clauses joined by "and"
         whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
         return capital(whole) if len(whole.split()) >= 3 else ""

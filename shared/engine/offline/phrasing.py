@@ -83,7 +83,8 @@ _MORE_REQUIREMENTS = re.compile(
 )
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
-    r"|since|as long as|so (?:we|i|you|they|it|people))\s+|,\s+(?:and|so|or|then)\s+",
+    r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
+    r"|,\s+(?:and|so|or|then)\s+",
     re.IGNORECASE,
 )
 _CUT_BEFORE = frozenset(

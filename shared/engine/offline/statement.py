@@ -47,7 +47,12 @@ _LABEL_PREFIX = re.compile(
 )
 _HEDGES = re.compile(
     r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
-    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course|like"
+    r"|sort of|i guess|i mean|honestly|obviously|definitely|somehow|of course"
+    # "like" as a filler, not the verb: after its subject ("I'd like to", "users would like")
+    # it is the verb only when what it likes follows ("I like do I take ..." is a filler)
+    r"|(?<!would )(?<!'d )(?<!\u2019d )(?<!\bi )(?<!\bwe )(?<!they )(?<!\byou )(?<!n't )"
+    r"(?<!people )(?<!users )(?<!\bmight )(?<!really )like"
+    r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|\w+ing)\b)"
     r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?)\b\s*,?\s*",
     re.IGNORECASE,
 )
@@ -175,11 +180,20 @@ class _Requirement:
     embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
 
 
-# a word broken off as it was said ("because v our target is", "this kind of s functionality"):
-# a lone lowercase letter after a function word (not "option b", "vitamin d")
-_STUTTER_AFTER = frozenset(
-    """because cause 'cause of like and but so the to that is it we you i uh um then or in on for
-    with can just all this our your their my if when have has be are by at from into about as""".split()
+# a word broken off as it was said ("because v our target is", "colour of t", "we could do l the
+# logo"): a lone lowercase letter, kept only where it names something ("option b", "vitamin d",
+# "the b button") or is a unit after a figure ("a 1 m drop")
+_LETTER_NAMES_AFTER = frozenset(
+    """option options plan type vitamin grade class version model part section step point letter
+    row column channel size""".split()
+)
+_LETTER_NAMES_BEFORE = frozenset("button buttons key keys side axis drive".split())
+
+
+# a capital letter cut off at the start ("W LCDs are for feedback"), not a letter that names
+# something ("B is cheaper", "X and Y")
+_CUT_CAPITAL = re.compile(
+    r"^[B-HJ-Z] (?!(?:is|are|was|were|has|have|and|or|will|would|can|could|should|must)\b)\S",
 )
 
 
@@ -187,10 +201,21 @@ def _drop_stray_letters(text: str) -> str:
     words = text.split(" ")
     kept: list[str] = []
     for k, w in enumerate(words):
-        nxt = words[k + 1] if k + 1 < len(words) else ""
+        letter = w.rstrip(",;:")
+        nxt = words[k + 1].lower() if k + 1 < len(words) else ""
         prev = kept[-1].lower().strip(",;:") if kept else ""
-        stray = len(w) == 1 and w in "bcdefghjklmnopqrstuvwxyz" and nxt[:2].isalpha()
-        if stray and (not kept or prev in _STUTTER_AFTER):
+        stray = (
+            len(letter) == 1
+            and (
+                letter in "bcdefghjklmnopqrstuvwxyz" or k == 0 and _CUT_CAPITAL.match(w + " " + nxt)
+            )
+            and prev not in _LETTER_NAMES_AFTER
+            and nxt.rstrip(",;:.") not in _LETTER_NAMES_BEFORE
+            and not prev[-1:].isdigit()
+        )
+        if stray:
+            if w != letter and kept:  # "colour of t, and" keeps its comma
+                kept[-1] += w[len(letter) :]
             continue
         kept.append(w)
     return " ".join(kept)
@@ -199,10 +224,15 @@ def _drop_stray_letters(text: str) -> str:
 # a word of talk that closes the sentence after a comma ("Menu, alright.", "..., right?")
 _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
-    r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no)\s*([.!?]*)\s*$",
+    r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
+    r"|to be honest|i think|i guess|i'd say)\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
 
+
+# "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
+# its modal stay
+_THAT_WOULD = re.compile(r"\b(?:that|this)['\u2019]d\b(?!\s+\w+ed\b)", re.I)
 
 _PASSIVE_S = re.compile(
     r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
@@ -213,7 +243,7 @@ def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
-    text = clean(drop_abandoned(sentence))
+    text = _THAT_WOULD.sub("it would", clean(drop_abandoned(sentence)))
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r",\s*like\s+", " ", text)
@@ -231,6 +261,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _PASSIVE_S.sub(
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
     )
+    text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
     return re.sub(r"\s+", " ", text).strip(" ,;:-")
 
 
@@ -418,6 +449,14 @@ def _dropped(text: str) -> Capability | None:
     return None
 
 
+# "have a look", "have a think": talk, not a thing to provide
+_HAVE_A_TALK = re.compile(
+    r"(?:a|an|another)\s+(?:look|go|think|chat|word|try|break|meeting|question|minute|second"
+    r"|moment|discussion|vote)\b",
+    re.IGNORECASE,
+)
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -429,6 +468,14 @@ def _plain(clause: str) -> Capability:
     words = clause.split()
     if words and words[0].lower() in VERBS and words[0].lower() not in ("be", "have"):
         return Capability(_cap(clause), f"to {_lower_first(clause)}")
+    if (
+        len(words) > 1
+        and words[0].lower() == "have"
+        and words[1].lower() not in ("to", "got", "been", "had")
+        and not is_participle(words[1].lower())
+        and not _HAVE_A_TALK.match(" ".join(words[1:3]))
+    ):
+        return _provide(" ".join(words[1:]))  # "and just have pushbuttons for the volume"
     persona = PERSONA.match(clause) or re.match(
         r"(?:the |all |our )?(?:people|users|you|we|i|they|one)\b", clause, re.I
     )

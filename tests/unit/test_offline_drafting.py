@@ -151,6 +151,11 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
         ("W LCDs are for feedback , right .", "Make LCDs for feedback"),
         ("It must still pass the 1 m drop test .", "Pass the 1 m drop test"),
         ("You press the x button to cancel .", "Press the x button to cancel"),
+        # a phrase said twice right after the opening word ("Yeah , or the or the")
+        (
+            "Yeah , or the or the kinetic with normal battery .",
+            "Provide the kinetic with normal battery",
+        ),
     ],
 )
 def test_broken_off_words_and_relative_clauses(statement: str, title: str) -> None:

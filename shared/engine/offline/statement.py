@@ -253,7 +253,7 @@ def body(sentence: str, asides: bool = False) -> str:
     else:
         text = re.sub(r"\s*\([^()]*\)", "", text)
     text = _drop_stray_letters(text)
-    text = _LEAD.sub("", text)
+    text = _LEAD.sub("", clean_restarts(text))  # "Yeah, or the or the kinetic": "the kinetic"
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats

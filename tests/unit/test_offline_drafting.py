@@ -165,6 +165,7 @@ def test_broken_off_words_and_relative_clauses(statement: str, title: str) -> No
 def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
     # "I think that'd ..." once left "'d cut no-shows a lot, ." (the hedge took "that")
     assert body("I think that'd cut no-shows a lot, honestly.") == "it would cut no-shows a lot."
+    assert body("I think that'd need a restart button.") == "it would need a restart button."
     assert body("I'd like to see my list") == "I'd like to see my list"
 
 

@@ -232,7 +232,7 @@ _TAIL_TALK = re.compile(
 
 # "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
 # its modal stay
-_THAT_WOULD = re.compile(r"\b(?:that|this)['\u2019]d\b(?!\s+\w+ed\b)", re.I)
+_THAT_WOULD = re.compile(r"\b(?:that|this)['\u2019]d\b(?!\s+been\b)", re.I)
 
 _PASSIVE_S = re.compile(
     r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I

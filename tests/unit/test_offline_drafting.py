@@ -239,6 +239,34 @@ def test_a_modal_inside_a_relative_clause_is_not_rewritten_into_a_criterion() ->
     assert not any("implements" in c for c in draft.acceptance_criteria)
 
 
+def test_a_list_after_a_colon_is_one_checklist_item() -> None:
+    said = (
+        "No more than 8 physical buttons: power, volume up, volume down, channel up, "
+        "channel down, menu, OK and back."
+    )
+    draft = write_story([said])
+    assert draft.title == "Provide no more than 8 physical buttons"
+    assert draft.acceptance_criteria == [said]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the purpose clause held the only modal: it was drafted "i don't chases people myself"
+        "If the system reminded them automatically, say seven days after the transaction if "
+        "there's still no receipt, I'd be a happy man, so I don't have to chase people myself.",
+        # and the result of a condition: "then so they don't send me the same thing again"
+        "Oh, and if I reject I want to say why, so they don't just send me the same thing again.",
+    ],
+)
+def test_a_purpose_is_never_drafted_as_a_criterion(said: str) -> None:
+    draft = write_story(["Automatic reminder after seven days without a receipt.", said])
+    assert not any(
+        "chase" in c or "same thing" in c or c.lower().startswith("given")
+        for c in draft.acceptance_criteria
+    ), draft.acceptance_criteria
+
+
 def test_restating_criteria_do_not_add() -> None:
     assert not adds_to_title("The keys are locked.", "Lock the keys")
     assert not adds_to_title("Channel numbers are entered.", "Enter channel numbers")

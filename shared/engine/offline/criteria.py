@@ -71,6 +71,12 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         split = _condition(text, first_only=True) or _condition(clause)
         if split:
             when, main_clause = split
+            purpose = _PURPOSE.search(main_clause)
+            req_main = _parse(main_clause)
+            if purpose and purpose.start() <= main_clause.find(req_main.clause or main_clause):
+                split = None  # "..., so I don't have to chase people": a benefit, not a result
+        if split:
+            when, main_clause = split
             result = _declarative(_parse(main_clause), cap, persona, main_clause)
             if result:
                 out.append(
@@ -88,6 +94,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 if item:
                     out.append(item)
             continue
+        if req.kind and _PURPOSE.match(req.clause):
+            continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
         if not statement:
             continue
@@ -97,7 +105,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             out.append(f"{statement}.")
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
     for text in texts:
-        for item in _clause_items(text, cap, persona):
+        for item in [*_enumeration(text), *_clause_items(text, cap, persona)]:
             if len(kept) >= MAX_CRITERIA:
                 break
             said = {w for c in kept for w in content_words(c)} | set(content_words(title))
@@ -162,6 +170,22 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
                 return capital(stated.rstrip(".")) + "."
         return capital(clause.rstrip(".")) + "."
     return ""
+
+
+# a list said after a colon: "No more than 8 physical buttons: power, volume up, ... and back"
+_ENUMERATION = re.compile(
+    r"^(?P<head>[^:;]{3,80}?):\s*(?P<items>[^:;,]{1,40}(?:,\s*[^:;,]{1,40}){1,}"
+    r"\s+(?:and|or)\s+[^:;,]{1,40}?)[\s.!?]*$"
+)
+
+
+def _enumeration(text: str) -> list[str]:
+    """A list the statement gives after a colon, as one checklist item in its words (what a
+    tester checks item by item)."""
+    found = _ENUMERATION.match(_trim(_LEAD.sub("", text.strip())))
+    if not found or len(found.group("head").split()) > 10:
+        return []
+    return [f"{capital(found.group('head').strip())}: {found.group('items').strip()}."]
 
 
 def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:

@@ -160,12 +160,8 @@ class CaptureModel:
         self.intercept = np.asarray(doc["intercept"], dtype=np.float64)
         self.vocabulary: dict[str, int] = {g: k for k, g in enumerate(doc.get("ngrams", []))}
         self.ngram_scale = float(doc.get("ngram_scale", 0.0))
-        width = len(LEXICAL_NAMES) + 3 * int(doc.get("dimension", 384)) + len(self.vocabulary)
-        if (
-            list(doc["classes"]) != list(CLASSES)
-            or list(doc["lexical_names"]) != list(LEXICAL_NAMES)
-            or self.coef.shape[1] != width
-            or doc.get("context_width") != CONTEXT_WIDTH
+        if list(doc["classes"]) != list(CLASSES) or list(doc["lexical_names"]) != list(
+            LEXICAL_NAMES
         ):
             raise CaptureModelMissing(
                 f"{MODEL_PATH.name} was trained with other classes or features; retrain it with "
@@ -252,28 +248,13 @@ def _minilm() -> Embedder:
     return MiniLMEmbedder()
 
 
-# the wider window of the context: the sentences up to this many before and after
-CONTEXT_WIDTH = 2
-
-
 def neighbour_context(vectors: np.ndarray) -> np.ndarray:
-    """Each row: the mean of the rows before and after it (zero rows where there is none), then
-    the unit-length mean of the rows up to ``CONTEXT_WIDTH`` before and after it (what the
-    exchange around a sentence is about; docs/EVALUATION.md, gen-offline-v7)."""
-    near = np.zeros_like(vectors)
-    wide = np.zeros_like(vectors)
-    n = len(vectors)
-    if n > 1:
-        near[1:] += vectors[:-1]
-        near[:-1] += vectors[1:]
-        total = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
-        rows = np.arange(n)
-        lo = np.maximum(rows - CONTEXT_WIDTH, 0)
-        hi = np.minimum(rows + CONTEXT_WIDTH + 1, n)
-        wide = total[hi] - total[lo] - vectors
-        norm = np.linalg.norm(wide, axis=1, keepdims=True)
-        wide = np.divide(wide, norm, out=np.zeros_like(wide), where=norm > 0)
-    return np.hstack([near / 2.0, wide])
+    """Each row: the mean of the rows before and after it (zero rows where there is none)."""
+    context = np.zeros_like(vectors)
+    if len(vectors) > 1:
+        context[1:] += vectors[:-1]
+        context[:-1] += vectors[1:]
+    return context / 2.0
 
 
 def embed_all(sentences: list[Sentence], embedder: Embedder) -> tuple[np.ndarray, list[int]]:

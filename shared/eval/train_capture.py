@@ -40,7 +40,6 @@ import numpy as np
 
 from shared.analysis.capture import (
     CLASSES,
-    CONTEXT_WIDTH,
     LEXICAL_NAMES,
     MODEL_PATH,
     Sentence,
@@ -340,12 +339,11 @@ def model_document(
 ) -> dict[str, Any]:
     """The model file's content (``capture.CaptureModel`` reads it); the keys in file order."""
     doc: dict[str, Any] = {
-        "version": f"capture-{digest[:8]}-w{CONTEXT_WIDTH}-c{c}-t{threshold}",
+        "version": f"capture-{digest[:8]}-c{c}-t{threshold}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
         "embedder": embedder_name,
         "classes": list(CLASSES),
         "lexical_names": list(LEXICAL_NAMES),
-        "context_width": CONTEXT_WIDTH,
         "threshold": threshold,
         "C": c,
         "trained_on": {},

@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from shared.analysis.capture import (
-    CONTEXT_WIDTH,
-    CaptureModel,
-    CaptureModelMissing,
-    classify,
-    neighbour_context,
-    sentences_of,
-)
+from shared.analysis.capture import CaptureModel, classify, sentences_of
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.eval.capture import DatasetError, read_meeting, score_meeting
 from shared.eval.train_capture import DEFAULT_DEV, dataset_hash
@@ -152,28 +144,6 @@ def test_bad_files_say_what_is_wrong(tmp_path: Path) -> None:
     path.write_text("1\tonly two columns\n")
     with pytest.raises(DatasetError, match="3 tab-separated columns"):
         read_meeting(path)
-
-
-def test_the_context_is_the_next_neighbours_and_the_exchange_around() -> None:
-    vectors = np.eye(6)
-    vectors[3] = 0.0  # a sentence without a content word has no vector
-    context = neighbour_context(vectors)
-    near, wide = context[:, :6], context[:, 6:]
-    assert np.allclose(near[2], (vectors[1] + vectors[3]) / 2)
-    assert np.allclose(near[0], vectors[1] / 2)  # nothing before the first sentence
-    # up to CONTEXT_WIDTH either side, not the sentence itself, unit length
-    assert CONTEXT_WIDTH == 2
-    expected = vectors[0] + vectors[1] + vectors[4]
-    assert np.allclose(wide[2], expected / np.linalg.norm(expected))
-    assert wide[2][2] == 0.0 and np.isclose(np.linalg.norm(wide[5]), 1.0)
-    assert np.allclose(neighbour_context(np.ones((1, 6))), 0.0)  # alone: no context
-
-
-def test_a_model_trained_with_another_context_is_refused() -> None:
-    doc = dict(CaptureModel.load().doc)
-    doc["context_width"] = CONTEXT_WIDTH + 1
-    with pytest.raises(CaptureModelMissing, match="retrain"):
-        CaptureModel(doc)
 
 
 def test_a_held_out_model_is_used_only_inside_its_block() -> None:

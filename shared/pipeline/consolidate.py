@@ -4,8 +4,9 @@ Generation runs per segment, in parallel, so a need that two segments discuss gi
 Finalize (the one place that sees every part) consolidates them before writing the backlog:
 
 1. **Merge.** A story that states the same need as an earlier story of another segment (the same
-   fingerprint: the content words of its title; or cosine >= the merge threshold between "title.
-   main quote" texts and a shared topic word) is merged into the earlier one: quotes of both (in
+   fingerprint: the content words of its title; the same title words; or cosine >= the merge
+   threshold between "title. main quote" texts and a shared topic word) is merged into the
+   earlier one: quotes of both (in
    transcript order after the main one), criteria of both (near-duplicates once), open questions
    of both; ``merged_story_ids`` and ``merged_feature_ids`` record what was merged. When the later
    story changes a figure of the earlier one or drops it ("make it twenty", "let's not do X
@@ -110,7 +111,8 @@ def merge_duplicates(
             else:
                 same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
                 similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
-                if not (same_print or similar):
+                same_words = _words(stories[i].title) == _words(stories[j].title)
+                if not (same_print or similar or same_words):
                     continue
             earlier, later = result[i], stories[j]
             found = revision(earlier.source_quotes[0].text, later.source_quotes[0].text)

@@ -77,6 +77,24 @@ def test_stories_of_two_segments_merge_by_similarity():
     assert [s.item_id for s in merged] == [mine.item_id]
 
 
+def apart(texts: Sequence[str]) -> np.ndarray:
+    """Every text its own direction: no similarity joins any two stories."""
+    return np.eye(len(texts), max(len(texts), 4))
+
+
+def test_stories_of_two_segments_with_the_same_title_words_are_one():
+    # "work" is no topic word, so the fingerprint is one word; the quotes differ: one title twice
+    first = story("seg-0003", 4, "Work on all televisions", "It has to work on all TVs", 0)
+    again = story("seg-0009", 3, "Work on all televisions", "'cause it has to work on all", 90)
+    other = story("seg-0009", 4, "Work on the newer televisions", "Newer ones", 140)
+    merged = merge_duplicates([first, again, other], apart, 0.9)
+    assert [s.item_id for s in merged] == [first.item_id, other.item_id]
+    assert [q.text for q in merged[0].source_quotes] == [
+        first.source_quotes[0].text,
+        again.source_quotes[0].text,
+    ]
+
+
 def test_the_merged_story_keeps_the_record_that_relates_it_to_the_backlog():
     first = story("seg-0001", 1, "Provide the advanced chip", "The advanced chip", 0)
     second = story("seg-0001", 2, "Provide the advanced chip too", "Advanced chip too", 40)

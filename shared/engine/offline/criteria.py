@@ -69,12 +69,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             continue
         clause = req.clause if req.kind else text
         split = _condition(text, first_only=True) or _condition(clause)
-        if split:
-            when, main_clause = split
-            purpose = _PURPOSE.search(main_clause)
-            req_main = _parse(main_clause)
-            if purpose and purpose.start() <= main_clause.find(req_main.clause or main_clause):
-                split = None  # "..., so I don't have to chase people": a benefit, not a result
+        if split and _purpose_first(split[1]):
+            split = None  # "..., so I don't have to chase people": a benefit, not a result
         if split:
             when, main_clause = split
             result = _declarative(_parse(main_clause), cap, persona, main_clause)
@@ -170,6 +166,12 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
                 return capital(stated.rstrip(".")) + "."
         return capital(clause.rstrip(".")) + "."
     return ""
+
+
+def _purpose_first(clause: str) -> bool:
+    """Whether a purpose ("so I don't have to ...") opens before the clause's requirement."""
+    purpose = _PURPOSE.search(clause)
+    return purpose is not None and purpose.start() <= clause.find(_parse(clause).clause or clause)
 
 
 # a list said after a colon: "No more than 8 physical buttons: power, volume up, ... and back"

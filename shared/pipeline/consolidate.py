@@ -97,21 +97,22 @@ def merge_duplicates(
     vectors = np.asarray(embed([main_text(s) for s in stories]), dtype=np.float64)
     sims = vectors @ vectors.T
     prints = [fingerprint(s.title) for s in stories]
+    words = [_words(s.title) for s in stories]
     merged_into: dict[int, int] = {}
     result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
     for j in range(1, len(stories)):
         for i in range(j):
             if i in merged_into:
                 continue
+            same_words = words[i] == words[j]
             if stories[i].segment_id == stories[j].segment_id:
                 # the generator already kept them apart: only the same words make them one
                 # ("Sign themselves up for shifts" is not "Sign someone up for a shift")
-                if _words(stories[i].title) != _words(stories[j].title):
+                if not same_words:
                     continue
             else:
                 same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
                 similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
-                same_words = _words(stories[i].title) == _words(stories[j].title)
                 if not (same_print or similar or same_words):
                     continue
             earlier, later = result[i], stories[j]

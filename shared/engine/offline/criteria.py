@@ -69,11 +69,12 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             continue
         clause = req.clause if req.kind else text
         split = _condition(text, first_only=True) or _condition(clause)
-        if split and _purpose_first(split[1]):
-            split = None  # "..., so I don't have to chase people": a benefit, not a result
         if split:
             when, main_clause = split
-            result = _declarative(_parse(main_clause), cap, persona, main_clause)
+            main_req = _parse(main_clause)
+            # "..., so I don't have to chase people": a benefit, not the condition's result
+            purpose = _purpose_first(main_clause, main_req)
+            result = "" if purpose else _declarative(main_req, cap, persona, main_clause)
             if result:
                 out.append(
                     f"Given {_article(persona)} {persona}, when {when}, "
@@ -168,10 +169,10 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
     return ""
 
 
-def _purpose_first(clause: str) -> bool:
+def _purpose_first(clause: str, req: _Requirement) -> bool:
     """Whether a purpose ("so I don't have to ...") opens before the clause's requirement."""
     purpose = _PURPOSE.search(clause)
-    return purpose is not None and purpose.start() <= clause.find(_parse(clause).clause or clause)
+    return purpose is not None and purpose.start() <= clause.find(req.clause or clause)
 
 
 # a list said after a colon: "No more than 8 physical buttons: power, volume up, ... and back"

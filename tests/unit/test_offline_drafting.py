@@ -320,6 +320,38 @@ def test_a_need_said_of_nobody_keeps_its_negation(statement: str, title: str, me
     assert draft.acceptance_criteria == [statement]
 
 
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        ("We can't have solar panels with rubber , so .", "Leave out solar panels with rubber"),
+        ("It shouldn't be too heavy .", "Do not make it too heavy"),
+        ("'Cause we can't lose the battery .", "Keep the battery"),
+        ("Production cost per unit mustn't exceed 12.50 EUR.", "Do not exceed 12.50 EUR"),
+        ("I don't need to approve them, I just need to know.", "Remove the need to approve them"),
+        ("Yes, I don't want to lose a photo because the upload failed.", "Do not lose a photo"),
+        ("I don't want my location logged either.", "Leave out my location logged"),
+        ("Then you'll have to change it in a in a week .", "Change it in a week"),
+    ],
+)
+def test_a_negated_modal_keeps_its_negation(statement: str, title: str) -> None:
+    # "can't" was read as "can" and "'t": "Provide t have solar panels with rubber"
+    draft = write_story([statement])
+    assert draft.title == title
+    assert not any(w in ("t", "Provide") for w in draft.title.split()[1:])
+
+
+def test_a_complaint_or_forecast_with_cant_is_no_rule() -> None:
+    # "our patients won't download an app" is why there is no app, not "Do not download an app"
+    draft = write_story(["Our patients won't download an app."])
+    assert not draft.title.startswith("Do not")
+    assert write_story(["It won't be heavy ."]).title == "Do not make it heavy"
+
+
+def test_a_chore_in_a_purpose_clause_is_not_the_need() -> None:
+    said = "I have office hours, so I don't have to chase people myself."
+    assert "chase" not in write_story([said]).title.lower()
+
+
 def test_written_from_the_later_decision() -> None:
     draft = write_story(
         ["Okay, make it twenty then."],

@@ -91,7 +91,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 if item:
                     out.append(item)
             continue
-        if req.kind and _PURPOSE.match(req.clause):
+        if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(text, req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
         if not statement:
@@ -172,7 +172,16 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
 def _purpose_first(clause: str, req: _Requirement) -> bool:
     """Whether a purpose ("so I don't have to ...") opens before the clause's requirement."""
     purpose = _PURPOSE.search(clause)
-    return purpose is not None and purpose.start() <= clause.find(req.clause or clause)
+    if purpose is None:
+        return False
+    return purpose.start() <= clause.find(req.clause or clause) or _purpose_only(clause, req)
+
+
+def _purpose_only(clause: str, req: _Requirement) -> bool:
+    """Whether the clause's only modal is its purpose's ("..., so I don't have to chase people":
+    ``_parse`` reads no need from a "don't have to")."""
+    purpose = _PURPOSE.search(clause)
+    return not req.kind and purpose is not None and bool(_MODAL.search(purpose.group(0)))
 
 
 # a list said after a colon: "No more than 8 physical buttons: power, volume up, ... and back"
@@ -248,7 +257,9 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
     to two hours before' -> 'Users can cancel, up to two hours before'."""
     if req.embedded:  # the modal is a relative clause's ("the feature that I'd like to add is")
         return ""
-    if not req.kind or " and " in req.subject:  # no modal, or two clauses joined by "and"
+    if not req.kind or " and " in req.subject or req.cannot:
+        # no modal, two clauses joined by "and", or "can't" / "won't" (said as it was: "our
+        # patients won't download an app" is no rule that they do not)
         whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
         return capital(whole) if len(whole.split()) >= 3 else ""
     statement = _present(req, cap, persona)

@@ -63,12 +63,21 @@ _MODAL = re.compile(
     r"|we will use|let's use|let's have|we'll have|we will have)"
     r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
     r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
-    r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have|use|include|keep|make"
-    r"|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
-    r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need))\b",
+    r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have(?! to\b)|use|include|keep"
+    r"|make|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
+    r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need)"
+    # a prohibition, contracted ("it shouldn't be heavy"; "should not" is the modal and "not")
+    r"|(?P<neg>shouldn['\u2019]t|mustn['\u2019]t|shan['\u2019]t|ought not to))\b",
     re.IGNORECASE,
 )
-_WEAK_MODAL = re.compile(r"\b(?P<vp>can|could|will|'ll|may)\b", re.IGNORECASE)
+# "can", "will" carry a requirement only when nothing stronger is said; so do their negations
+# ("we can't lose the battery", "it won't be heavy"), read as "not" and the verb phrase
+_NO_OBLIGATION = re.compile(r"\b(?:don't|doesn't|do not|does not|didn't|won't)\s*$", re.I)
+_WEAK_MODAL = re.compile(
+    r"\b(?:(?P<vp>can|could|will|'ll|may)(?!['\u2019]t)|(?P<neg>can['\u2019]t|cannot|can not"
+    r"|couldn['\u2019]t|won['\u2019]t|will not))\b",
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(
     r"\s*(?<!\d),\s+|\s*[;:]\s+|\s+(?=(?:but|because|'cause|whereas|although|so that"
     r"|so (?:we|i|you|they|it|people))\b)",
@@ -109,7 +118,8 @@ _PURPOSE = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(
-    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once|after|before|unless)\b\s+"
+    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once(?! ?(?:a|an|every|per|more|again"
+    r"|or|in|and|only|twice)\b)|after|before|unless)\b\s+"
     r"(?P<cond>[^,;]+)",
     re.IGNORECASE,
 )
@@ -135,8 +145,8 @@ _IMPERATIVE_NOT = re.compile(
     re.IGNORECASE,
 )
 _LETS_NOT = re.compile(
-    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?:do|have|include|add|build"
-    r"|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
+    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?P<verb>do|have|include|add"
+    r"|build|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
     r"(?:\s+after all|\s+anymore)?$",
     re.IGNORECASE,
 )
@@ -178,6 +188,7 @@ class _Requirement:
     kind: str  # "vp": a verb phrase follows the modal, "np": a noun phrase, "": no modal
     rest: str
     embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
+    cannot: bool = False  # "can't", "won't": a limit or a forecast, not a rule to restate
 
 
 # a word broken off as it was said ("because v our target is", "colour of t", "we could do l the
@@ -267,13 +278,21 @@ def body(sentence: str, asides: bool = False) -> str:
 
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
-    found = [(k, m) for k, c in enumerate(clauses) if (m := _MODAL.search(c))]
+    found = [
+        (k, m)
+        for k, c in enumerate(clauses)
+        if (m := _MODAL.search(c)) and not _NO_OBLIGATION.search(c[: m.start()])
+    ]  # "I don't have to chase people" states no need (``_dropped`` reads "we don't need X")
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
         found = [
             (k, m)
             for k, c in enumerate(clauses)
-            if (m := _WEAK_MODAL.search(c)) and not (k and _PURPOSE.match(c))
-        ]  # "..., so the remote can be used in the dark" is the reason, not the need
+            if (m := _WEAK_MODAL.search(c))
+            and not (k and _PURPOSE.match(c))
+            and not (m.group("neg") and _is_user((c[: m.start()].split() or [""])[-1]))
+        ]  # "..., so the remote can be used in the dark" is the reason, not the need; "I can't
+        # see what my team spent", "our patients won't download an app": a complaint or a
+        # forecast, no rule that they cannot
     for k, m in found:
         clause = clauses[k]
         rest = _trim(clause[m.end() :])
@@ -289,6 +308,8 @@ def _parse(text: str) -> _Requirement:
             continue
         groups = m.groupdict()
         kind = "np" if (groups.get("np") or groups.get("np1")) else "vp"
+        if groups.get("neg") and not re.match(r"(?:not|never)\b", rest, re.IGNORECASE):
+            rest = f"not {rest}"
         subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
         tail = _SUBJECT_TAIL.search(subject)
         embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
@@ -304,7 +325,8 @@ def _parse(text: str) -> _Requirement:
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
             if re.search(r"use$", groups["np1"], re.IGNORECASE):
                 kind, rest = "vp", f"use {rest}"
-        return _Requirement(_trim(clause), subject, kind, rest, embedded)
+        cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL
+        return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot)
     clause = next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
 
@@ -398,9 +420,7 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return _be(" ".join(words[1:]), subject)
     negated = _NOT_VP.match(rest)
     if negated:
-        vp = negated.group("vp")
-        actor = "" if user else "the product "
-        return Capability(f"Do not {vp}", f"{actor}never to {vp}".strip(), subject=subject)
+        return _prohibition(negated.group("vp"), subject, user)
     if user:
         return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
     if len(rest.split()) < MIN_TITLE_WORDS:  # "it has to work offline": "Make it work offline"
@@ -409,6 +429,41 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
+
+
+# "we can't lose the battery" keeps it; "we can't have / afford / use X" leaves X out
+_KEEP_VERBS = frozenset("lose drop remove ditch sacrifice".split())
+_LEAVE_OUT_VERBS = _POSSESSION | frozenset("use afford put add".split())
+
+
+def _prohibition(vp: str, subject: str, user: bool) -> Capability:
+    """A need said with a negation: 'it shouldn't be too heavy' -> 'Do not make it too heavy';
+    'we can't have solar panels with rubber' -> 'Leave out solar panels with rubber'; 'we can't
+    lose the battery' -> 'Keep the battery'; 'users must not see phone numbers' -> 'Do not see
+    phone numbers'."""
+    words = vp.split()
+    first = words[0].lower()
+    what = " ".join(words[1:])
+    if first in ("have", "need") and len(words) > 2 and words[1].lower() == "to":
+        return _no_need(" ".join(words[2:]))  # "you won't have to change the batteries"
+    if first in _KEEP_VERBS and len(words) > 1:
+        return Capability(f"Keep {what}", _lower_first(what), obj=what, subject=subject)
+    if first in _LEAVE_OUT_VERBS and content_words(what) and words[1].lower() not in ("to", "it"):
+        bare = _NOUN_OPENERS.sub("", what)
+        return Capability(f"Leave out {what}", f"no {bare}", obj=what, subject=subject)
+    if first == "be" and len(words) > 1:
+        be = _be(what, subject)
+        named = re.sub(r" to be .*$", "", be.means)
+        return Capability(
+            f"Do not {_lower_first(be.title)}", f"{named} not to be {what}", be.obj, subject
+        )
+    actor = "" if user else "the product "
+    return Capability(f"Do not {vp}", f"{actor}never to {vp}".strip(), subject=subject)
+
+
+def _no_need(vp: str) -> Capability:
+    """A chore the product takes away: "I don't need to approve them"."""
+    return Capability(f"Remove the need to {vp}", f"not to have to {vp}")
 
 
 def _be(complement: str, subject: str) -> Capability:
@@ -438,12 +493,22 @@ def _be(complement: str, subject: str) -> Capability:
 
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
-    text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now)?[\s.!?]*$", "", text)
+    text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
     for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED):
         m = pattern.search(text)
+        if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
+            continue  # "..., so I don't have to chase people": the reason, not the need
         if m and content_words(m.group("what")):
             what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
             what = _trim(what)
+            to = re.match(r"to\s+(?P<verb>\w+)\s+(?P<rest>.+)$", what, re.IGNORECASE)
+            if to and to.group("verb").lower() in _POSSESSION | {"use"}:
+                what = to.group("rest")  # "we don't have to have a lot of audio options"
+            elif to and m.groupdict().get("verb", "").lower() == "want":
+                vp = what[3:]  # "I don't want to lose a photo"
+                return Capability(f"Do not {vp}", f"never to {vp}")
+            elif to:  # "I don't need to approve them": a chore the product takes away
+                return _no_need(what[3:])
             bare = _NOUN_OPENERS.sub("", what)
             return Capability(f"Leave out {what}", f"no {bare}", obj=what)
     return None

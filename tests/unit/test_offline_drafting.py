@@ -151,6 +151,16 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
         ("W LCDs are for feedback , right .", "Make LCDs for feedback"),
         ("It must still pass the 1 m drop test .", "Pass the 1 m drop test"),
         ("You press the x button to cancel .", "Press the x button to cancel"),
+        # two letters that are no word, and the few three-letter starts that never are, go; an
+        # article goes with a word broken off before a preposition; "vs", "UI" stay
+        ("Uh we should te think about the colour .", "Think about the colour"),
+        ("It must be wha baby proof .", "Make it baby proof"),
+        ("The b Uh we will sell the t at twenty five Euros .", "Sell at twenty five Euros"),
+        (
+            "We need a cost breakdown for titanium vs rubber .",
+            "Provide a cost breakdown for titanium vs rubber",
+        ),
+        ("We need a UI for QA and HR .", "Provide a UI for QA and HR"),
         # a phrase said twice right after the opening word ("Yeah , or the or the")
         (
             "Yeah , or the or the kinetic with normal battery .",

@@ -208,25 +208,52 @@ _CUT_CAPITAL = re.compile(
 )
 
 
-def _drop_stray_letters(text: str) -> str:
-    words = text.split(" ")
-    kept: list[str] = []
-    for k, w in enumerate(words):
-        letter = w.rstrip(",;:")
-        nxt = words[k + 1].lower() if k + 1 < len(words) else ""
-        prev = kept[-1].lower().strip(",;:") if kept else ""
-        stray = (
-            len(letter) == 1
-            and (
-                letter in "bcdefghjklmnopqrstuvwxyz" or k == 0 and _CUT_CAPITAL.match(w + " " + nxt)
+# the two-letter words (and abbreviations) a meeting says whole: any other lowercase pair of
+# letters is a word broken off ("we should go re original", "te think about", "the bu the mute
+# button"); with the few three-letter starts that are never words ("wha", "tha")
+_WHOLE_PAIRS = frozenset(
+    """ad ah am an as at aw be by do eh et go ha he hi hm id if in is it ma me mm my no of oh ok on
+    or ox pa pc pm so to tv ui up us ux we ye yo ai ar bc cd cm db dj dm dr eu gb gp hr ip
+    kg km lp mb mg ml ms mr os pr qa qr sd sms uk vr vs xl""".split()
+)
+_BROKEN_STARTS = frozenset("wha tha thi whe wou cou sho bec".split())
+_ARTICLES = frozenset("a an the".split())
+_FUNCTION_WORDS = frozenset(
+    """at of in on for to with by from and or but is are was were be will would can could should
+    the a an""".split()
+)
+
+
+def _stray(word: str, k: int, words: list[str], prev: str) -> bool:
+    nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+    if len(word) == 1:
+        return (
+            (
+                word in "bcdefghjklmnopqrstuvwxyz"
+                or k == 0
+                and bool(_CUT_CAPITAL.match(f"{word} {nxt}"))
             )
             and prev not in _LETTER_NAMES_AFTER
             and nxt.rstrip(",;:.") not in _LETTER_NAMES_BEFORE
             and not prev[-1:].isdigit()
         )
-        if stray:
+    if not word.isalpha() or not word.islower() or prev[-1:].isdigit():
+        return False
+    return (len(word) == 2 and word not in _WHOLE_PAIRS) or word in _BROKEN_STARTS
+
+
+def _drop_stray_letters(text: str) -> str:
+    words = text.split(" ")
+    kept: list[str] = []
+    for k, w in enumerate(words):
+        letter = w.rstrip(",;:")
+        prev = kept[-1].lower().strip(",;:") if kept else ""
+        if _stray(letter, k, words, prev):
             if w != letter and kept:  # "colour of t, and" keeps its comma
                 kept[-1] += w[len(letter) :]
+            nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+            if prev in _ARTICLES and nxt in _FUNCTION_WORDS:
+                kept.pop()  # "sell the t at twenty five Euros": the article went with it
             continue
         kept.append(w)
     return " ".join(kept)

@@ -380,6 +380,11 @@ _NOT_A_THING_ADVERB = frozenset(
 )
 
 
+# what no thing ends with: a word of talk, a vague tail, a comparison with nothing compared
+_NO_THING_LAST = frozenset("yeah okay ok much more less normal expensive".split())
+_DEGREE = frozenset("most least bit lot much little too very".split())
+
+
 def _names_a_thing(words: list[str]) -> bool:
     """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk: no
     opening conjunction or preposition, no finite verb, not one word that is no thing ("an
@@ -390,6 +395,8 @@ def _names_a_thing(words: list[str]) -> bool:
     last = own[-1] if own else ""
     if len(own) == 1 and (is_participle(last) or last.endswith(("wise", "ly"))):
         return False  # "an agreed", "a price-wise": one word, and not a thing
+    if last in _NO_THING_LAST or (len(own) > 1 and own[-2] in _DEGREE):
+        return False  # "a little bit bigger", "the most expensive", "banana's yellow, yeah"
     return not _has_finite_verb(words, _FINITE)
 
 

@@ -82,7 +82,7 @@ def apart(texts: Sequence[str]) -> np.ndarray:
     return np.eye(len(texts), max(len(texts), 4))
 
 
-def test_stories_of_two_segments_with_the_same_title_words_are_one():
+def test_stories_of_two_segments_with_the_same_title_words_are_one() -> None:
     # "work" is no topic word, so the fingerprint is one word; the quotes differ: one title twice
     first = story("seg-0003", 4, "Work on all televisions", "It has to work on all TVs", 0)
     again = story("seg-0009", 3, "Work on all televisions", "'cause it has to work on all", 90)

@@ -91,7 +91,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 if item:
                     out.append(item)
             continue
-        if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(text, req):
+        if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(_PURPOSE.search(text), req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
         if not statement:
@@ -170,17 +170,17 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
 
 
 def _purpose_first(clause: str, req: _Requirement) -> bool:
-    """Whether a purpose ("so I don't have to ...") opens before the clause's requirement."""
+    """Whether a purpose ("so I don't have to ...") opens before the clause's requirement, or
+    holds the clause's only modal (``_purpose_only``)."""
     purpose = _PURPOSE.search(clause)
     if purpose is None:
         return False
-    return purpose.start() <= clause.find(req.clause or clause) or _purpose_only(clause, req)
+    return purpose.start() <= clause.find(req.clause or clause) or _purpose_only(purpose, req)
 
 
-def _purpose_only(clause: str, req: _Requirement) -> bool:
-    """Whether the clause's only modal is its purpose's ("..., so I don't have to chase people":
-    ``_parse`` reads no need from a "don't have to")."""
-    purpose = _PURPOSE.search(clause)
+def _purpose_only(purpose: re.Match[str] | None, req: _Requirement) -> bool:
+    """Whether a clause's only modal is in its ``purpose`` ("..., so I don't have to chase
+    people": ``_parse`` reads no need from a "don't have to")."""
     return not req.kind and purpose is not None and bool(_MODAL.search(purpose.group(0)))
 
 

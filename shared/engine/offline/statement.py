@@ -70,9 +70,10 @@ _MODAL = re.compile(
     r"|(?P<neg>shouldn['\u2019]t|mustn['\u2019]t|shan['\u2019]t|ought not to))\b",
     re.IGNORECASE,
 )
+# a modal after this states no obligation ("I don't have to chase people")
+_NO_OBLIGATION = re.compile(r"\b(?:don't|doesn't|do not|does not|didn't|won't)\s*$", re.I)
 # "can", "will" carry a requirement only when nothing stronger is said; so do their negations
 # ("we can't lose the battery", "it won't be heavy"), read as "not" and the verb phrase
-_NO_OBLIGATION = re.compile(r"\b(?:don't|doesn't|do not|does not|didn't|won't)\s*$", re.I)
 _WEAK_MODAL = re.compile(
     r"\b(?:(?P<vp>can|could|will|'ll|may)(?!['\u2019]t)|(?P<neg>can['\u2019]t|cannot|can not"
     r"|couldn['\u2019]t|won['\u2019]t|will not))\b",
@@ -224,13 +225,13 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
-def _stray(word: str, k: int, words: list[str], prev: str) -> bool:
-    nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+def _stray(word: str, first: bool, prev: str, nxt: str) -> bool:
+    """Whether ``word`` (between ``prev`` and ``nxt``, lowercased) was broken off as it was said."""
     if len(word) == 1:
         return (
             (
                 word in "bcdefghjklmnopqrstuvwxyz"
-                or k == 0
+                or first
                 and bool(_CUT_CAPITAL.match(f"{word} {nxt}"))
             )
             and prev not in _LETTER_NAMES_AFTER
@@ -248,10 +249,10 @@ def _drop_stray_letters(text: str) -> str:
     for k, w in enumerate(words):
         letter = w.rstrip(",;:")
         prev = kept[-1].lower().strip(",;:") if kept else ""
-        if _stray(letter, k, words, prev):
+        nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+        if _stray(letter, k == 0, prev, nxt):
             if w != letter and kept:  # "colour of t, and" keeps its comma
                 kept[-1] += w[len(letter) :]
-            nxt = words[k + 1].lower() if k + 1 < len(words) else ""
             if prev in _ARTICLES and nxt in _FUNCTION_WORDS:
                 kept.pop()  # "sell the t at twenty five Euros": the article went with it
             continue

@@ -448,3 +448,68 @@ def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
     ]
     measured = write_story(["We need a power button .", "It should be easy to find in 2 seconds ."])
     assert measured.acceptance_criteria and not measured.open_questions
+
+
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        # the speaker's own experience or taste
+        "I can't imagine a wooden remote control .",
+        "My method was to look at other remote controls on the web .",
+        "Personally , I do not prefer a remote control that's fully in yellow .",
+        # a remark on what was just said, a musing
+        "That costs more than a car .",
+        "This is an option .",
+        "Clearly voice recognition is something to think about .",
+        # a piece of a sentence: a condition without its result, a phrase without a verb
+        "If you're watching something .",
+        "For the L_C_D_ .",
+    ],
+)
+def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
+    draft = write_story(["We need a rubber case for the remote .", follow_up])
+    assert draft.source_quotes[-1] == follow_up  # still evidence, in the meeting's words
+    assert draft.acceptance_criteria == [], draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "I don't want to book that thirteen times .",  # a need said in the first person
+        "I have been told that we don't consider teletext .",  # what the speaker was told
+        "If it is thin it's likely to break .",  # a condition with its result, said without a comma
+        "For this budget twelve Euros .",  # a phrase without a verb, but a figure
+    ],
+)
+def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_criterion(
+    follow_up: str,
+) -> None:
+    draft = write_story(["We need a rubber case for the remote .", follow_up])
+    assert len(draft.acceptance_criteria) == 1, draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a condition with nothing to check it by
+        "Yeah , when we choose , we cannot use titanium .",
+        "When someone wants , they can do that and it should be accessible .",
+        # a result that is no behaviour: a remark, a piece of a list
+        "If you get the number in wrong , it's a bit of a pain .",
+        "If you have a hundred buttons on your remote control , all small buttons .",
+        "When you're planning on making it out of rubber , but with a T_V_ remote .",
+    ],
+)
+def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
+    draft = write_story(["We need a rubber case for the remote .", said])
+    assert not any(c.startswith("Given") for c in draft.acceptance_criteria), (
+        draft.acceptance_criteria
+    )
+
+
+def test_a_real_condition_and_result_still_give_given_when_then() -> None:
+    said = "If you don't turn up , you lose it after fifteen minutes ."
+    draft = write_story(["We need a rubber case for the remote .", said])
+    assert draft.acceptance_criteria == [
+        "Given a user, when you don't turn up, then you lose it after fifteen minutes."
+    ]

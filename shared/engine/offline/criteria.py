@@ -4,7 +4,10 @@ From the story's statements (cleaned; the main one first): Given/When/Then for a
 limit or a figure a statement holds, a checklist item for a detail an elaboration adds ("it should
 be red" -> "The power button is red."), the main statement in full when the title had to cut it;
 nothing that only restates the title (``adds_to_title``, which the story checks of ``eval judge``
-use too), no number that no statement says.
+use too), no number that no statement says, and no talk: a statement about the speaker, a remark
+on what was just said or a piece of a sentence is quoted as evidence but is no criterion
+(``_talk``), and a Given/When/Then needs a condition to check by and a behaviour as its result
+(``_checkable``).
 
 Everything is a pure function of the statements: deterministic.
 """
@@ -75,6 +78,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             # "..., so I don't have to chase people": a benefit, not the condition's result
             purpose = _purpose_first(main_clause, main_req)
             result = "" if purpose else _declarative(main_req, cap, persona, main_clause)
+            if not _checkable(when, result):
+                continue  # "when we choose, then the thing with this whole": talk, no check
             if result:
                 out.append(
                     f"Given {_article(persona)} {persona}, when {when}, "
@@ -261,10 +266,83 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         # no modal, two clauses joined by "and", or "can't" / "won't" (said as it was: "our
         # patients won't download an app" is no rule that they do not)
         whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
+        if not req.kind and _talk(text or req.clause):
+            return ""
         return capital(whole) if len(whole.split()) >= 3 else ""
     statement = _present(req, cap, persona)
     tail = _details_after(req.clause, text)
     return f"{statement}, {tail}" if statement and tail else statement
+
+
+# A statement without a modal is a criterion in its own words only when it says something of
+# the product: not the speaker's own experience or taste ("I can't imagine a wooden remote
+# control", "My method was to look at other remotes"), not a remark on what was just said ("That
+# costs more than a car", "This is an option", "..., then that's something to consider"), not a
+# musing ("I'm guessing that ...", "I don't think ..."). A need said in the first person stays
+# ("I don't want to book that thirteen times"), and so does what the speaker was told ("I have
+# been told that we don't consider teletext").
+_TALK = re.compile(
+    r"^(?:i|i'm|i've|i'd|i'll|my|me|personally)\b(?!'| (?:have been|was|were) told\b)"
+    r"|^(?:that|this)(?:'s|\s+(?:is|was|would|will|and|doesn't|does|wouldn't|won't|could|can"
+    r"|might|costs?|solves?|sends?|helps?|means?|makes?|fits?|goes|gets))\b"
+    r"|\b(?:i wonder|i'm guessing|i'm not sure|not quite sure|i don't think|i don't know"
+    r"|something to (?:consider|think about|ignore)|i can't imagine)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_NEED = re.compile(r"^(?:i|i'm|i'd)\b.*\b(?:want|need|would like|'d like)\b", re.I)
+
+
+# a piece of a sentence: a condition without its result ("If the OCR thing picks out the VAT
+# number."), a phrase that opens with a preposition and has no verb ("For the LCD.")
+_CONDITION_ONLY = re.compile(r"^(?:if|whether|unless)\b", re.IGNORECASE)
+_PREPOSITION_FIRST = re.compile(r"^(?:for|on|in|at|with|to|from|by)\b", re.IGNORECASE)
+_SECOND_SUBJECT = re.compile(
+    r"^\w+\s+\S+\s+.*\b(?:i|we|you|they|it|there|he|she)(?:'s|'re|'ll|'d)?\s+\w+", re.I
+)
+
+
+def _talk(text: str) -> bool:
+    """Whether a statement without a modal is talk or a piece of a sentence rather than something
+    to check (``_TALK``, ``_CONDITION_ONLY``, ``_PREPOSITION_FIRST``)."""
+    bare = _LEAD.sub("", text.strip()).strip(" ,")
+    if _CONDITION_ONLY.match(bare):  # "if it is thin it's likely to break" has its result
+        return _condition(bare) is None and not _SECOND_SUBJECT.match(bare)
+    if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
+        return not quantities(bare)  # "for this budget twelve Euros" says a figure
+    return bool(_TALK.search(bare)) and not _FIRST_PERSON_NEED.match(bare)
+
+
+_BE_HAVE = frozenset("is are was were be has have had can will would should must s re".split())
+
+
+def _has_verb(text: str) -> bool:
+    """Whether a piece of text has a verb (a known verb in any form, a form of be or have, a
+    modal, a contraction such as "it's" or "don't")."""
+    words = re.findall(r"[a-z]+(?:n't)?", text.lower())
+    return any(base_form(w) in VERBS or w.endswith("n't") or w in _BE_HAVE for w in words)
+
+
+# A condition says when to check only with something to check it by: not just someone wanting
+# or choosing ("when we choose", "when you want"); a result is something that then happens: a
+# clause with a verb, not a piece of a list or a remark ("then with the LCD", "then but with a
+# TV remote it's gonna be quite limited", "then it's a bit of a pain").
+_EMPTY_CONDITION = frozenset(
+    "want wants wanted do does did choose chose can could would will".split()
+)
+_NOT_A_RESULT = re.compile(
+    r"^(?:but|and|or|so|then|if|as|how|with|without|what|it's|it is|that's|that is|one thing)\b",
+    re.IGNORECASE,
+)
+
+
+def _checkable(when: str, result: str) -> bool:
+    """Whether a condition and its result make a Given/When/Then a tester can run
+    (``_EMPTY_CONDITION``, ``_NOT_A_RESULT``); an empty result is left to the other criteria."""
+    if not result:
+        return True
+    if all(w.lower() in _EMPTY_CONDITION for w in content_words(when)):
+        return False
+    return _has_verb(result) and not _NOT_A_RESULT.match(result)
 
 
 def _details_after(clause: str, text: str) -> str:

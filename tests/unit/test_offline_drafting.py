@@ -463,6 +463,7 @@ def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
         "Clearly voice recognition is something to think about .",
         # a piece of a sentence: a condition without its result, a phrase without a verb
         "If you're watching something .",
+        "Which change colours .",
         "For the L_C_D_ .",
     ],
 )
@@ -498,6 +499,7 @@ def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_crit
         "If you get the number in wrong , it's a bit of a pain .",
         "If you have a hundred buttons on your remote control , all small buttons .",
         "When you're planning on making it out of rubber , but with a T_V_ remote .",
+        "If we make it work , in the next step .",
     ],
 )
 def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:

@@ -293,8 +293,10 @@ _FIRST_PERSON_NEED = re.compile(r"^(?:i|i'm|i'd)\b.*\b(?:want|need|would like|'d
 
 
 # a piece of a sentence: a condition without its result ("If the OCR thing picks out the VAT
-# number."), a phrase that opens with a preposition and has no verb ("For the LCD.")
+# number."), a relative clause ("Which change colours."), a phrase that opens with a preposition
+# and has no verb ("For the LCD.")
 _CONDITION_ONLY = re.compile(r"^(?:if|whether|unless)\b", re.IGNORECASE)
+_RELATIVE_FIRST = re.compile(r"^(?:which|who|whose|where)\b(?!.*\?)", re.IGNORECASE)
 _PREPOSITION_FIRST = re.compile(r"^(?:for|on|in|at|with|to|from|by)\b", re.IGNORECASE)
 _SECOND_SUBJECT = re.compile(
     r"^\w+\s+\S+\s+.*\b(?:i|we|you|they|it|there|he|she)(?:'s|'re|'ll|'d)?\s+\w+", re.I
@@ -307,6 +309,8 @@ def _talk(text: str) -> bool:
     bare = _LEAD.sub("", text.strip()).strip(" ,")
     if _CONDITION_ONLY.match(bare):  # "if it is thin it's likely to break" has its result
         return _condition(bare) is None and not _SECOND_SUBJECT.match(bare)
+    if _RELATIVE_FIRST.match(bare):  # "Which change colours.": the rest of a sentence before
+        return True
     if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
     return bool(_TALK.search(bare)) and not _FIRST_PERSON_NEED.match(bare)
@@ -325,12 +329,13 @@ def _has_verb(text: str) -> bool:
 # A condition says when to check only with something to check it by: not just someone wanting
 # or choosing ("when we choose", "when you want"); a result is something that then happens: a
 # clause with a verb, not a piece of a list or a remark ("then with the LCD", "then but with a
-# TV remote it's gonna be quite limited", "then it's a bit of a pain").
+# TV remote it's gonna be quite limited", "then it's a bit of a pain", "then in the next step").
 _EMPTY_CONDITION = frozenset(
     "want wants wanted do does did choose chose can could would will".split()
 )
 _NOT_A_RESULT = re.compile(
-    r"^(?:but|and|or|so|then|if|as|how|with|without|what|it's|it is|that's|that is|one thing)\b",
+    r"^(?:but|and|or|so|then|if|as|how|with|without|what|it's|it is|that's|that is|one thing"
+    r"|in|on|at|for|to|from|by)\b",
     re.IGNORECASE,
 )
 

@@ -369,3 +369,23 @@ def test_talk_before_the_first_need_is_quoted_by_it(
     draft = generator.generate(segment_of(text), GenerationContext()).draft
     assert [s.title for s in draft.stories] == ["Provide a big power button"]
     assert draft.stories[0].source_quotes == ["We need a big power button .", "Price-wise ."]
+
+
+def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
+    """'we have to calculate the production costs' is work for the team, not a need of the
+    product; 'we can calculate the VAT automatically' offers what the product can do."""
+    text = normalize(
+        "Project Manager: And now we have to calculate the production costs .\n"
+        "Marketing: The remote must have a backlight that changes colour .\n"
+        "Project Manager: First we have to make a functional design .\n"
+        "Industrial Designer: And then we have to agree on the rating together .\n"
+        "Finance: And we can calculate the VAT automatically from the receipt .\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    quoted = [q for s in stories for q in s.source_quotes]
+    assert not any("production costs" in q or "functional design" in q for q in quoted), [
+        s.title for s in stories
+    ]
+    assert not any("rating" in q for q in quoted)
+    assert any(q.startswith("The remote must have a backlight") for q in quoted)
+    assert any("VAT" in q for q in quoted)

@@ -106,7 +106,12 @@ class OfflineGenerator:
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
+        team_work = {k for k, s in enumerate(sentences) if _team_work(clean(s.text))}
         for st in stories:
+            if not st.superseded:  # the meeting's own work: no need, and evidence of none
+                if st.writing in team_work:
+                    continue
+                st.members = [k for k in st.members if k not in team_work]
             readable = self._readable_draft(st, sentences, verdicts, persona)
             if readable is not None:
                 if waiting:
@@ -382,6 +387,24 @@ def _feature_title(quotes: str, segment: Segment, taken: set[str]) -> str:
         if title not in taken:
             return title
     return capital(segment.dominant_intent or "Requirements")
+
+
+# The meeting's own work is no need of the product ("And now we have to calculate the production
+# costs", "we need to give a rating", "First we have to make a functional design", "we'll give
+# it maximum points"): said with the team or the speaker as its subject, it is no story ("we can
+# calculate the VAT automatically" offers what the product can do: a need).
+_TEAM_WORK = re.compile(
+    r"\b(?:we|i|let's|you)\b(?:\W+(?!can\b|could\b)[\w']+){0,4}?\W+(?:calculate|evaluate|rate"
+    r"|agree on|discuss|give (?:a rating|ratings|a score|(?:it|them)(?:\W+\w+)?\W+(?:points?"
+    r"|\d+|one|two|three|four|five|six|seven))|(?:make|do) (?:a |the )?(?:functional|working"
+    r"|conceptual|detailed) design)\b",
+    re.IGNORECASE,
+)
+
+
+def _team_work(text: str) -> bool:
+    """Whether a statement asks for the meeting's own work, not the product's (``_TEAM_WORK``)."""
+    return bool(_TEAM_WORK.search(text))
 
 
 def _readable(draft: StoryDraft) -> bool:

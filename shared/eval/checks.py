@@ -245,6 +245,7 @@ def _line_of(quote: SourceQuote, transcript: str | None) -> str:
 
 def _title_check(title: str) -> Check:
     from shared.engine.offline.lexicon import is_verb, reads_as_capability
+    from shared.engine.offline.wording import ends_with_verb_particle
 
     words = title.split()
     problems = []
@@ -253,7 +254,8 @@ def _title_check(title: str) -> Check:
     first = words[0].strip(".,;:!?\"'").lower() if words else ""
     if first in _TITLE_OPENERS_NOT_VERBS or not is_verb(first):
         problems.append(f"opens with '{first}', not a verb")
-    if words and words[-1].strip(".,;:!?").lower() in _DANGLING_WORDS:
+    last = words[-1].strip(".,;:!?").lower() if words else ""
+    if last in _DANGLING_WORDS and not ends_with_verb_particle(title):
         problems.append(f"ends on '{words[-1]}'")
     if not problems and not reads_as_capability(title):
         problems.append("reads as a clause of talk, not a capability")

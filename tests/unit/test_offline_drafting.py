@@ -112,6 +112,8 @@ def test_a_clause_of_talk_in_a_title_is_not_a_title(title: str) -> None:
         "Provide a double-curved case",
         "Provide a little icon or something",
         "Provide the most expensive option",
+        "Provide one switch to switch on",  # a verb's particle is no dangling word
+        "Let residents log in",
     ],
 )
 def test_a_verb_and_what_it_acts_on_is_a_title(title: str) -> None:
@@ -515,3 +517,9 @@ def test_a_real_condition_and_result_still_give_given_when_then() -> None:
     assert draft.acceptance_criteria == [
         "Given a user, when you don't turn up, then you lose it after fifteen minutes."
     ]
+
+
+@pytest.mark.parametrize("title", ["Provide a button for the", "Send reminders to"])
+def test_a_title_ending_on_a_function_word_fails_the_check(title: str) -> None:
+    check = _title_check(title)
+    assert not check.passed and "ends on" in check.detail

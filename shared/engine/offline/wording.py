@@ -32,10 +32,16 @@ def _trim(text: str) -> str:
     """Collapsed whitespace, no surrounding punctuation and no dangling function words (a verb's
     particle stays: "log in", "switch off")."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
-    particle = _PARTICLE.search(text)
-    if particle and base_form(particle.group("verb")) in VERBS:
+    if ends_with_verb_particle(text):
         return text
     return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
+
+
+def ends_with_verb_particle(text: str) -> bool:
+    """Whether the text ends on a verb's particle ("log in", "switch on"), which is no dangling
+    word."""
+    particle = _PARTICLE.search(text.rstrip(" .!?"))
+    return particle is not None and base_form(particle.group("verb")) in VERBS
 
 
 def _the(noun_phrase: str) -> str:

@@ -20,7 +20,8 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    constraint said next to a need becomes a criterion of that story; said on its own, a story of
    its own. The strongest ``max_stories_per_segment`` stories are kept, in text order; a need said
    once with nothing beyond its title joins the most similar need of the segment as a criterion
-   when that gives it one (``BARE_FOLD_SIMILARITY``).
+   when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we have to
+   calculate the production costs", ``_team_work``) is neither a story nor evidence of one.
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.

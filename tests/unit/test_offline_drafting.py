@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from shared.agents import StoryDraft
 from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
 from shared.engine.offline.phrasing import write_story
@@ -452,6 +453,11 @@ def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
     assert measured.acceptance_criteria and not measured.open_questions
 
 
+def _after_a_need(said: str) -> StoryDraft:
+    """The draft of a plain need followed by ``said`` (what the criteria tests vary)."""
+    return write_story(["We need a rubber case for the remote .", said])
+
+
 @pytest.mark.parametrize(
     "follow_up",
     [
@@ -470,7 +476,7 @@ def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
     ],
 )
 def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
-    draft = write_story(["We need a rubber case for the remote .", follow_up])
+    draft = _after_a_need(follow_up)
     assert draft.source_quotes[-1] == follow_up  # still evidence, in the meeting's words
     assert draft.acceptance_criteria == [], draft.acceptance_criteria
 
@@ -487,7 +493,7 @@ def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> No
 def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_criterion(
     follow_up: str,
 ) -> None:
-    draft = write_story(["We need a rubber case for the remote .", follow_up])
+    draft = _after_a_need(follow_up)
     assert len(draft.acceptance_criteria) == 1, draft.acceptance_criteria
 
 
@@ -505,7 +511,7 @@ def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_crit
     ],
 )
 def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
-    draft = write_story(["We need a rubber case for the remote .", said])
+    draft = _after_a_need(said)
     assert not any(c.startswith("Given") for c in draft.acceptance_criteria), (
         draft.acceptance_criteria
     )
@@ -513,7 +519,7 @@ def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
 
 def test_a_real_condition_and_result_still_give_given_when_then() -> None:
     said = "If you don't turn up , you lose it after fifteen minutes ."
-    draft = write_story(["We need a rubber case for the remote .", said])
+    draft = _after_a_need(said)
     assert draft.acceptance_criteria == [
         "Given a user, when you don't turn up, then you lose it after fifteen minutes."
     ]

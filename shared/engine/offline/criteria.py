@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from shared.analysis.contradiction import limits, quantities
-from shared.engine.offline.lexicon import VERBS, base_form, third_person
+from shared.engine.offline.lexicon import VERBS, base_form, is_verb, third_person
 from shared.engine.offline.statement import (
     _CLAUSE_BREAK,
     _CONDITION,
@@ -323,7 +323,7 @@ def _has_verb(text: str) -> bool:
     """Whether a piece of text has a verb (a known verb in any form, a form of be or have, a
     modal, a contraction such as "it's" or "don't")."""
     words = re.findall(r"[a-z]+(?:n't)?", text.lower())
-    return any(base_form(w) in VERBS or w.endswith("n't") or w in _BE_HAVE for w in words)
+    return any(is_verb(w) or w.endswith("n't") or w in _BE_HAVE for w in words)
 
 
 # A condition says when to check only with something to check it by: not just someone wanting

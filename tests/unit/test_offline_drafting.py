@@ -8,6 +8,7 @@ import pytest
 from shared.agents import StoryDraft
 from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
+from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.statement import body
 from shared.eval.checks import _title_check
@@ -473,6 +474,10 @@ def _after_a_need(said: str) -> StoryDraft:
         "If you're watching something .",
         "Which change colours .",
         "For the L_C_D_ .",
+        # a description of people, a maybe
+        "The early adopters of a new device are young people .",
+        "Left-handed people are already used to it anyway .",
+        "We might want to flag it for management .",
     ],
 )
 def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
@@ -488,6 +493,7 @@ def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> No
         "I have been told that we don't consider teletext .",  # what the speaker was told
         "If it is thin it's likely to break .",  # a condition with its result, said without a comma
         "For this budget twelve Euros .",  # a phrase without a verb, but a figure
+        "Nurse appointments are different again , fifteen or thirty .",  # appointments, not nurses
     ],
 )
 def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_criterion(
@@ -529,3 +535,41 @@ def test_a_real_condition_and_result_still_give_given_when_then() -> None:
 def test_a_title_ending_on_a_function_word_fails_the_check(title: str) -> None:
     check = _title_check(title)
     assert not check.passed and "ends on" in check.detail
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "So my head of department is Richard , and he approves them .",
+        "Half the no-shows are people who couldn't face sitting on hold .",
+        "In general the early adopters of a new device are young people .",
+    ],
+)
+def test_a_plain_description_of_people_is_no_capability(statement: str) -> None:
+    # "Make my head of department Richard" is what the copular rewrite would give
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+def test_a_plain_description_of_the_product_still_is() -> None:
+    assert (
+        write_story(["The buttons are regular colour ."]).title == "Make the buttons regular colour"
+    )
+
+
+def test_a_title_cut_before_its_agent_drops_the_participle() -> None:
+    draft = write_story(["a simple menu driven by up / down / left / right and OK ;"])
+    assert draft.title == "Provide a simple menu"
+
+
+def test_every_verb_of_a_criterion_agrees_with_its_subject() -> None:
+    draft = write_story(
+        [
+            "We need a doctors page .",
+            "So the practice manager can add and remove doctors , set their working hours , "
+            "and set the appointment types .",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "The practice manager adds and removes doctors, sets their working hours, and sets the "
+        "appointment types."
+    ]

@@ -36,6 +36,7 @@ from shared.engine.offline.statement import (
     _parse,
     _Requirement,
     _subject_words,
+    is_people_description,
     says_nobody,
 )
 from shared.engine.offline.wording import _article, _lower_first, _the, _trim, capital
@@ -269,9 +270,7 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         if not req.kind and _talk(text or req.clause):
             return ""
         return capital(whole) if len(whole.split()) >= 3 else ""
-    statement = _present(req, cap, persona)
-    tail = _details_after(req.clause, text)
-    return f"{statement}, {tail}" if statement and tail else statement
+    return _present(req, cap, persona, _details_after(req.clause, text))
 
 
 # A statement without a modal is a criterion in its own words only when it says something of
@@ -313,6 +312,8 @@ def _talk(text: str) -> bool:
         return True
     if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
+    if is_people_description(bare):  # "left-handed people are already used to it"
+        return True
     return bool(_TALK.search(bare)) and not _FIRST_PERSON_NEED.match(bare)
 
 
@@ -362,8 +363,29 @@ def _details_after(clause: str, text: str) -> str:
     return tail
 
 
-def _present(req: _Requirement, cap: Capability, persona: str) -> str:
+# a verb coordinated with the first one of a verb phrase: right after it ("add and remove
+# doctors"), or after a comma before its object ("..., set their working hours, and set the ...")
+_COORDINATED_VERB = re.compile(
+    r"^((?:and|or)\s+)([a-z]+)\b"
+    r"|(,\s+(?:(?:and|or)\s+)?)([a-z]+)(?=\s+(?:the|a|an|their|his|her|its|our|your|my|them|it"
+    r"|all|any|every|each)\b)"
+)
+
+
+def _agree(word: str) -> str:
+    """A coordinated verb in its third-person form; any other word as it is."""
+    return third_person(word) if word in VERBS and base_form(word) == word else word
+
+
+_HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
+
+
+def _present(req: _Requirement, cap: Capability, persona: str, details: str = "") -> str:
+    """The requirement in the present tense ("it should be red" -> "The power button is red"),
+    with the ``details`` its sentence adds after it; every verb agrees with the subject."""
     subject = _subject_words(req.subject)
+    if _HEDGED.search(subject):
+        return ""  # "we might want to flag it for management": a maybe, nothing to check
     if subject.lower() in ("i", "me"):
         subject = f"the {persona}"
     elif not subject or _PRODUCT_PRONOUN.match(subject):
@@ -373,7 +395,7 @@ def _present(req: _Requirement, cap: Capability, persona: str) -> str:
         rest = _trim(req.rest)
         if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):
             return ""
-        return f"{capital(rest)} is available"
+        return f"{capital(rest)} is available" + (f", {details}" if details else "")
     words = _trim(req.rest).split()
     if not words:
         return ""
@@ -395,6 +417,13 @@ def _present(req: _Requirement, cap: Capability, persona: str) -> str:
         verb_phrase = (verb if plural else third_person(verb)) + " " + " ".join(words[1:])
     else:
         return ""
+    if details:
+        verb_phrase = f"{verb_phrase}, {details}"
+    if not plural and base_form(head) in VERBS:  # "adds and removes doctors, sets their ..."
+        verb, _, rest = verb_phrase.partition(" ")
+        verb_phrase = f"{verb} " + _COORDINATED_VERB.sub(
+            lambda m: (m.group(1) or m.group(3)) + _agree(m.group(2) or m.group(4)), rest
+        )
     if not subject:
         subject = "the product"
     return capital(_trim(f"{subject} {verb_phrase}"))

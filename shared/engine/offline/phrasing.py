@@ -36,6 +36,7 @@ from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     VERBS,
     base_form,
+    is_participle,
     reads_as_capability,
     singular_persona,
 )
@@ -246,6 +247,8 @@ def make_title(phrase: str) -> str:
         if not cuts and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
             cut -= 1  # never end on a bare figure
         words = words[:cut]
+        if cuts and len(words) > MIN_TITLE_WORDS and is_participle(words[-1].lower()):
+            words = words[:-1]  # "a simple menu driven | by up / down ...": not "... driven"
     if _FIGURE.fullmatch(words[-1].strip(",.;:").lower()) and len(words) > MIN_TITLE_WORDS:
         # "Set the TV to switch off after 15, 30, 60": cut before the figures' preposition
         at = [k for k in range(MIN_TITLE_WORDS, len(words)) if words[k].lower() in _CUT_BEFORE]

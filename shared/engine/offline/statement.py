@@ -542,6 +542,49 @@ def _dropped(text: str) -> Capability | None:
     return None
 
 
+# Said without a modal, "X is / are Y" about people or the speaker's own describes the world, not
+# the product: "the early adopters of a new device are young people", "half the no-shows are
+# people who couldn't face sitting on hold", "my head of department is Richard" ("Make my head of
+# department Richard" is no capability)
+_PEOPLE_SUBJECT = re.compile(
+    r"(?:people|persons?|adopters?|no-shows?|children|kids|teenagers|men|women|guys|folks"
+    rf"|everyone|everybody|nobody|{PERSONA_FORMS})",
+    re.IGNORECASE,
+)
+_POSSESSIVE = re.compile(r"(?:my|your|his|her|their)$", re.IGNORECASE)
+_RELATIVE_IN = re.compile(r"\b(?:who|that|which|whose)\b", re.IGNORECASE)
+
+_HEAD_ENDS = re.compile(r"\s+(?:of|near|in|at|on|for|with|from|who|that|which)\s.*$", re.I)
+
+
+def describes_people(subject: str) -> bool:
+    """Whether the subject of a plain "X is / are Y" is people or the speaker's own: its head
+    noun, the last word before any "of" / "near" ... ("the early adopters of a new device"; not
+    "the only hotel near the client", "nurse appointments"), or a possessive opening ("my head
+    of department")."""
+    subject = subject.strip()
+    if _RELATIVE_IN.search(subject):
+        return False  # "the people who are good with computers get them": not its verb
+    head = _HEAD_ENDS.sub("", subject).split()
+    return bool(head) and bool(
+        _POSSESSIVE.match(head[0]) or _PEOPLE_SUBJECT.fullmatch(head[-1].strip(",.;:"))
+    )
+
+
+_COPULA = re.compile(r"^(?P<subject>(?:[\w'-]+,?\s+){1,7}?)(?:is|are)\s+(?P<next>[\w'-]+)", re.I)
+
+
+def is_people_description(text: str) -> bool:
+    """A plain "X is / are Y" said of people or the speaker's own ("the early adopters are young
+    people"), not "X is / are done" ("users are notified")."""
+    m = _COPULA.match(text.strip())
+    return (
+        m is not None
+        and not is_participle(m.group("next").lower())
+        and describes_people(m.group("subject"))
+    )
+
+
 # "have a look", "have a think": talk, not a thing to provide
 _HAVE_A_TALK = re.compile(
     r"(?:a|an|another)\s+(?:look|go|think|chat|word|try|break|meeting|question|minute|second"
@@ -615,6 +658,9 @@ def _plain(clause: str) -> Capability:
                     subject=subject,
                 )
             if w in ("is", "are"):
+                if describes_people(subject):
+                    # a description of people: said as it was, which reads as no capability
+                    return Capability(_cap(clause), _lower_first(clause))
                 return _be(" ".join(words[k + 1 :]), subject)
         if w in ("stays", "stay", "remains", "remain", "wins", "win"):
             subject = " ".join(words[:k])

@@ -352,6 +352,11 @@ def test_a_need_said_of_nobody_keeps_its_negation(statement: str, title: str, me
         ("Yes, I don't want to lose a photo because the upload failed.", "Do not lose a photo"),
         ("I don't want my location logged either.", "Leave out my location logged"),
         ("Then you'll have to change it in a in a week .", "Change it in a week"),
+        (
+            "You won't have to change the batteries anymore .",
+            "Remove the need to change the batteries",
+        ),
+        ("They shouldn't have to log in twice .", "Remove the need to log in twice"),
     ],
 )
 def test_a_negated_modal_keeps_its_negation(statement: str, title: str) -> None:
@@ -478,6 +483,8 @@ def _after_a_need(said: str) -> StoryDraft:
         "The early adopters of a new device are young people .",
         "Left-handed people are already used to it anyway .",
         "We might want to flag it for management .",
+        # a report of what the team did
+        "We've conducted a survey about whether people would like it .",
     ],
 )
 def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
@@ -514,6 +521,8 @@ def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_crit
         "If you have a hundred buttons on your remote control , all small buttons .",
         "When you're planning on making it out of rubber , but with a T_V_ remote .",
         "If we make it work , in the next step .",
+        # a condition whose result is a remark
+        "I think if we are targeting young people then it's probably something we have to consider .",
     ],
 )
 def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
@@ -573,3 +582,17 @@ def test_every_verb_of_a_criterion_agrees_with_its_subject() -> None:
         "The practice manager adds and removes doctors, sets their working hours, and sets the "
         "appointment types."
     ]
+
+
+def test_a_chore_the_product_would_take_away_is_never_the_need() -> None:
+    # "so you wouldn't have to tap in your buttons" was read as "have to": "Tap in your buttons"
+    said = (
+        "The trend is the possibility of having speech recognition in your remote control , "
+        "so you wouldn't have to tap in your buttons ."
+    )
+    title = write_story([said]).title
+    assert "speech recognition" in title and "Tap" not in title
+
+
+def test_as_we_can_see_is_no_need() -> None:
+    assert "see" not in body("And as we can see it really depends on the age .")

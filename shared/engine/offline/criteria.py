@@ -79,6 +79,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             # "..., so I don't have to chase people": a benefit, not the condition's result
             purpose = _purpose_first(main_clause, main_req)
             result = "" if purpose else _declarative(main_req, cap, persona, main_clause)
+            if _TALK.search(main_clause) and not _FIRST_PERSON_NEED.match(main_clause):
+                continue  # "..., then it's something we have to consider": talk, no check
             if not _checkable(when, result):
                 continue  # "when we choose, then the thing with this whole": talk, no check
             if result:
@@ -252,6 +254,12 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
         if not (lead and modal and tail) or tail.start() <= lead.end():
             return None
         when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")
+        then = re.search(r"\s+then\s+", when)
+        if then:  # "if we are targeting young people then it's something we have to consider"
+            when, main = (
+                _trim(when[: then.start()]),
+                text[lead.end() + then.end() :].strip(" ,;:.!?"),
+            )
     if len(when.split()) < 2 or len(main.split()) < 2:
         return None
     return when, main
@@ -285,7 +293,11 @@ _TALK = re.compile(
     r"|^(?:that|this)(?:'s|\s+(?:is|was|would|will|and|doesn't|does|wouldn't|won't|could|can"
     r"|might|costs?|solves?|sends?|helps?|means?|makes?|fits?|goes|gets))\b"
     r"|\b(?:i wonder|i'm guessing|i'm not sure|not quite sure|i don't think|i don't know"
-    r"|something to (?:consider|think about|ignore)|i can't imagine)\b",
+    r"|something (?:to|(?:we|you) (?:have to|should|need to|must|could|might)) (?:consider"
+    r"|think about|ignore|look at)|i can't imagine)\b"
+    # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
+    r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
+    r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b",
     re.IGNORECASE,
 )
 _FIRST_PERSON_NEED = re.compile(r"^(?:i|i'm|i'd)\b.*\b(?:want|need|would like|'d like)\b", re.I)

@@ -392,13 +392,14 @@ def _feature_title(quotes: str, segment: Segment, taken: set[str]) -> str:
 
 # The meeting's own work is no need of the product ("And now we have to calculate the production
 # costs", "we need to give a rating", "First we have to make a functional design", "we'll give
-# it maximum points"): said with the team or the speaker as its subject, it is no story ("we can
-# calculate the VAT automatically" offers what the product can do: a need).
+# it maximum points", "we should probably spend lots of time and effort in that"): said with the
+# team or the speaker as its subject, it is no story ("we can calculate the VAT automatically"
+# offers what the product can do: a need).
 _TEAM_WORK = re.compile(
     r"\b(?:we|i|let's|you)\b(?:\W+(?!can\b|could\b)[\w']+){0,4}?\W+(?:calculate|evaluate|rate"
     r"|agree on|discuss|give (?:a rating|ratings|a score|(?:it|them)(?:\W+\w+)?\W+(?:points?"
     r"|\d+|one|two|three|four|five|six|seven))|(?:make|do) (?:a |the )?(?:functional|working"
-    r"|conceptual|detailed) design)\b",
+    r"|conceptual|detailed) design|spend (?:\w+\W+){0,3}?(?:time|effort))\b",
     re.IGNORECASE,
 )
 

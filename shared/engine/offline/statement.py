@@ -53,7 +53,8 @@ _HEDGES = re.compile(
     r"|(?<!would )(?<!'d )(?<!\u2019d )(?<!\bi )(?<!\bwe )(?<!they )(?<!\byou )(?<!n't )"
     r"(?<!people )(?<!users )(?<!\bmight )(?<!really )like"
     r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|\w+ing)\b)"
-    r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?)\b\s*,?\s*",
+    r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?"
+    r"|as (?:we|you) (?:can|could) see(?: here)?)\b\s*,?\s*",
     re.IGNORECASE,
 )
 # The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
@@ -71,7 +72,11 @@ _MODAL = re.compile(
     re.IGNORECASE,
 )
 # a modal after this states no obligation ("I don't have to chase people")
-_NO_OBLIGATION = re.compile(r"\b(?:don't|doesn't|do not|does not|didn't|won't)\s*$", re.I)
+_NO_OBLIGATION = re.compile(
+    r"\b(?:don't|doesn't|do not|does not|didn't|won't|will not|wouldn't|would not|shouldn't"
+    r"|never)\s*$",
+    re.I,
+)
 # "can", "will" carry a requirement only when nothing stronger is said; so do their negations
 # ("we can't lose the battery", "it won't be heavy"), read as "not" and the verb phrase
 _WEAK_MODAL = re.compile(
@@ -149,6 +154,13 @@ _LETS_NOT = re.compile(
     r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?P<verb>do|have|include|add"
     r"|build|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
     r"(?:\s+after all|\s+anymore)?$",
+    re.IGNORECASE,
+)
+# "you won't have to change the batteries", "you wouldn't need to tap in your buttons": a chore
+# the product takes away
+_NO_CHORE = re.compile(
+    r"\b(?:won't|will not|wouldn't|would not|shouldn't|should not|never)\s+(?:have|need)"
+    r"\s+(?P<what>to\s+.+?)(?:\s+anymore|\s+any more|\s+again)?$",
     re.IGNORECASE,
 )
 _NO_NEED = re.compile(
@@ -522,7 +534,7 @@ def _be(complement: str, subject: str) -> Capability:
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
-    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED):
+    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE):
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need

@@ -485,6 +485,9 @@ def _after_a_need(said: str) -> StoryDraft:
         "We might want to flag it for management .",
         # a report of what the team did
         "We've conducted a survey about whether people would like it .",
+        # the situation today, an apology
+        "At the moment everything is by phone , the lines open at eight and it's chaos .",
+        "Sorry , back to reception for a sec .",
     ],
 )
 def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
@@ -523,6 +526,10 @@ def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_crit
         "If we make it work , in the next step .",
         # a condition whose result is a remark
         "I think if we are targeting young people then it's probably something we have to consider .",
+        # no event to check by, or a result that happened once
+        "It has to cope with two thousand people at once without falling over .",
+        "When we tried the old system , the receptionists went back to paper .",
+        "If a claim is on the card and once as a personal claim , we had someone claim it twice .",
     ],
 )
 def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
@@ -537,6 +544,10 @@ def test_a_real_condition_and_result_still_give_given_when_then() -> None:
     draft = _after_a_need(said)
     assert draft.acceptance_criteria == [
         "Given a user, when you don't turn up, then you lose it after fifteen minutes."
+    ]
+    told = _after_a_need("When a booking gets bumped , the person should be told straight away .")
+    assert told.acceptance_criteria == [
+        "Given a user, when a booking gets bumped, then the person is told straight away."
     ]
 
 

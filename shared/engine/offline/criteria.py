@@ -296,6 +296,9 @@ _TALK = re.compile(
     r"|something (?:to|(?:we|you) (?:have to|should|need to|must|could|might)) (?:consider"
     r"|think about|ignore|look at)|i can't imagine)\b"
     # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
+    # the situation today, an apology ("At the moment everything is by phone", "Sorry, back to
+    # reception for a sec")
+    r"|^(?:at the moment|at present|currently|right now|nowadays|these days|sorry)\b"
     r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
     r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b",
     re.IGNORECASE,
@@ -352,6 +355,9 @@ _NOT_A_RESULT = re.compile(
     re.IGNORECASE,
 )
 
+# a result told in the past is an anecdote, not a behaviour ("then we had someone claim ...")
+_PAST_RESULT = re.compile(r"^(?:\w+\s+){0,3}?(?:had|was|were|did|went|came)\b", re.IGNORECASE)
+
 
 def _checkable(when: str, result: str) -> bool:
     """Whether a condition and its result make a Given/When/Then a tester can run
@@ -360,6 +366,10 @@ def _checkable(when: str, result: str) -> bool:
         return True
     if all(w.lower() in _EMPTY_CONDITION for w in content_words(when)):
         return False
+    if _PREPOSITION_FIRST.match(when) or re.match(r"(?:without|as)\b", when, re.IGNORECASE):
+        return False  # "when without falling over", "when on the card": no event to check by
+    if _PAST_RESULT.match(result):
+        return False  # "..., then we had someone claim the same hotel twice": what happened once
     return _has_verb(result) and not _NOT_A_RESULT.match(result)
 
 

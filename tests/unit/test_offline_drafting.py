@@ -357,6 +357,8 @@ def test_a_need_said_of_nobody_keeps_its_negation(statement: str, title: str, me
             "Remove the need to change the batteries",
         ),
         ("They shouldn't have to log in twice .", "Remove the need to log in twice"),
+        ("I have been told that we don't consider teletext .", "Leave out teletext"),
+        ("We don't support teletext .", "Leave out teletext"),
     ],
 )
 def test_a_negated_modal_keeps_its_negation(statement: str, title: str) -> None:
@@ -488,6 +490,8 @@ def _after_a_need(said: str) -> StoryDraft:
         # the situation today, an apology
         "At the moment everything is by phone , the lines open at eight and it's chaos .",
         "Sorry , back to reception for a sec .",
+        # a finding: what people think or find
+        "It seems that people find teletext relevant .",
     ],
 )
 def test_talk_after_a_need_is_quoted_but_never_a_criterion(follow_up: str) -> None:
@@ -530,6 +534,7 @@ def test_a_detail_said_in_the_first_person_or_without_a_verb_can_still_be_a_crit
         "It has to cope with two thousand people at once without falling over .",
         "When we tried the old system , the receptionists went back to paper .",
         "If a claim is on the card and once as a personal claim , we had someone claim it twice .",
+        "When it spins , our patients think it's broken .",
     ],
 )
 def test_a_given_when_then_needs_a_condition_and_a_behaviour(said: str) -> None:
@@ -574,6 +579,25 @@ def test_a_plain_description_of_the_product_still_is() -> None:
     assert (
         write_story(["The buttons are regular colour ."]).title == "Make the buttons regular colour"
     )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "It seems that people find teletext relevant .",
+        "We have to be careful with that word but anyway .",
+    ],
+)
+def test_a_finding_or_how_the_team_should_be_is_no_capability(statement: str) -> None:
+    # were "Find teletext relevant" and "Make it careful with that word"
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+def test_what_people_do_and_how_the_product_should_be_are_still_needs() -> None:
+    assert write_story(["Users find the buttons easily in the dark ."]).title == (
+        "Find the buttons easily in the dark"
+    )
+    assert write_story(["It has to be careful with water ."]).title == "Make it careful with water"
 
 
 def test_a_title_cut_before_its_agent_drops_the_participle() -> None:

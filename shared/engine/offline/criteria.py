@@ -36,6 +36,7 @@ from shared.engine.offline.statement import (
     _parse,
     _Requirement,
     _subject_words,
+    is_finding,
     is_people_description,
     says_nobody,
 )
@@ -327,7 +328,7 @@ def _talk(text: str) -> bool:
         return True
     if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
-    if is_people_description(bare):  # "left-handed people are already used to it"
+    if is_people_description(bare) or is_finding(bare):  # "people find teletext relevant"
         return True
     return bool(_TALK.search(bare)) and not _FIRST_PERSON_NEED.match(bare)
 
@@ -368,7 +369,7 @@ def _checkable(when: str, result: str) -> bool:
         return False
     if _PREPOSITION_FIRST.match(when) or re.match(r"(?:without|as)\b", when, re.IGNORECASE):
         return False  # "when without falling over", "when on the card": no event to check by
-    if _PAST_RESULT.match(result):
+    if _PAST_RESULT.match(result) or is_finding(result):
         return False  # "..., then we had someone claim the same hotel twice": what happened once
     return _has_verb(result) and not _NOT_A_RESULT.match(result)
 

@@ -152,7 +152,7 @@ _IMPERATIVE_NOT = re.compile(
 )
 _LETS_NOT = re.compile(
     r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?P<verb>do|have|include|add"
-    r"|build|offer|make|use|need|go with|go for|bother with|want)\s+(?P<what>.+?)"
+    r"|build|offer|make|use|need|go with|go for|bother with|want|support|consider)\s+(?P<what>.+?)"
     r"(?:\s+after all|\s+anymore)?$",
     re.IGNORECASE,
 )
@@ -508,8 +508,12 @@ def _no_need(vp: str) -> Capability:
 
 def _be(complement: str, subject: str) -> Capability:
     """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
-    'Show the number on the LCD'; 'users should be notified' -> 'Notify users'."""
+    'Show the number on the LCD'; 'users should be notified' -> 'Notify users'; 'we have to be
+    careful with that word' is how the team should be, no capability (said as it was)."""
     words = complement.split()
+    if subject.lower() in ("we", "i", "you") and words and words[0].lower() in _ATTITUDES:
+        said = f"{subject} to be {complement}"
+        return Capability(_cap(said), said)
     verb = base_form(words[0])
     thing = subject if subject and not _PRODUCT_PRONOUN.match(subject) else "it"
     named = thing if thing != "it" else "the product"
@@ -538,6 +542,8 @@ def _dropped(text: str) -> Capability | None:
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need
+        if m and re.match(r"(?:that|this|it|them)\b", m.group("what"), re.IGNORECASE):
+            continue  # "we don't consider that a problem": no thing left out
         if m and content_words(m.group("what")):
             what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
             what = _trim(what)
@@ -597,6 +603,32 @@ def is_people_description(text: str) -> bool:
     )
 
 
+# what people think, find or say of something is a finding, not a capability ("it seems that
+# people find teletext relevant", "users say the buttons are too small")
+_OPINION_VERBS = frozenset("find think feel say believe know guess reckon seem tend".split())
+# how the team should be ("we have to be careful with that word", "we need to be sure of the
+# costs"): no capability of the product
+_FINDING = re.compile(
+    rf"^(?:(?:the |all |our |most |many |some )?(?:people|{PERSONA_FORMS})|they)\s+"
+    r"(?:(?:also|often|usually|mostly|generally|always|really)\s+)?(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def is_finding(text: str) -> bool:
+    """What people think, find or say of something, said without a modal ("people find teletext
+    relevant"): a finding of the meeting, not a capability or a check."""
+    m = _FINDING.match(text.strip())
+    if not m or m.group("verb").lower() not in _OPINION_VERBS:
+        return False
+    # "users find the buttons easily in the dark" finds them: a need, not an opinion
+    said = re.split(r"[,;:]|\s(?:but|and|if|when|because)\s", text[m.end() :])[0]
+    return m.group("verb").lower() != "find" or not re.search(r"\w+ly\b", said)
+
+
+_ATTITUDES = frozenset("careful aware sure certain realistic honest clear".split())
+
+
 # "have a look", "have a think": talk, not a thing to provide
 _HAVE_A_TALK = re.compile(
     r"(?:a|an|another)\s+(?:look|go|think|chat|word|try|break|meeting|question|minute|second"
@@ -630,6 +662,8 @@ def _plain(clause: str) -> Capability:
     if persona and len(words) > 2:
         k = len(persona.group(0).split())
         verb = words[k].lower() if k < len(words) else ""
+        if is_finding(clause):  # "people find teletext relevant": said as it was
+            return Capability(_cap(clause), _lower_first(clause))
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))

@@ -296,10 +296,10 @@ _TALK = re.compile(
     r"|\b(?:i wonder|i'm guessing|i'm not sure|not quite sure|i don't think|i don't know"
     r"|something (?:to|(?:we|you) (?:have to|should|need to|must|could|might)) (?:consider"
     r"|think about|ignore|look at)|i can't imagine)\b"
-    # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
     # the situation today, an apology ("At the moment everything is by phone", "Sorry, back to
     # reception for a sec")
     r"|^(?:at the moment|at present|currently|right now|nowadays|these days|sorry)\b"
+    # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
     r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
     r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b",
     re.IGNORECASE,

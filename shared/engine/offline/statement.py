@@ -606,8 +606,6 @@ def is_people_description(text: str) -> bool:
 # what people think, find or say of something is a finding, not a capability ("it seems that
 # people find teletext relevant", "users say the buttons are too small")
 _OPINION_VERBS = frozenset("find think feel say believe know guess reckon seem tend".split())
-# how the team should be ("we have to be careful with that word", "we need to be sure of the
-# costs"): no capability of the product
 _FINDING = re.compile(
     rf"^(?:(?:the |all |our |most |many |some )?(?:people|{PERSONA_FORMS})|they)\s+"
     r"(?:(?:also|often|usually|mostly|generally|always|really)\s+)?(?P<verb>[a-z]+)\b",
@@ -626,6 +624,8 @@ def is_finding(text: str) -> bool:
     return m.group("verb").lower() != "find" or not re.search(r"\w+ly\b", said)
 
 
+# how the team should be ("we have to be careful with that word", "we need to be sure of the
+# costs"): no capability of the product
 _ATTITUDES = frozenset("careful aware sure certain realistic honest clear".split())
 
 

@@ -575,7 +575,7 @@ _RELATIVE_IN = re.compile(r"\b(?:who|that|which|whose)\b", re.IGNORECASE)
 _HEAD_ENDS = re.compile(r"\s+(?:of|near|in|at|on|for|with|from|who|that|which)\s.*$", re.I)
 
 
-def describes_people(subject: str) -> bool:
+def _describes_people(subject: str) -> bool:
     """Whether the subject of a plain "X is / are Y" is people or the speaker's own: its head
     noun, the last word before any "of" / "near" ... ("the early adopters of a new device"; not
     "the only hotel near the client", "nurse appointments"), or a possessive opening ("my head
@@ -599,7 +599,7 @@ def is_people_description(text: str) -> bool:
     return (
         m is not None
         and not is_participle(m.group("next").lower())
-        and describes_people(m.group("subject"))
+        and _describes_people(m.group("subject"))
     )
 
 
@@ -645,6 +645,10 @@ def _plain(clause: str) -> Capability:
         what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
         what = re.sub(r"\.\s.*$", "", what)
         return Capability(f"Leave out {_trim(what)}", f"no {_trim(what)}", obj=_trim(what))
+    if is_people_description(clause) or is_finding(clause):
+        # "my head of department is Richard", "people find teletext relevant": said as it was,
+        # which reads as no capability
+        return Capability(_cap(clause), _lower_first(clause))
     words = clause.split()
     if words and words[0].lower() in VERBS and words[0].lower() not in ("be", "have"):
         return Capability(_cap(clause), f"to {_lower_first(clause)}")
@@ -662,8 +666,6 @@ def _plain(clause: str) -> Capability:
     if persona and len(words) > 2:
         k = len(persona.group(0).split())
         verb = words[k].lower() if k < len(words) else ""
-        if is_finding(clause):  # "people find teletext relevant": said as it was
-            return Capability(_cap(clause), _lower_first(clause))
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))
@@ -704,9 +706,6 @@ def _plain(clause: str) -> Capability:
                     subject=subject,
                 )
             if w in ("is", "are"):
-                if describes_people(subject):
-                    # a description of people: said as it was, which reads as no capability
-                    return Capability(_cap(clause), _lower_first(clause))
                 return _be(" ".join(words[k + 1 :]), subject)
         if w in ("stays", "stay", "remains", "remain", "wins", "win"):
             subject = " ".join(words[:k])

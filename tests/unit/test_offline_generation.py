@@ -371,6 +371,46 @@ def test_talk_before_the_first_need_is_quoted_by_it(
     assert draft.stories[0].source_quotes == ["We need a big power button .", "Price-wise ."]
 
 
+@pytest.mark.parametrize(
+    ("p_weak", "titles", "first_quotes"),
+    [
+        (0.5, ["Provide a big power button"], 3),  # talk: quoted by the need before it
+        (0.7, ["Provide a big power button", "Show the channel number"], 1),
+    ],
+)
+def test_a_story_is_written_from_a_weak_statement_only_when_nothing_is_before_it(
+    generator: OfflineGenerator, monkeypatch, p_weak: float, titles: list[str], first_quotes: int
+) -> None:
+    """A need whose main statement gives no title ("Price-wise .") is written from another of
+    its statements only when that one is confident enough to give criteria (``WRITE_FROM_AT``);
+    a weak one ("It shows the channel number .", p 0.5) leaves it talk around the need before it,
+    quoted there. The first need of a segment, with nothing before it, is still written from it."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    need = "We need a big power button ."
+    talk = ["Price-wise .", "It shows the channel number ."]
+
+    def classify(sentences, embedder):
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        weak = Verdict(label="F", p_requirement=p_weak, p_quality=0.1)
+        verdicts = [weak if s.text == talk[1] else confident for s in sentences]
+        vectors = np.array([np.eye(8)[0] if s.text == need else np.eye(8)[1] for s in sentences])
+        return verdicts, vectors  # the two talk sentences are alike, and unlike the need
+
+    monkeypatch.setattr(generation, "classify", classify)
+    after_need = generator.generate(segment_of(" ".join([need, *talk])), GenerationContext())
+    stories = after_need.draft.stories
+    assert [s.title for s in stories] == titles
+    assert stories[0].source_quotes == [need, *talk][:first_quotes]
+    # nothing before it: the weak statement writes the story, the statements are not lost
+    alone = generator.generate(segment_of(" ".join(talk)), GenerationContext()).draft.stories
+    assert [s.title for s in alone] == ["Show the channel number"]
+    assert alone[0].source_quotes == talk
+
+
 def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     """'we have to calculate the production costs' is work for the team, not a need of the
     product; 'we can calculate the VAT automatically' offers what the product can do."""

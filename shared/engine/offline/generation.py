@@ -25,6 +25,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
+   When the main statement gives no title, the story is written from its next strongest statement
+   that does and is confident enough to give criteria (``WRITE_FROM_AT``); with none, its
+   statements are talk around the need before it and quoted there (the first need of a segment,
+   with nothing before it, may be written from a weaker one).
 4. Stories group into one feature (two when there are more than three stories and they fall into
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.
@@ -76,6 +80,10 @@ from shared.text.textio import jaccard, sentence_spans
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
 CRITERIA_AT = 0.6
+# a story whose main statement gives no title is written from another of its statements only when
+# that one is confident enough to give criteria; else its statements are evidence of the need
+# before it (unless nothing is before it)
+WRITE_FROM_AT = CRITERIA_AT
 BARE_FOLD_SIMILARITY = 0.5
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
@@ -89,7 +97,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v11"
+    version = "gen-offline-v12"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -113,7 +121,9 @@ class OfflineGenerator:
                 if st.writing in team_work:
                     continue
                 st.members = [k for k in st.members if k not in team_work]
-            readable = self._readable_draft(st, sentences, verdicts, persona)
+            readable = self._readable_draft(st, sentences, verdicts, persona, WRITE_FROM_AT)
+            if readable is None and not drafted:  # nothing before it to hand its statements to
+                readable = self._readable_draft(st, sentences, verdicts, persona, 0.0)
             if readable is not None:
                 if waiting:
                     for k in waiting:
@@ -218,11 +228,16 @@ class OfflineGenerator:
         return out
 
     def _readable_draft(
-        self, story: _Story, sentences: list[Sentence], verdicts: list[Verdict], persona: str
+        self,
+        story: _Story,
+        sentences: list[Sentence],
+        verdicts: list[Verdict],
+        persona: str,
+        write_from_at: float,
     ) -> StoryDraft | None:
         """The story's draft with a title that names a capability: written from its main
-        statement, else from the next strongest one that gives such a title; None when none
-        does."""
+        statement, else from the next strongest one (confidence >= ``write_from_at``) that gives
+        such a title; None when none does."""
         draft = self._draft(story, sentences, verdicts, persona)
         if _readable(draft):
             return draft
@@ -230,6 +245,8 @@ class OfflineGenerator:
             return draft  # a revision is written from the decision it revised
         main = story.writing
         for k in sorted(story.members[1:], key=lambda m: -verdicts[m].p_requirement):
+            if verdicts[k].p_requirement < write_from_at:
+                break  # a weak statement is evidence, not what a story is written from
             story.writing = k  # written from k; the quotes keep their order (the main first)
             draft = self._draft(story, sentences, verdicts, persona)
             if _readable(draft):

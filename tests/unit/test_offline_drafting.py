@@ -587,6 +587,22 @@ def test_a_plain_description_of_the_product_still_is() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("statement", "means"),
+    [
+        ("The volume buttons should be bigger .", "the volume buttons to be bigger"),
+        ("Booking windows should be seven days for desks.", "booking windows to be seven days"),
+        ("LCDs should be for feedback .", "LCDs to be for feedback"),  # an acronym stays
+    ],
+)
+def test_the_subject_of_a_description_is_not_capitalised_mid_sentence(
+    statement: str, means: str
+) -> None:
+    """The sentence's first word starts the "I want" clause, so it loses its capital ("I want
+    The volume buttons to be bigger" was written); an acronym keeps its capitals."""
+    assert write_story([statement]).description.startswith(f"As a user, I want {means}")
+
+
 def test_what_people_do_and_how_the_product_should_be_are_still_needs() -> None:
     assert write_story(["Users find the buttons easily in the dark ."]).title == (
         "Find the buttons easily in the dark"

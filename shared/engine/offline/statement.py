@@ -529,7 +529,7 @@ def _be(complement: str, subject: str) -> Capability:
     lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
     return Capability(
         f"{lead} {_lower_first(thing)} {complement}",
-        f"{named} to be {complement}",
+        f"{_lower_first(named)} to be {complement}",
         obj=thing if thing != "it" else "",
         subject=subject,
     )

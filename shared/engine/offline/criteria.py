@@ -80,7 +80,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             # "..., so I don't have to chase people": a benefit, not the condition's result
             purpose = _purpose_first(main_clause, main_req)
             result = "" if purpose else _declarative(main_req, cap, persona, main_clause)
-            if _TALK.search(main_clause) and not _FIRST_PERSON_NEED.match(main_clause):
+            if _remark(main_clause):
                 continue  # "..., then it's something we have to consider": talk, no check
             if not _checkable(when, result):
                 continue  # "when we choose, then the thing with this whole": talk, no check
@@ -330,7 +330,13 @@ def _talk(text: str) -> bool:
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
     if is_people_description(bare) or is_finding(bare):  # "people find teletext relevant"
         return True
-    return bool(_TALK.search(bare)) and not _FIRST_PERSON_NEED.match(bare)
+    return _remark(bare)
+
+
+def _remark(text: str) -> bool:
+    """A remark, a report or the situation today (``_TALK``), unless the speaker states a need of
+    their own ("I don't want to book that thirteen times")."""
+    return bool(_TALK.search(text)) and not _FIRST_PERSON_NEED.match(text)
 
 
 _BE_HAVE = frozenset("is are was were be has have had can will would should must s re".split())

@@ -572,7 +572,7 @@ _PEOPLE_SUBJECT = re.compile(
 _POSSESSIVE = re.compile(r"(?:my|your|his|her|their)$", re.IGNORECASE)
 _RELATIVE_IN = re.compile(r"\b(?:who|that|which|whose)\b", re.IGNORECASE)
 
-_HEAD_ENDS = re.compile(r"\s+(?:of|near|in|at|on|for|with|from|who|that|which)\s.*$", re.I)
+_HEAD_ENDS = re.compile(r"\s+(?:of|near|in|at|on|for|with|from)\s.*$", re.I)
 
 
 def _describes_people(subject: str) -> bool:

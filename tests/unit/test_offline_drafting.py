@@ -641,3 +641,88 @@ def test_a_chore_the_product_would_take_away_is_never_the_need() -> None:
 
 def test_as_we_can_see_is_no_need() -> None:
     assert "see" not in body("And as we can see it really depends on the age .")
+
+
+def test_a_list_after_a_whole_verb_phrase_is_a_criterion_not_a_cut_off_title() -> None:
+    # "Flag possible duplicates, same amount" ended on one item of the list
+    draft = write_story(
+        ["The system should flag possible duplicates, same amount, same date, same merchant."]
+    )
+    assert draft.title == "Flag possible duplicates"
+    assert draft.acceptance_criteria == [
+        "The system flags possible duplicates, same amount, same date, same merchant."
+    ]
+    assert adds_to_title(draft.acceptance_criteria[0], draft.title)
+
+
+def test_a_short_verb_phrase_still_takes_the_list_it_opens() -> None:
+    assert write_story(["We need to support Visa, Mastercard and Amex."]).title == (
+        "Support Visa, Mastercard and Amex"
+    )
+
+
+def test_a_condition_the_title_cannot_carry_goes_to_its_given_when_then() -> None:
+    draft = write_story(
+        [
+            "Yes, and if they've already taken a photo, the app should suggest the match, same "
+            "amount, same date."
+        ]
+    )
+    assert draft.title == "Suggest the match"
+    assert draft.acceptance_criteria == [
+        "Given a user, when they've already taken a photo, then the app suggests the match, "
+        "same amount, same date."
+    ]
+
+
+def test_a_limit_said_before_its_verb_phrase_follows_it() -> None:
+    # "I'd say" is a hedge; "under two seconds to show ..." was "Provide under two seconds ..."
+    draft = write_story(["I'd say under two seconds to show the free slots, even on a slow phone."])
+    assert draft.title == "Show the free slots"
+    assert draft.acceptance_criteria == [
+        "It takes under two seconds to show the free slots, even on a slow phone."
+    ]
+    assert write_story(["Within five seconds to load the page."]).title == (
+        "Load the page within five seconds"
+    )
+
+
+def test_a_rule_said_of_nobody_without_a_modal_is_a_prohibition() -> None:
+    draft = write_story(
+        [
+            "Nobody bumps anybody, except facilities admins in an emergency, like a flood or an "
+            "exam clash, and if we bump someone they get a notification and an alternative room, "
+            "same as with timetable changes."
+        ]
+    )
+    assert draft.title == "Do not let anyone bump anybody"
+    assert draft.description == "As a user, I want nobody to bump anybody."
+    assert draft.acceptance_criteria == [
+        "Given a user, when we bump someone, then they get a notification and an alternative room."
+    ]
+    # "no one" is nobody here, not a thing left out ("Leave out one sees ...")
+    assert write_story(["No one sees the phone numbers of patients."]).title == (
+        "Do not let anyone see the phone numbers of patients"
+    )
+
+
+def test_a_behaviour_answers_a_condition_only_when_its_verb_agrees() -> None:
+    # "flip it open": "open" is no behaviour of "it"
+    draft = write_story(["We should keep that side flat .", "If we flip it open only as much ."])
+    assert not any(c.startswith("Given") for c in draft.acceptance_criteria)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        (
+            "and and I mean the user just wants to get um get a result um quickly , not to spend "
+            "time in like um giving several orders um I dunno .",
+            "Get a result quickly",
+        ),
+        ("We need the report weekly.", "Provide the report weekly"),
+        ("People want to have a power button quickly .", "Provide a power button quickly"),
+    ],
+)
+def test_getting_something_in_a_manner_keeps_its_verb(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

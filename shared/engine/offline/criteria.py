@@ -24,6 +24,7 @@ from shared.engine.offline.statement import (
     _CONDITION,
     _CONDITION_FIRST,
     _LEAD,
+    _LIMIT_FIRST,
     _MODAL,
     _NEW_CLAUSE,
     _PERSONA_START,
@@ -33,6 +34,7 @@ from shared.engine.offline.statement import (
     _WEAK_MODAL,
     MIN_TITLE_WORDS,
     Capability,
+    _list_at,
     _parse,
     _Requirement,
     _subject_words,
@@ -139,6 +141,23 @@ _BEHAVIOUR_VERBS = frozenset(
     store sync update book cancel release move delete expire beep light flash play stop start
     go""".split()
 )
+# the behaviour that answers a condition said without a comma ("if we bump someone | they get a
+# notification")
+_BEHAVIOUR_AFTER = re.compile(
+    r"(?<=\s)(they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b", re.IGNORECASE
+)
+
+
+def _behaves(subject: str, verb: str) -> bool:
+    """Whether ``verb`` is a behaviour in the present tense that agrees with ``subject`` ("it
+    moves", "they get"; not "flip it open")."""
+    verb = verb.lower()
+    base = base_form(verb)
+    if base not in _BEHAVIOUR_VERBS:
+        return False
+    return (base != verb) if subject.lower() == "it" else (base == verb)
+
+
 _DECIDED = re.compile(
     r"^(?:no|not|never|without|only|at least|at most|no more than|up to|max(?:imum)?"
     r"|min(?:imum)?|every|each|all|both|none)\b",
@@ -170,12 +189,22 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
             clause = f"{_LEAD.sub('', clauses[k - 1])}, {clause}"
         if len(clause.split()) < MIN_TITLE_WORDS:
             continue
+        if k + 1 < len(clauses) and _CONCESSION.match(clauses[k + 1]):
+            clause = f"{clause}, {clauses[k + 1]}"  # "..., even on a slow phone": its condition
+        timed = _LIMIT_FIRST.match(clause)
+        if timed and not timed.group("within") and is_verb(timed.group("verb")):
+            # "under two seconds to show the free slots": what it takes to do it
+            return f"It takes {_lower_first(clause.rstrip('.'))}."
         if _MODAL.search(clause):
             stated = _declarative(_parse(clause), cap, persona, clause)
             if stated and figure.lower() in stated.lower():
                 return capital(stated.rstrip(".")) + "."
         return capital(clause.rstrip(".")) + "."
     return ""
+
+
+# a clause that says the case a limit holds in too ("..., even on a slow phone")
+_CONCESSION = re.compile(r"^even\s+(?:on|in|with|at|for|when|if|during|under)\b", re.IGNORECASE)
 
 
 def _purpose_first(clause: str, req: _Requirement) -> bool:
@@ -216,6 +245,21 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
     condition cut from its result, a question or talk about the speaker."""
     out = []
     for raw in _CLAUSE_BREAK.split(text):
+        clause = _trim(_LEAD.sub("", _trim(raw or "")))
+        lead = _CONDITION_WORD.match(clause)
+        behaviour = lead and _BEHAVIOUR_AFTER.search(clause, lead.end())
+        split = (
+            behaviour and _behaves(behaviour.group(1), behaviour.group(2)) and _condition(clause)
+        )
+        if split and "?" not in clause:  # "..., and if we bump someone they get a notification"
+            when, result = split
+            stated = _declarative(_parse(result), cap, persona, result)
+            if stated and _checkable(when, stated) and not _remark(result):
+                out.append(
+                    f"Given {_article(persona)} {persona}, when {when}, then "
+                    f"{_lower_first(stated)}."
+                )
+            continue
         clause = _trim(raw or "")
         if not clause or _REASON.match(clause) or _PURPOSE.match(clause) or "?" in clause:
             continue
@@ -252,7 +296,16 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
         lead = _CONDITION_WORD.match(text)
         modal = lead and (_MODAL.search(text, lead.end()) or _WEAK_MODAL.search(text, lead.end()))
         tail = modal and _SUBJECT_TAIL.search(text[: modal.start()].rstrip())
-        if not (lead and modal and tail) or tail.start() <= lead.end():
+        if lead and not modal:  # "if we bump someone they get a notification": its behaviour
+            tail = next(
+                (
+                    b
+                    for b in _BEHAVIOUR_AFTER.finditer(text, lead.end())
+                    if _behaves(b.group(1), b.group(2))
+                ),
+                None,
+            )
+        if not (lead and tail) or tail.start() <= lead.end():
             return None
         when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")
         then = re.search(r"\s+then\s+", when)
@@ -387,6 +440,8 @@ def _details_after(clause: str, text: str) -> str:
     if at < 0:
         return ""
     tail = _trim(text[at + len(clause) :])
+    if tail and _list_at(_CLAUSE_BREAK.split(tail), 0):
+        return tail  # "same amount, same date": the list the requirement's clause leaves out
     if len(content_words(tail)) < 2 or _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
         return ""
     return tail

@@ -127,11 +127,12 @@ def write_story(
         cap = capability(main)
         persona = persona_of(quotes, context, default_persona)
     title = _without_limit(make_title(_with_condition(cap.title, main)), main)
+    short = _without_limit(make_title(cap.title), main)
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
     description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
     if benefit:
         description += f", so that {benefit}"
-    found = criteria(
+    statements = (
         [body(written, True)]
         + [
             t
@@ -140,11 +141,16 @@ def write_story(
             and (k > 0 or main_text is None or written == quotes[0])
             and (criteria_from is None or criteria_from[k])
         ]
-        + extra,
-        cap,
-        title,
-        persona,
+        + extra
     )
+    found = criteria(statements, cap, title, persona)
+    if short != title and _reads(short) and not _reads(title):
+        # "Suggest the match when they've already taken a photo" reads as talk: the condition
+        # goes to the Given/When/Then that carries it, when one does
+        carried = criteria(statements, cap, short, persona)
+        when = _condition_of(main)
+        if when and any(f"when {when.lower()}" in c.lower() for c in carried):
+            title, found = short, carried
     testable, questions = split_vague(found)
     return StoryDraft(
         title=title,
@@ -212,6 +218,16 @@ def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
 
 # ------------------------------------------------------------------------------------------------
 # title, persona, benefit
+
+
+def _reads(title: str) -> bool:
+    return len(title.split()) >= MIN_TITLE_WORDS and reads_as_capability(title)
+
+
+def _condition_of(text: str) -> str:
+    """The condition a statement holds ("if they've already taken a photo"), or ""."""
+    cond = _CONDITION_FIRST.match(text) or _CONDITION.match(text)
+    return _trim(cond.group("cond")) if cond else ""
 
 
 def _with_condition(phrase: str, text: str) -> str:

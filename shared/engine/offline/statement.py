@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from shared.analysis.contradiction import quantities
 from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
@@ -340,6 +341,8 @@ def _parse(text: str) -> _Requirement:
         while (len(rest.split()) < 4 or not content_words(rest)) and more < len(clauses):
             if _NEW_CLAUSE.match(clauses[more]):
                 break  # "book, move and cancel" continues; "it is late" starts anew
+            if _reads_whole(rest) and _list_at(clauses, more):
+                break  # "flag possible duplicates, same amount, same date": not one of the list
             rest = _trim(f"{rest}, {clauses[more]}")
             clause = f"{clause}, {clauses[more]}"
             more += 1
@@ -369,6 +372,40 @@ def _parse(text: str) -> _Requirement:
         return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot)
     clause = next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
+
+
+# a word a list item of a clause may not open with: it continues the clause ("except ...",
+# "even on a slow phone", "for the approver")
+_NOT_AN_ITEM = re.compile(
+    r"^(?:except|even|like|for|with|without|to|in|on|at|by|from|of|so|but|because|'cause|if"
+    r"|when|which|who|that|where|not|no|or|then|also|just|only|especially|including|such)\b",
+    re.IGNORECASE,
+)
+_MAX_ITEM_WORDS = 4
+
+
+def _reads_whole(phrase: str) -> bool:
+    """Whether a verb phrase already names what it acts on ("flag possible duplicates"), so a list
+    said after it details it and is no part of the title."""
+    return len(phrase.split()) >= MIN_TITLE_WORDS and len(content_words(phrase)) >= 2
+
+
+def _list_at(clauses: list[str], at: int) -> bool:
+    """Whether the clauses from ``at`` on open a list of at least two short items ("same amount,
+    same date, same merchant"; "power, volume and mute"): items of a few words, none a clause of
+    its own, that open with the same word or whose last one joins with "and" / "or"."""
+    items: list[str] = []
+    for clause in clauses[at:]:
+        words = clause.strip(" .!?").split()
+        if not words or len(words) > _MAX_ITEM_WORDS or _NOT_AN_ITEM.match(clause.strip()):
+            break
+        if _NEW_CLAUSE.match(clause) or _MODAL.search(clause) or _WEAK_MODAL.search(clause):
+            break
+        items.append(clause.strip(" .!?").lower())
+    if len(items) < 2:
+        return False
+    firsts = {item.split()[0] for item in items}
+    return len(firsts) == 1 or bool(re.search(r"(?:^|\s)(?:and|or)\s", items[-1]))
 
 
 def capability(text: str) -> Capability:
@@ -453,7 +490,9 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
     if first in _POSSESSION and len(words) > 1:
         what = " ".join(words[1:])
-        if words[1].lower() in ("to", "it", "them", "that", "this"):
+        if words[1].lower() in ("to", "it", "them", "that", "this") or (
+            first not in ("have", "need") and _manner_adverb(words[-1])
+        ):  # "get a result quickly": the adverb says how to get it, no thing to provide
             return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
         return _provide(what, subject)
     if first == "be" and len(words) > 1:
@@ -469,6 +508,20 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
+
+
+# words in -ly that are no adverb of manner
+_NOT_MANNER = frozenset(
+    """only early daily weekly monthly yearly hourly friendly family supply reply assembly anomaly
+    monopoly july italy ugly lovely likely elderly costly lonely silly holy jelly belly rally ally
+    bully lily fly apply rely comply imply multiply""".split()
+)
+
+
+def _manner_adverb(word: str) -> bool:
+    """'quickly', 'automatically': an adverb that says how something is done."""
+    w = word.lower().strip(".,;:!?")
+    return len(w) > 4 and w.endswith("ly") and w not in _NOT_MANNER and not is_verb(w)
 
 
 # "we can't lose the battery" keeps it; "we can't have / afford / use X" leaves X out
@@ -637,14 +690,79 @@ _HAVE_A_TALK = re.compile(
 )
 
 
+# a limit said before what it limits: "under two seconds to show the free slots"
+_LIMIT_FIRST = re.compile(
+    r"^(?P<limit>(?P<within>in\s+|within\s+)?(?:under|less than|no more than|not more than"
+    r"|at most|below|fewer than)?\s*(?P<amount>(?:\d[\d.,]*|a|an|one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|a few"
+    r"|a couple of)\s+[a-z]+))\s+to\s+(?P<vp>(?P<verb>[a-z]+)\b.*)$",
+    re.IGNORECASE,
+)
+# a rule said of nobody without a modal: "nobody bumps anybody"
+_NOBODY_DOES = re.compile(
+    r"^(?:nobody|no one|no-one)\s+(?P<verb>[a-z]+)\b\s*(?P<rest>.*)$", re.IGNORECASE
+)
+
+
+# what nobody thinks, knows or minds is talk, not a rule ("nobody knows", "nobody cares")
+_NOBODY_TALK = (
+    _OPINION_VERBS
+    | _NOT_A_NEED_VERB
+    | frozenset("want need care mind mean remember forget worry bother".split())
+)
+
+
+def _bare_present(word: str) -> str:
+    """The base form of a verb in the third person present ("bumps" -> "bump", "pushes" ->
+    "push", "carries" -> "carry"), said after a subject such as "nobody"; "" for any other word
+    (a form of be, have or do, a word not in -s)."""
+    w = word.lower()
+    if not w.endswith("s") or w.endswith("ss") or w in ("is", "was", "has", "does", "goes"):
+        return ""
+    if base_form(w) in VERBS:
+        return base_form(w)
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if re.search(r"(?:sh|ch|x|z)es$", w):
+        return w[:-2]
+    return w[:-1]
+
+
+def _limit_first(clause: str) -> Capability | None:
+    """A limit said before the verb phrase it limits ("under two seconds to show the free
+    slots"): the verb phrase first, the limit after it ("Show the free slots in under two
+    seconds")."""
+    m = _LIMIT_FIRST.match(clause)
+    if not m or m.group("limit").strip().lower() == m.group("amount").strip().lower():
+        return None  # "two people to ...": no limit, a figure
+    verb = m.group("verb").lower()
+    if base_form(verb) != verb or not is_verb(verb):
+        return None
+    if not any(q.text.lower() == m.group("amount").lower() for q in quantities(m.group("amount"))):
+        return None  # "under the hood to ...": no amount
+    limit = _lower_first(m.group("limit").strip())
+    if not m.group("within"):
+        limit = f"in {limit}"
+    vp = _trim(m.group("vp"))  # the means as said: who does it is not said
+    return Capability(f"{_cap(vp)} {limit}", _lower_first(_trim(clause)))
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
+    nobody = _NOBODY_DOES.match(clause)
+    verb = _bare_present(nobody.group("verb")) if nobody else ""
+    if nobody and verb and verb not in _NOBODY_TALK:  # "nobody bumps anybody": what no one may do
+        vp = _trim(f"{verb} {nobody.group('rest')}")
+        return Capability(f"Do not let anyone {vp}", f"nobody to {vp}", subject="nobody")
     leave = _LEAVE_OUT.match(clause)
     if leave:
         what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
         what = re.sub(r"\.\s.*$", "", what)
         return Capability(f"Leave out {_trim(what)}", f"no {_trim(what)}", obj=_trim(what))
+    timed = _limit_first(clause)
+    if timed:
+        return timed
     if is_people_description(clause) or is_finding(clause):
         # "my head of department is Richard", "people find teletext relevant": said as it was,
         # which reads as no capability

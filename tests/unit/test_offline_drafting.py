@@ -726,3 +726,71 @@ def test_a_behaviour_answers_a_condition_only_when_its_verb_agrees() -> None:
 )
 def test_getting_something_in_a_manner_keeps_its_verb(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "wanted"),
+    [
+        (
+            "the buttons must light up in the dark.",
+            "Make the buttons light up in the dark",
+            "the buttons to light up in the dark",
+        ),
+        (
+            "The card transactions should come into the app automatically.",
+            "Make the card transactions come into the app automatically",
+            "the card transactions to come into the app automatically",
+        ),
+        # the product itself, said by name, stays out of the title
+        (
+            "The booking system should flag double bookings.",
+            "Flag double bookings",
+            "the product to flag double bookings",
+        ),
+    ],
+)
+def test_a_part_of_the_product_that_must_act_stays_the_subject(
+    statement: str, title: str, wanted: str
+) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    assert f"I want {wanted}" in draft.description
+
+
+def test_what_something_designed_must_do_is_the_need() -> None:
+    draft = write_story(
+        [
+            "so I think we should design something where some of the buttons which are those "
+            "that are used should be easier to see and use than others that only a couple of "
+            "people are using ."
+        ]
+    )
+    assert draft.title == "Make some of the buttons easier to see and use"
+    assert "some of the buttons which are those that are used to be easier" in draft.description
+
+
+def test_a_thing_it_must_be_with_is_a_thing_it_has() -> None:
+    draft = write_story(
+        ["So it gives instructions but uh it has to be with an back light somehow ."]
+    )
+    assert draft.title == "Provide a back light"
+    assert write_story(["It should have an LCD screen ."]).title == "Provide an LCD screen"
+
+
+def test_a_criterion_never_repeats_its_subject_as_its_object() -> None:
+    draft = write_story(
+        [
+            "And let us include two nice features into this device , first , power on and off "
+            "can be made fully automatic ."
+        ]
+    )
+    assert draft.acceptance_criteria
+    assert all(c.lower().count("two nice features") == 1 for c in draft.acceptance_criteria)
+
+
+def test_how_often_is_something_a_criterion_adds() -> None:
+    title = "Make the card transactions come into the app automatically"
+    assert adds_to_title(
+        "The card transactions come into the app automatically, daily ideally, not monthly.", title
+    )
+    assert not adds_to_title("The card transactions come into the app automatically.", title)

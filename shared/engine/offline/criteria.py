@@ -56,6 +56,11 @@ _MEASURE = re.compile(
     r"|before|after|every|daily|weekly|monthly)\b",
     re.IGNORECASE,
 )
+_FREQUENCY = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually"
+    r"|every (?:day|night|week|month|year|hour|minute|morning|evening))\b",
+    re.IGNORECASE,
+)
 # words every criterion may use without saying anything new
 _BOILERPLATE = frozenset(
     "given product checked check available possible user able feature story system app".split()
@@ -474,7 +479,11 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         subject = f"the {persona}"
     elif not subject or _PRODUCT_PRONOUN.match(subject):
         keep = "they" if subject.lower() == "they" else ""  # people, unless the need names a thing
-        subject = _the(cap.obj) if cap.obj and subject.lower() in ("it", "they", "") else keep
+        named = cap.obj and subject.lower() in ("it", "they", "")
+        if named and cap.obj.lower() in req.rest.lower():
+            # "let us include two nice features": the thing is the object, not the subject
+            named, keep = False, "the product"
+        subject = _the(cap.obj) if named else keep
     if req.kind == "np":
         rest = _trim(req.rest)
         if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):
@@ -525,6 +534,8 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
     own = {w for w in words(criterion) if w not in said and is_topical(w)}
     if own or (re.search(r"\d", criterion) and not re.search(r"\d", title)):
         return True
+    if _FREQUENCY.search(criterion) and not _FREQUENCY.search(title):
+        return True  # "..., daily ideally, not monthly": how often is something to check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
 

@@ -426,6 +426,11 @@ def capability(text: str) -> Capability:
         vp = _trim(imperative_not.group("vp"))  # "don't interfere with other devices"
         return Capability(f"Do not {vp}", f"the product never to {vp}")
     req = _parse(text)
+    inner = _SOMETHING_WHERE.match(req.rest) if req.kind == "vp" else None
+    if inner and _MODAL.search(inner.group("clause")):
+        # "we should design something where the buttons that are used should be easier to see":
+        # what that something must do is the need
+        return capability(inner.group("clause"))
     subject = _subject_words(req.subject)
     first, joined, _ = subject.partition(" and ")
     if req.kind and joined and len(first.split()) >= 2:
@@ -433,13 +438,33 @@ def capability(text: str) -> Capability:
         return capability(first)
     if req.kind == "vp" and says_nobody(req) and not req.embedded:
         return _nobody(req, subject)
-    if req.embedded or (req.kind and len(req.subject.split()) > 8):
+    if req.embedded or (req.kind and len(_named(req.subject).split()) > 8):
         return _plain(req.clause)
     if req.kind == "np":
         return _provide(req.rest, subject)
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject)
     return _plain(req.clause)
+
+
+# "design something where ...", "build a remote in which ...": a thing described by what it does
+_SOMETHING_WHERE = re.compile(
+    r"^(?:design|make|build|create|develop|have|get|find|come up with)\s+"
+    r"(?:something|a thing|one|an? \w+)\s+(?:where|in which|so that|such that)\s+(?P<clause>.+)$",
+    re.IGNORECASE,
+)
+# a relative clause in a long subject ("some of the buttons which are those that are used")
+_RELATIVE_AFTER_HEAD = re.compile(r"\s+(?:which|that|who|whose)\s+.*$", re.IGNORECASE)
+
+
+def _named(subject: str) -> str:
+    """What a long subject names, without its relative clause ("some of the buttons which are
+    those that are used" -> "some of the buttons"): a title names the thing, the description keeps
+    the whole subject. A subject of five words or fewer stays whole ("the buttons that are used")."""
+    if len(subject.split()) <= 5:
+        return subject
+    head = _RELATIVE_AFTER_HEAD.sub("", subject)
+    return head if 2 <= len(head.split()) < len(subject.split()) else subject
 
 
 def _nobody(req: _Requirement, subject: str) -> Capability:
@@ -475,6 +500,8 @@ def _is_user(subject: str) -> bool:
 
 def _provide(noun_phrase: str, subject: str = "") -> Capability:
     noun_phrase = _lower_first(_trim(noun_phrase))
+    # "an back light" as said: the article a reviewer would fix first (not "an hour", "an LCD")
+    noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
     return Capability(
         title=f"Provide {noun_phrase}", means=noun_phrase, obj=noun_phrase, subject=subject
     )
@@ -507,6 +534,16 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return Capability(
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
+    verb = words[0].lower()
+    if _names_a_part(subject) and verb in VERBS and verb not in ("be", "have"):
+        # "the buttons must light up in the dark": they do, not the product
+        named = _lower_first(_named(subject))
+        return Capability(
+            f"Make {named} {rest}",
+            f"{_lower_first(subject)} to {rest}",
+            obj=subject,
+            subject=subject,
+        )
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
 
 
@@ -522,6 +559,27 @@ def _manner_adverb(word: str) -> bool:
     """'quickly', 'automatically': an adverb that says how something is done."""
     w = word.lower().strip(".,;:!?")
     return len(w) > 4 and w.endswith("ly") and w not in _NOT_MANNER and not is_verb(w)
+
+
+_PART_SUBJECT = re.compile(
+    r"^(?:the|our|all|each|every|any|this|these|those)\s+(?:[\w-]+\s+){0,3}[\w-]+$", re.IGNORECASE
+)
+_NOT_A_PART = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|there|which|who|what|that|one)\b"
+    r"|\b(?:system|app|application|product|tool|platform|site|website|portal|service|software"
+    r"|device|remote|remote control)$",
+    re.IGNORECASE,
+)
+
+
+def _names_a_part(subject: str) -> bool:
+    """Whether a modal's subject names a thing of the product other than the product itself
+    ("the buttons", "reminder texts" said with a determiner, "the screen"): not a person, not a
+    pronoun, not the product, system or app (``_PRONOUN_SUBJECT``)."""
+    subject = subject.strip()
+    if not _PART_SUBJECT.match(subject) or _NOT_A_PART.search(subject.split(" ", 1)[1]):
+        return False
+    return not (_PRONOUN_SUBJECT.match(subject) or _is_user(subject) or _describes_people(subject))
 
 
 # "we can't lose the battery" keeps it; "we can't have / afford / use X" leaves X out
@@ -579,9 +637,12 @@ def _be(complement: str, subject: str) -> Capability:
             obj=thing if thing != "it" else "",
             subject=subject,
         )
+    with_thing = re.match(r"with\s+(?P<what>(?:an?|the|some)\s+.+)$", complement, re.IGNORECASE)
+    if with_thing and thing == "it":  # "it has to be with a back light": a thing it has
+        return _provide(with_thing.group("what"), subject)
     lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
     return Capability(
-        f"{lead} {_lower_first(thing)} {complement}",
+        f"{lead} {_lower_first(_named(thing))} {complement}",
         f"{_lower_first(named)} to be {complement}",
         obj=thing if thing != "it" else "",
         subject=subject,

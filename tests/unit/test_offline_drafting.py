@@ -794,3 +794,20 @@ def test_how_often_is_something_a_criterion_adds() -> None:
         "The card transactions come into the app automatically, daily ideally, not monthly.", title
     )
     assert not adds_to_title("The card transactions come into the app automatically.", title)
+
+
+@pytest.mark.parametrize(
+    ("statement", "persona"),
+    [
+        ("The approver must see every claim that is waiting in one list.", "approver"),
+        ("The coordinator should sign volunteers up for a shift.", "coordinator"),
+    ],
+)
+def test_a_role_that_must_act_is_the_persona_not_a_part_of_the_product(
+    statement: str, persona: str
+) -> None:
+    draft = write_story([statement])
+    assert draft.description.startswith(
+        f"As an {persona}," if persona[0] in "aeiou" else f"As a {persona},"
+    )
+    assert not draft.title.startswith("Make the")

@@ -221,6 +221,7 @@ def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _reads(title: str) -> bool:
+    """Whether a title is long enough and names a capability (``reads_as_capability``)."""
     return len(title.split()) >= MIN_TITLE_WORDS and reads_as_capability(title)
 
 

@@ -728,35 +728,6 @@ def test_getting_something_in_a_manner_keeps_its_verb(statement: str, title: str
     assert write_story([statement]).title == title
 
 
-@pytest.mark.parametrize(
-    ("statement", "title", "wanted"),
-    [
-        (
-            "the buttons must light up in the dark.",
-            "Make the buttons light up in the dark",
-            "the buttons to light up in the dark",
-        ),
-        (
-            "The card transactions should come into the app automatically.",
-            "Make the card transactions come into the app automatically",
-            "the card transactions to come into the app automatically",
-        ),
-        # the product itself, said by name, stays out of the title
-        (
-            "The booking system should flag double bookings.",
-            "Flag double bookings",
-            "the product to flag double bookings",
-        ),
-    ],
-)
-def test_a_part_of_the_product_that_must_act_stays_the_subject(
-    statement: str, title: str, wanted: str
-) -> None:
-    draft = write_story([statement])
-    assert draft.title == title
-    assert f"I want {wanted}" in draft.description
-
-
 def test_what_something_designed_must_do_is_the_need() -> None:
     draft = write_story(
         [

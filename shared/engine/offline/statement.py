@@ -534,16 +534,6 @@ def _from_verb_phrase(rest: str, subject: str) -> Capability:
         return Capability(
             f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
         )
-    verb = words[0].lower()
-    if _names_a_part(subject) and verb in VERBS and verb not in ("be", "have"):
-        # "the buttons must light up in the dark": they do, not the product
-        named = _lower_first(_named(subject))
-        return Capability(
-            f"Make {named} {rest}",
-            f"{_lower_first(subject)} to {rest}",
-            obj=subject,
-            subject=subject,
-        )
     return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
 
 
@@ -559,27 +549,6 @@ def _manner_adverb(word: str) -> bool:
     """'quickly', 'automatically': an adverb that says how something is done."""
     w = word.lower().strip(".,;:!?")
     return len(w) > 4 and w.endswith("ly") and w not in _NOT_MANNER and not is_verb(w)
-
-
-_PART_SUBJECT = re.compile(
-    r"^(?:the|our|all|each|every|any|this|these|those)\s+(?:[\w-]+\s+){0,3}[\w-]+$", re.IGNORECASE
-)
-_NOT_A_PART = re.compile(
-    r"\b(?:i|we|you|he|she|they|it|there|which|who|what|that|one)\b"
-    r"|\b(?:system|app|application|product|tool|platform|site|website|portal|service|software"
-    r"|device|remote|remote control)$",
-    re.IGNORECASE,
-)
-
-
-def _names_a_part(subject: str) -> bool:
-    """Whether a modal's subject names a thing of the product other than the product itself
-    ("the buttons", "reminder texts" said with a determiner, "the screen"): not a person, not a
-    pronoun, not the product, system or app (``_PRONOUN_SUBJECT``)."""
-    subject = subject.strip()
-    if not _PART_SUBJECT.match(subject) or _NOT_A_PART.search(subject.split(" ", 1)[1]):
-        return False
-    return not (_PRONOUN_SUBJECT.match(subject) or _is_user(subject) or _describes_people(subject))
 
 
 # "we can't lose the battery" keeps it; "we can't have / afford / use X" leaves X out

@@ -153,6 +153,15 @@ _BEHAVIOUR_AFTER = re.compile(
 )
 
 
+def _behaviour_at(text: str, start: int) -> re.Match[str] | None:
+    """The first "it" / "they" and a behaviour that agrees with it after ``start`` (``_behaves``):
+    where the result of a condition said without a comma begins."""
+    return next(
+        (b for b in _BEHAVIOUR_AFTER.finditer(text, start) if _behaves(b.group(1), b.group(2))),
+        None,
+    )
+
+
 def _behaves(subject: str, verb: str) -> bool:
     """Whether ``verb`` is a behaviour in the present tense that agrees with ``subject`` ("it
     moves", "they get"; not "flip it open")."""
@@ -252,10 +261,7 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
     for raw in _CLAUSE_BREAK.split(text):
         clause = _trim(_LEAD.sub("", _trim(raw or "")))
         lead = _CONDITION_WORD.match(clause)
-        behaviour = lead and _BEHAVIOUR_AFTER.search(clause, lead.end())
-        split = (
-            behaviour and _behaves(behaviour.group(1), behaviour.group(2)) and _condition(clause)
-        )
+        split = lead and _behaviour_at(clause, lead.end()) and _condition(clause)
         if split and "?" not in clause:  # "..., and if we bump someone they get a notification"
             when, result = split
             stated = _declarative(_parse(result), cap, persona, result)
@@ -302,14 +308,7 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
         modal = lead and (_MODAL.search(text, lead.end()) or _WEAK_MODAL.search(text, lead.end()))
         tail = modal and _SUBJECT_TAIL.search(text[: modal.start()].rstrip())
         if lead and not modal:  # "if we bump someone they get a notification": its behaviour
-            tail = next(
-                (
-                    b
-                    for b in _BEHAVIOUR_AFTER.finditer(text, lead.end())
-                    if _behaves(b.group(1), b.group(2))
-                ),
-                None,
-            )
+            tail = _behaviour_at(text, lead.end())
         if not (lead and tail) or tail.start() <= lead.end():
             return None
         when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")

@@ -127,7 +127,6 @@ def write_story(
         cap = capability(main)
         persona = persona_of(quotes, context, default_persona)
     title = _without_limit(make_title(_with_condition(cap.title, main)), main)
-    short = _without_limit(make_title(cap.title), main)
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
     description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
     if benefit:
@@ -144,7 +143,8 @@ def write_story(
         + extra
     )
     found = criteria(statements, cap, title, persona)
-    if short != title and _reads(short) and not _reads(title):
+    short = title if _reads(title) else _without_limit(make_title(cap.title), main)
+    if short != title and _reads(short):
         # "Suggest the match when they've already taken a photo" reads as talk: the condition
         # goes to the Given/When/Then that carries it, when one does
         carried = criteria(statements, cap, short, persona)
@@ -236,11 +236,9 @@ def _with_condition(phrase: str, text: str) -> str:
     wheel down" -> "Mute when you hold the wheel down")."""
     if len(phrase.split()) >= 4:
         return phrase
-    cond = _CONDITION_FIRST.match(text) or _CONDITION.match(text)
-    if not cond:
-        return phrase
-    when = _trim(cond.group("cond"))
-    if len(phrase.split()) + 1 + len(when.split()) > MAX_TITLE_WORDS or len(when.split()) < 2:
+    when = _condition_of(text)
+    words = len(when.split())
+    if words < 2 or len(phrase.split()) + 1 + words > MAX_TITLE_WORDS:
         return phrase
     return f"{phrase} when {when}"
 

@@ -74,12 +74,6 @@ _CONJUNCTION = re.compile(
     re.IGNORECASE,
 )
 _NOT_MINIMAL = re.compile(r"[()\[\]{}]|\be\.g\.|\bi\.e\.|\betc\b\.?", re.IGNORECASE)
-_VAGUE = re.compile(
-    r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
-    r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
-    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
-    re.IGNORECASE,
-)
 MIN_TITLE_WORDS, MAX_TITLE_WORDS = 3, 10
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.I)
 
@@ -179,12 +173,14 @@ def check_story(
         Check("unique", not same, f"same title or means as {', '.join(same[:3])}" if same else "")
     )
 
+    from shared.engine.offline.lexicon import VAGUE
+
     problems = []
     if not story.acceptance_criteria:
         problems.append("no acceptance criteria")
     for n, ac in enumerate(story.acceptance_criteria, 1):
         text = ac.strip()
-        vague = _VAGUE.search(text)
+        vague = VAGUE.search(text)
         if len(text.split()) < 3:
             problems.append(f"AC {n} is too short to test")
         elif text.endswith("?"):

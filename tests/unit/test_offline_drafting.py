@@ -461,6 +461,33 @@ def test_a_vague_criterion_becomes_a_question_for_the_review() -> None:
     assert measured.acceptance_criteria and not measured.open_questions
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "It sends some kind of message to the TV .",  # an amount word, no quality
+        "It should have a simple chip inside .",  # a quality word before a noun
+        "It has to be a nice looking remote .",  # an opinion
+    ],
+)
+def test_a_vague_word_that_asks_for_no_measure_is_no_question(said: str) -> None:
+    draft = write_story(["We need a power button .", said])
+    assert draft.open_questions == []
+    assert draft.acceptance_criteria == []  # still no criterion: the judge reads it as vague
+
+
+@pytest.mark.parametrize(
+    ("said", "quality"),
+    [
+        ("It should react quickly .", "quickly"),
+        ("The menu must stay simple to use .", "simple"),
+        ("We want an easy-to-use remote .", "easy"),
+    ],
+)
+def test_a_quality_said_of_the_need_is_asked_for_its_measure(said: str, quality: str) -> None:
+    draft = write_story(["We need a power button .", said])
+    assert [q.split("'")[1] for q in draft.open_questions] == [quality]
+
+
 def _after_a_need(said: str) -> StoryDraft:
     """The draft of a plain need followed by ``said`` (what the criteria tests vary)."""
     return write_story(["We need a rubber case for the remote .", said])

@@ -333,14 +333,45 @@ def singular_persona(found: str) -> str:
     return low
 
 
-# words that need a measure before a criterion can be tested ("fast", "easy to use")
+# words that need a measure before a criterion can be tested ("fast", "easy to use"); the judge's
+# testable-criteria check (shared.eval.checks) reads the same words
 VAGUE = re.compile(
     r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
     r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
-    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc|fancy|trendy|cool"
-    r"|modern|sleek|stylish)\b",
+    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
     re.IGNORECASE,
 )
+# a quality said of something, which a measure would make testable: an adverb of how it is done
+# ("opens quickly", "as soon as possible"), or a quality word said of it ("is easy", "looks
+# simple", "stays fast enough", "easy to find"); not a quality word before a noun ("a simple
+# chip", "some kind of message"), an opinion ("nice", "good", "better") or an amount ("some", "a
+# lot", "many"): those ask nothing a figure would answer
+_QUALITY = (
+    r"(?:fast|quick|easy|user[- ]friendly|intuitive|simple|appropriate|adequate|efficient"
+    r"|flexible|robust|seamless)"
+)
+_QUALITY_DEGREE = (
+    r"(?:very|really|quite|more|less|too|so|as|also|still|not|fairly|pretty|super|extra|always"
+    r"|even)"
+)
+VAGUE_QUALITY = re.compile(
+    r"\b(?:quickly|easily|appropriately|adequately|efficiently|seamlessly|as soon as possible"
+    r"|asap)\b"
+    rf"|\b(?:is|are|be|been|being|was|were|'s|'re|look|looks|feel|feels|seem|seems|stay|stays"
+    rf"|remain|remains|get|gets|keep \w+|make (?:it|them))(?:\s+{_QUALITY_DEGREE})*\s+(?P<said>{_QUALITY})\b"
+    r"(?=\s*(?:[,.;:!?]|$|(?:and|or|but|to|enough|for|in|on|when|if|so|because|than|with|as)\b))"
+    rf"|\b(?P<before>{_QUALITY})(?:\s+enough\b|(?:\s+|-)to(?:\s+|-)[a-z]+)",
+    re.IGNORECASE,
+)
+
+
+def vague_quality(text: str) -> str:
+    """The quality ``text`` rests on that a measure would make testable ("easy" in "It is easy to
+    find in the dark"), lower case, or "" when it names none (``VAGUE_QUALITY``)."""
+    found = VAGUE_QUALITY.search(text)
+    if not found:
+        return ""
+    return (found.group("said") or found.group("before") or found.group(0)).lower()
 
 
 # a title that reads as a clause of talk, not a capability: a pronoun with its verb inside it

@@ -34,11 +34,13 @@ from shared.analysis.contradiction import limits
 from shared.engine.offline.criteria import criteria
 from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
+    VAGUE,
     VERBS,
     base_form,
     is_participle,
     reads_as_capability,
     singular_persona,
+    vague_quality,
 )
 from shared.engine.offline.statement import (
     _CONDITION,
@@ -186,31 +188,24 @@ def _without_limit(title: str, main: str) -> str:
     return title
 
 
-# words that say nothing testable without a figure (the judge's testable-criteria check reads
-# the same words, shared.eval.checks)
-_VAGUE = re.compile(
-    r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
-    r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
-    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
-    re.IGNORECASE,
-)
 _ANY_FIGURE = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.IGNORECASE
 )
 
 
 def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(testable criteria, open questions): a criterion that rests on a vague word without a
-    figure ("The remote is easy to use.") is no check a tester can run; it becomes a question
-    for the review ("What measure does 'easy' mean in: The remote is easy to use?")."""
+    """(testable criteria, open questions): a criterion with a vague word and no figure ("The
+    remote is easy to use.") is no check a tester can run. When it rests on a quality said of
+    something it becomes a question for the review ("What measure does 'easy' mean in: The remote
+    is easy to use?"); a vague word that asks nothing a figure answers ("some kind of message",
+    "a simple chip", "a good idea") makes it neither (``lexicon.vague_quality``)."""
     testable: list[str] = []
     questions: list[str] = []
     for criterion in found:
-        vague = _VAGUE.search(criterion)
-        if vague and not _ANY_FIGURE.search(criterion):
-            questions.append(
-                f"What measure does '{vague.group(0).lower()}' mean in: {criterion.rstrip('.')}?"
-            )
+        if VAGUE.search(criterion) and not _ANY_FIGURE.search(criterion):
+            quality = vague_quality(criterion)
+            if quality:
+                questions.append(f"What measure does '{quality}' mean in: {criterion.rstrip('.')}?")
         elif len(criterion.split()) >= MIN_TITLE_WORDS:
             testable.append(criterion)
     return testable, questions

@@ -608,6 +608,40 @@ def test_a_description_of_people_a_finding_or_the_teams_manner_is_no_capability(
     assert not reads_as_capability(write_story([statement]).title)
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # figures with nothing they are of (was "Make forty eight and sixty four")
+        "In fact in one uh remote control that I've seen , instead of doing that you could just "
+        "say these are the cha ch channel three , twenty eight , forty eight and uh sixty four are "
+        "those that I want to by cycled with my next button .",
+        # a speaker starting again inside the noun phrase (was "Provide only these three main
+        # basic anyway volume")
+        "so we'll have only these three uh main basic uh anyway volume",
+        # a thing joined to a place or manner (was "Provide millions and in bulk")
+        "because we want to have uh millions and in bulk ,",
+        # an adjective with no thing (was "Provide a cheap")
+        "Cheap .",
+    ],
+)
+def test_an_object_that_names_no_thing_gives_no_title(statement: str) -> None:
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+@pytest.mark.parametrize(
+    "title", ["Provide two buttons", "Show 20 results", "Provide a cheap remote", "Make it cheap"]
+)
+def test_a_thing_with_a_figure_or_a_quality_still_reads(title: str) -> None:
+    assert reads_as_capability(title)
+
+
+def test_a_criterion_names_a_thing_or_is_not_written() -> None:
+    draft = write_story(
+        ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],
+    )
+    assert not any("bulk" in c for c in draft.acceptance_criteria)
+
+
 def test_a_plain_description_of_the_product_still_is() -> None:
     assert (
         write_story(["The buttons are regular colour ."]).title == "Make the buttons regular colour"

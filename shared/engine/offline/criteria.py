@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from shared.analysis.contradiction import limits, quantities
-from shared.engine.offline.lexicon import VERBS, base_form, is_verb, third_person
+from shared.engine.offline.lexicon import VERBS, base_form, is_verb, names_a_thing, third_person
 from shared.engine.offline.statement import (
     _CLAUSE_BREAK,
     _CONDITION,
@@ -485,8 +485,12 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         subject = _the(cap.obj) if named else keep
     if req.kind == "np":
         rest = _trim(req.rest)
-        if len(content_words(rest)) < 2 or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I):
-            return ""
+        if (
+            len(content_words(rest)) < 2
+            or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I)
+            or not names_a_thing(rest.lower().split())
+        ):
+            return ""  # "millions and in bulk", "only these three main basic anyway volume"
         return f"{capital(rest)} is available" + (f", {details}" if details else "")
     words = _trim(req.rest).split()
     if not words:
@@ -506,6 +510,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         verb_phrase = ("are " if plural else "is ") + " ".join(words[1:])
     elif base_form(head) in VERBS:
         verb = base_form(head)
+        if verb in ("have", "include") and not names_a_thing([w.lower() for w in words[1:]]):
+            return ""  # "The product has millions and in bulk"
         verb_phrase = (verb if plural else third_person(verb)) + " " + " ".join(words[1:])
     else:
         return ""

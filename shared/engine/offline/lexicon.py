@@ -435,11 +435,22 @@ _NOT_A_THING_ADVERB = frozenset(
 
 
 # what no thing ends with: a word of talk, a vague tail, a comparison with nothing compared
-_NO_THING_LAST = frozenset("yeah okay ok much more less normal expensive".split())
+_NO_THING_LAST = frozenset(
+    "yeah okay ok much more less normal expensive cheap possible available important".split()
+)
+# a word of talk that breaks a noun phrase where the speaker starts again ("only these three
+# main basic anyway volume")
+_RESTART = frozenset("anyway basically actually whatever um uh erm".split())
+_PREPOSITION = frozenset("in on at by for from with into onto of per".split())
+_NUMBER_WORD = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million point and or""".split()
+)
 _DEGREE = frozenset("most least bit lot much little too very".split())
 
 
-def _names_a_thing(words: list[str]) -> bool:
+def names_a_thing(words: list[str]) -> bool:
     """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk: no
     opening conjunction or preposition, no finite verb, not one word that is no thing ("an
     agreed", "a price-wise")."""
@@ -451,6 +462,10 @@ def _names_a_thing(words: list[str]) -> bool:
         return False  # "an agreed", "a price-wise": one word, and not a thing
     if last in _NO_THING_LAST or (len(own) > 1 and own[-2] in _DEGREE):
         return False  # "a little bit bigger", "the most expensive", "banana's yellow, yeah"
+    if any(w in _RESTART for w in own) or any(
+        a in ("and", "or") and b in _PREPOSITION for a, b in zip(own, own[1:], strict=False)
+    ):
+        return False  # "only these three main basic anyway volume", "millions and in bulk"
     return not _has_finite_verb(words, _FINITE)
 
 
@@ -462,14 +477,16 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
         return False
+    if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):
+        return False  # "Make forty eight and sixty four": figures, and nothing they are of
     if words[0] == "provide" and (
         words[1] in _BAD_AFTER_PROVIDE
         or words[1] in _NOT_A_THING_ADVERB
         or words[1:3] in (["more", "of"], ["less", "of"])
-        or not _names_a_thing(words[1:])
+        or not names_a_thing(words[1:])
     ):
         return False
-    if words[:2] == ["leave", "out"] and not _names_a_thing(words[2:]):
+    if words[:2] == ["leave", "out"] and not names_a_thing(words[2:]):
         return False
     if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(" ".join(words[1:])):
         return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")

@@ -434,11 +434,23 @@ _ABANDONED = re.compile(
 )
 
 
+# a word the speaker broke off after and said again once the repair was in ("change mode
+# {disfmarker} zapping mode", "it {disfmarker} I think it"): the repair replaces it
+_RESTATED = re.compile(r"\b(\w+)\s+\{\s*disfmarker\s*\}\s+((?:[\w']+\s+){1,2}?)\1\b", re.IGNORECASE)
+# ... and the verb before it, when the repair changes that verb ("has to {disfmarker} have to")
+_AUX = r"(?:has|have|had|is|are|was|were|be|can|could|will|would|should|must|do|does|did)"
+_RESTATED_VERB = re.compile(
+    rf"\b{_AUX}\s+(\w+)\s+\{{\s*disfmarker\s*\}}\s+({_AUX}\s+)\1\b", re.IGNORECASE
+)
+
+
 def drop_abandoned(text: str) -> str:
     """Raw spoken text without a preposition or article the speaker broke off after ("lots of
-    time in {disfmarker} and effort" -> "lots of time {disfmarker} and effort"). For generated
-    text (the offline drafts) only; quotes stay verbatim."""
-    return _ABANDONED.sub("", text)
+    time in {disfmarker} and effort" -> "lots of time {disfmarker} and effort") and without a
+    word the repair says again ("change mode {disfmarker} zapping mode" -> "change zapping
+    mode"). For generated text (the offline drafts) only; quotes stay verbatim."""
+    text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", text))
+    return _RESTATED.sub(r"\2\1", text)
 
 
 def clean_restarts(text: str) -> str:

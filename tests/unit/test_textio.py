@@ -155,7 +155,14 @@ def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:
         # a filler's own "of", a word not cut off, and a "to" that restarts are kept
         ("everything is kind of {disfmarker} okay", "everything is kind of okay"),
         ("a button in the corner", "a button in the corner"),
-        ("it has to {disfmarker} have to be red", "it has to have to be red"),
+        # a word the repair says again is replaced by the repair, with the verb the repair
+        # changes
+        ("and you can change mode {disfmarker} zapping mode", "and you can change zapping mode"),
+        ("it {disfmarker} I think it is red", "I think it is red"),
+        (
+            "all the buttons has to {disfmarker} have to be the same colour",
+            "all the buttons have to be the same colour",
+        ),
     ],
 )
 def test_an_abandoned_word_leaves_the_generated_text(spoken: str, clean: str) -> None:

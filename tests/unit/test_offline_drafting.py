@@ -642,6 +642,20 @@ def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     assert not any("bulk" in c for c in draft.acceptance_criteria)
 
 
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make speech recogniser possible"
+        ("But speech recogniser can be possible .", "Provide speech recogniser"),
+        ("A dark mode should also be available .", "Provide a dark mode"),
+        # an action said to be possible stays one
+        ("Booking online should be possible .", "Make booking online possible"),
+    ],
+)
+def test_a_thing_said_to_be_possible_is_a_thing_to_provide(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
 def test_a_plain_description_of_the_product_still_is() -> None:
     assert (
         write_story(["The buttons are regular colour ."]).title == "Make the buttons regular colour"

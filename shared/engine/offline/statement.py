@@ -24,6 +24,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_participle,
     is_verb,
+    names_a_thing,
 )
 from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
 from shared.text.language import clean, content_words
@@ -609,6 +610,13 @@ def _be(complement: str, subject: str) -> Capability:
     with_thing = re.match(r"with\s+(?P<what>(?:an?|the|some)\s+.+)$", complement, re.IGNORECASE)
     if with_thing and thing == "it":  # "it has to be with a back light": a thing it has
         return _provide(with_thing.group("what"), subject)
+    if (
+        _THERE_TO_HAVE.match(complement)
+        and thing != "it"
+        and names_a_thing(thing.lower().split())
+        and not thing.lower().split()[0].endswith("ing")  # "booking online": an action
+    ):
+        return _provide(thing, subject)  # "speech recogniser can be possible": a thing to have
     lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
     return Capability(
         f"{lead} {_lower_first(_named(thing))} {complement}",
@@ -616,6 +624,12 @@ def _be(complement: str, subject: str) -> Capability:
         obj=thing if thing != "it" else "",
         subject=subject,
     )
+
+
+# what a thing said to be "possible" or "available" is: a thing the product has
+_THERE_TO_HAVE = re.compile(
+    r"(?:(?:also|still|really|definitely|always)\s+)?(?:possible|available|included)$", re.I
+)
 
 
 def _dropped(text: str) -> Capability | None:

@@ -629,7 +629,28 @@ def test_an_object_that_names_no_thing_gives_no_title(statement: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "title", ["Provide two buttons", "Show 20 results", "Provide a cheap remote", "Make it cheap"]
+    "title",
+    [
+        "Provide depends on the cost",  # a verb where the thing should be
+        "Provide make the remote control long lasting",
+        "Provide looking on the budget",
+        "Make but the LCD display yeah",  # a clause of talk after the verb
+    ],
+)
+def test_a_verb_or_a_clause_where_the_thing_should_be_does_not_read(title: str) -> None:
+    assert not reads_as_capability(title)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Provide two buttons",
+        "Show 20 results",
+        "Provide a cheap remote",
+        "Make it cheap",
+        "Provide lights on the buttons",
+        "Add and remove doctors",
+    ],
 )
 def test_a_thing_with_a_figure_or_a_quality_still_reads(title: str) -> None:
     assert reads_as_capability(title)
@@ -654,6 +675,47 @@ def test_a_criterion_names_a_thing_or_is_not_written() -> None:
 )
 def test_a_thing_said_to_be_possible_is_a_thing_to_provide(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+def test_the_first_of_the_announced_things_is_what_is_said() -> None:
+    draft = write_story(
+        [
+            "And let us include two nice features into this device , first , power on and off "
+            "can be made fully automatic ."
+        ]
+    )
+    # was "Provide two nice features into this device", with the whole statement as criterion
+    assert draft.title == "Make power on and off fully automatic"
+    assert not any("two nice features" in c for c in draft.acceptance_criteria)
+
+
+def test_and_inside_a_subject_does_not_split_the_need() -> None:
+    # "power on and off" is one thing ("Power on" was the title); two clauses still split
+    assert write_story(["Power on and off can be made fully automatic ."]).title == (
+        "Make power on and off fully automatic"
+    )
+    assert write_story(["The booking is released and someone else can have it ."]).title == (
+        "Release the booking"
+    )
+
+
+def test_a_clause_without_its_subject_is_no_criterion() -> None:
+    draft = write_story(["We need big buttons on the next page .", "So , depends on the cost ."])
+    assert not any("epends" in c for c in draft.acceptance_criteria)
+
+
+def test_what_the_main_thing_is_is_the_criterion() -> None:
+    draft = write_story(
+        [
+            "We need online booking .",
+            "So the big thing , I'm guessing , is that patients need to be able to book an "
+            "appointment online themselves , without ringing .",
+        ]
+    )
+    # was "Is that patients can book an appointment online themselves, without ringing."
+    assert draft.acceptance_criteria == [
+        "Patients can book an appointment online themselves, without ringing."
+    ]
 
 
 def test_a_plain_description_of_the_product_still_is() -> None:
@@ -826,8 +888,8 @@ def test_a_thing_it_must_be_with_is_a_thing_it_has() -> None:
 def test_a_criterion_never_repeats_its_subject_as_its_object() -> None:
     draft = write_story(
         [
-            "And let us include two nice features into this device , first , power on and off "
-            "can be made fully automatic ."
+            "And let us include two nice features into this device , power on and off can be "
+            "made fully automatic ."
         ]
     )
     assert draft.acceptance_criteria

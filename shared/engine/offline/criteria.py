@@ -110,8 +110,11 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(_PURPOSE.search(text), req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
-        if not statement:
-            continue
+        said_is = re.match(r"(?:is|was) that\s+(?P<what>.+)$", statement, re.IGNORECASE)
+        if said_is:  # "(the main thing) is that patients can book ...": what it is
+            statement = capital(said_is.group("what"))
+        if not statement or _FRAGMENT.match(statement):
+            continue  # "Depends on the cost.": a clause without its subject, no check
         numbers = [q.text.lower() for q in quantities(text) if q.text.lower() not in figures]
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
@@ -138,7 +141,9 @@ _REASON = re.compile(
 _MAX_ITEM_WORDS = 20
 # a clause that opens with a verb has lost its subject to the clause before it
 _FRAGMENT = re.compile(
-    r"^(?:is|are|was|were|be|been|has|have|had|does|do|did|gets|get|seems?|looks?)\b", re.I
+    r"^(?:is|are|was|were|be|been|has|have|had|does|do|did|gets|get|seems?|looks?|depends?"
+    r"|means|goes|comes)\b",
+    re.I,
 )
 _BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\s+\w+", re.I)
 _BEHAVIOUR_VERBS = frozenset(

@@ -385,7 +385,17 @@ _BAD_SECOND = frozenset(
     """for even also maybe if when because so as like just really be been being is are was were
     there we they i you have has had""".split()
 )
-_BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split())
+# a common verb, which no thing opens with ("Provide depends on the cost", "Provide make the
+# remote control long lasting", "Provide looking on the budget", "Put five covers is available")
+_NOT_A_THING_VERB = frozenset(
+    """make makes made making depend depends depending look looks looking go goes going get gets
+    getting do does doing see sees seem seems put puts take takes let lets keep keeps want
+    wants""".split()
+)
+_BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split()) | _NOT_A_THING_VERB
+# what never follows a title's verb: a conjunction that opens a clause ("Make but the LCD display
+# yeah"); "and" / "or" join two verbs ("Add and remove doctors")
+_CONJUNCTION_SECOND = frozenset("but so because 'cause".split())
 # what the object of "Provide ..." / "Leave out ..." (a thing) never opens with: a conjunction, a
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
@@ -456,6 +466,8 @@ def names_a_thing(words: list[str]) -> bool:
     agreed", "a price-wise")."""
     if not words or words[0] in _NOT_A_THING_OPENING and words[:2] not in (["at", "least"],):
         return False
+    if words[0] in _NOT_A_THING_VERB:
+        return False
     own = [w for w in words if w not in ("a", "an", "the")]
     last = own[-1] if own else ""
     if len(own) == 1 and (is_participle(last) or last.endswith(("wise", "ly"))):
@@ -476,6 +488,8 @@ def reads_as_capability(title: str) -> bool:
     if len(words) < 2 or not is_verb(words[0]) or words[0] in ("be", "is", "are"):
         return False
     if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
+        return False
+    if words[1] in _CONJUNCTION_SECOND:
         return False
     if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):
         return False  # "Make forty eight and sixty four": figures, and nothing they are of

@@ -315,6 +315,11 @@ def body(sentence: str, asides: bool = False) -> str:
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
     )
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
+    announced = _ANNOUNCED.search(text)
+    if announced and len(content_words(announced.group("item"))) >= 2:
+        # "let us include two nice features into this device, first, power on and off can be
+        # made fully automatic": the first of them is what is said
+        text = announced.group("item")
     return re.sub(r"\s+", " ", text).strip(" ,;:-")
 
 
@@ -433,8 +438,8 @@ def capability(text: str) -> Capability:
         # what that something must do is the need
         return capability(inner.group("clause"))
     subject = _subject_words(req.subject)
-    first, joined, _ = subject.partition(" and ")
-    if req.kind and joined and len(first.split()) >= 2:
+    first, joined, second = subject.partition(" and ")
+    if req.kind and joined and len(first.split()) >= 2 and len(second.split()) >= 2:
         # "the booking is released and someone else can have it": the need is the first clause
         return capability(first)
     if req.kind == "vp" and says_nobody(req) and not req.embedded:
@@ -448,6 +453,13 @@ def capability(text: str) -> Capability:
     return _plain(req.clause)
 
 
+# a count of things announced, then the first of them ("two nice features ..., first, X")
+_ANNOUNCED = re.compile(
+    r"\b(?:two|three|four|five|a few|several|\d+)\s+(?:\w+\s+){0,2}?(?:features|things|functions"
+    r"|functionalities|options|points|requirements|ideas|changes)\b[^.;:!?]*?[,:]\s*"
+    r"(?:first(?:ly)?|the first (?:one )?is|one is)\s*[,:]?\s*(?P<item>.+)$",
+    re.IGNORECASE,
+)
 # "design something where ...", "build a remote in which ...": a thing described by what it does
 _SOMETHING_WHERE = re.compile(
     r"^(?:design|make|build|create|develop|have|get|find|come up with)\s+"

@@ -718,6 +718,24 @@ def test_what_the_main_thing_is_is_the_criterion() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # were "The product meets again in thirty minutes ..." and "The product thinks about the
+        # colour of our remote as such, keeps it black."
+        "Um we're going to meet again in thirty minutes and uh I want you to work on these ideas .",
+        "We should think about the colour of our remote as such , keep it black .",
+    ],
+)
+def test_what_the_team_will_do_is_no_criterion_of_the_product(said: str) -> None:
+    assert write_story(["We need a rubber case for the remote .", said]).acceptance_criteria == []
+
+
+def test_what_we_say_the_product_does_still_is_one() -> None:
+    draft = write_story(["We need a bank holiday calendar .", "We load those automatically ."])
+    assert draft.acceptance_criteria == ["We load those automatically."]
+
+
 def test_a_plain_description_of_the_product_still_is() -> None:
     assert (
         write_story(["The buttons are regular colour ."]).title == "Make the buttons regular colour"

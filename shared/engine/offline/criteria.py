@@ -344,6 +344,14 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
     return _present(req, cap, persona, _details_after(req.clause, text))
 
 
+# what "we" do as a team, not as the product's voice ("we meet again in thirty minutes", "we
+# should think about the colour"; "we load the bank holidays automatically" and "we aim for
+# three steps" are the product's)
+_TEAM_ACTIVITY = frozenset(
+    "meet talk discuss decide think wrap review report present consider".split()
+)
+
+
 # A statement without a modal is a criterion in its own words only when it says something of
 # the product: not the speaker's own experience or taste ("I can't imagine a wooden remote
 # control", "My method was to look at other remotes"), not a remark on what was just said ("That
@@ -363,7 +371,10 @@ _TALK = re.compile(
     r"|^(?:at the moment|at present|currently|right now|nowadays|these days|sorry)\b"
     # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
     r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
-    r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b",
+    r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b"
+    # the meeting's own plan ("we meet again in thirty minutes", "we'll decide that later")
+    rf"|^(?:we|we'll|we will|we're going to|let's)\s+(?:then\s+|now\s+|just\s+)?"
+    rf"(?:go through|move on|come back|(?:{'|'.join(sorted(_TEAM_ACTIVITY))})\b)",
     re.IGNORECASE,
 )
 _FIRST_PERSON_NEED = re.compile(r"^(?:i|i'm|i'd)\b.*\b(?:want|need|would like|'d like)\b", re.I)
@@ -479,6 +490,7 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     subject = _subject_words(req.subject)
     if _HEDGED.search(subject):
         return ""  # "we might want to flag it for management": a maybe, nothing to check
+    team = subject.lower() in ("we", "let's", "let us")
     if subject.lower() in ("i", "me"):
         subject = f"the {persona}"
     elif not subject or _PRODUCT_PRONOUN.match(subject):
@@ -517,6 +529,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         verb = base_form(head)
         if verb in ("have", "include") and not names_a_thing([w.lower() for w in words[1:]]):
             return ""  # "The product has millions and in bulk"
+        if team and verb in _TEAM_ACTIVITY:
+            return ""  # "we should think about the colour": the team's doing, not the product's
         verb_phrase = (verb if plural else third_person(verb)) + " " + " ".join(words[1:])
     else:
         return ""

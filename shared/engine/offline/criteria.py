@@ -110,7 +110,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(_PURPOSE.search(text), req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
-        said_is = re.match(r"(?:is|was) that\s+(?P<what>.+)$", statement, re.IGNORECASE)
+        said_is = _SAID_IS.match(statement)
         if said_is:  # "(the main thing) is that patients can book ...": what it is
             statement = capital(said_is.group("what"))
         if not statement or _FRAGMENT.match(statement):
@@ -139,6 +139,8 @@ _REASON = re.compile(
     re.IGNORECASE,
 )
 _MAX_ITEM_WORDS = 20
+# "(the big thing) is that X": X is what was said
+_SAID_IS = re.compile(r"(?:is|was) that\s+(?P<what>.+)$", re.IGNORECASE)
 # a clause that opens with a verb has lost its subject to the clause before it
 _FRAGMENT = re.compile(
     r"^(?:is|are|was|were|be|been|has|have|had|does|do|did|gets|get|seems?|looks?|depends?"

@@ -341,6 +341,19 @@ VAGUE = re.compile(
     r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
     re.IGNORECASE,
 )
+_ANY_FIGURE = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.IGNORECASE
+)
+
+
+def unmeasured_vague_word(text: str) -> str:
+    """The vague word (``VAGUE``) a text rests on when it gives no figure ("easy" in "The remote
+    is easy to use"), lower case; "" when it has none or gives a figure ("easy to find in 2
+    seconds"). The drafter keeps such a text out of the criteria and the judge fails it."""
+    vague = VAGUE.search(text)
+    return vague.group(0).lower() if vague and not _ANY_FIGURE.search(text) else ""
+
+
 # a quality said of something, which a measure would make testable: an adverb of how it is done
 # ("opens quickly", "as soon as possible"), or a quality word said of it ("is easy", "looks
 # simple", "stays fast enough", "easy to find"); not a quality word before a noun ("a simple

@@ -34,12 +34,12 @@ from shared.analysis.contradiction import limits
 from shared.engine.offline.criteria import criteria
 from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
-    VAGUE,
     VERBS,
     base_form,
     is_participle,
     reads_as_capability,
     singular_persona,
+    unmeasured_vague_word,
     vague_quality,
 )
 from shared.engine.offline.statement import (
@@ -188,11 +188,6 @@ def _without_limit(title: str, main: str) -> str:
     return title
 
 
-_ANY_FIGURE = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.IGNORECASE
-)
-
-
 def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
     """(testable criteria, open questions): a criterion with a vague word and no figure ("The
     remote is easy to use.") is no check a tester can run. When it rests on a quality said of
@@ -202,7 +197,7 @@ def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
     testable: list[str] = []
     questions: list[str] = []
     for criterion in found:
-        if VAGUE.search(criterion) and not _ANY_FIGURE.search(criterion):
+        if unmeasured_vague_word(criterion):
             quality = vague_quality(criterion)
             if quality:
                 questions.append(f"What measure does '{quality}' mean in: {criterion.rstrip('.')}?")

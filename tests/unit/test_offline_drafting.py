@@ -656,6 +656,20 @@ def test_a_thing_with_a_figure_or_a_quality_still_reads(title: str) -> None:
     assert reads_as_capability(title)
 
 
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        ("Know how many no-shows we get every month", True),  # what is to be known
+        ("See what my team spent", True),
+        ("Show the manager which rooms they booked", True),
+        ("Look at what functions we need", False),  # the team's own work
+        ("Make what we do need to consider", False),
+    ],
+)
+def test_what_a_verb_of_knowing_asks_for_may_be_a_clause(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+
+
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     draft = write_story(
         ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],

@@ -394,6 +394,10 @@ _CLAUSE_IN_TITLE = re.compile(
     r"(?:'re|'ll|'ve|'d|'m)?\s+(?!all\b|both\b)[a-z]+",
     re.IGNORECASE,
 )
+# what a verb of knowing or showing asks for ("Know how many no-shows we get every month", "See
+# what my team spent") is a clause, and no talk
+_SHOW_OR_KNOW = frozenset("know see show tell display list report track count".split())
+_INDIRECT_QUESTION = re.compile(r"^(?:\S+\s+){0,3}?(?:how|what|which|whether)\b.*$")
 _BAD_SECOND = frozenset(
     """for even also maybe if when because so as like just really be been being is are was were
     there we they i you have has had""".split()
@@ -519,4 +523,9 @@ def reads_as_capability(title: str) -> bool:
         return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
     if _has_finite_verb(words[1:], _FINITE_ANYWHERE):
         return False
-    return not _CLAUSE_IN_TITLE.search(" ".join(words[1:]))
+    # "Know how many no-shows we get every month", "See what my team spent": the clause is what
+    # is asked to be known or shown, not talk
+    rest = " ".join(words[1:])
+    if words[0] in _SHOW_OR_KNOW:
+        rest = _INDIRECT_QUESTION.sub("", rest)
+    return not _CLAUSE_IN_TITLE.search(rest)

@@ -670,6 +670,27 @@ def test_what_a_verb_of_knowing_asks_for_may_be_a_clause(title: str, reads: bool
     assert reads_as_capability(title) is reads
 
 
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make the joystick for the volume and the channels"
+        (
+            "And the joystick is for the volume and the channels .",
+            "Use the joystick for the volume",
+        ),
+        ("The power button should be at the top .", "Put the power button at the top"),
+        (
+            "{vocalsound} and be in bright vegetable colours .",
+            "Make it in bright vegetable colours",
+        ),
+    ],
+)
+def test_a_thing_said_to_be_somewhere_or_for_something_is_put_or_used(
+    statement: str, title: str
+) -> None:
+    assert write_story([statement]).title.startswith(title)
+
+
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     draft = write_story(
         ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],

@@ -629,6 +629,15 @@ def _be(complement: str, subject: str) -> Capability:
         and not thing.lower().split()[0].endswith("ing")  # "booking online": an action
     ):
         return _provide(thing, subject)  # "speech recogniser can be possible": a thing to have
+    placed = _PLACED.match(complement)
+    if placed and thing != "it":  # "the joystick is for the volume": where or what it is for
+        lead = "Use" if placed.group(1).lower() == "for" else "Put"
+        return Capability(
+            f"{lead} {_lower_first(_named(thing))} {complement}",
+            f"{_lower_first(named)} to be {complement}",
+            obj=thing,
+            subject=subject,
+        )
     lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
     return Capability(
         f"{lead} {_lower_first(_named(thing))} {complement}",
@@ -637,6 +646,12 @@ def _be(complement: str, subject: str) -> Capability:
         subject=subject,
     )
 
+
+# a thing said to be somewhere or for something ("the joystick is for the volume and the channels",
+# "the power button is at the top"): "Make the joystick for the volume ..." does not read
+_PLACED = re.compile(
+    r"(for|in|on|at|under|above|below|beside|next to)\s+(?:the|a|an|our|its|each|every)\b", re.I
+)
 
 # what a thing said to be "possible" or "available" is: a thing the product has
 _THERE_TO_HAVE = re.compile(

@@ -135,17 +135,21 @@ def captions_to_transcript(text: str) -> str:
     return "\n".join(lines)
 
 
-# Transcript exports (Teams, Stream) put the speaker and the time on a line of their own and the
-# words on the lines below: "Ana Lopez   0:03" or "[00:00:03] Ana Lopez"
+# Transcript exports put the speaker and the time on a line of their own and the words on the
+# lines below: "Ana Lopez   0:03" (Teams, Stream, Otter), "[00:00:03] Ana Lopez", "Ana Lopez
+# (00:00:03):" (Rev), "**Ana Lopez** 0:03"
+_TIME = r"(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?"
+_HEADER_NAME = r"(?:\*\*)?[A-Z][\w .'-]{0,40}?(?:\*\*)?"
 _SPEAKER_HEADER = re.compile(
-    r"^\s*(?:(?P<name>[A-Z][\w .'-]{0,40}?)\s+(?P<time>(?:\d{1,2}:)?\d{1,2}:\d{2})"
-    r"|\[(?P<time2>(?:\d{1,2}:)?\d{1,2}:\d{2})\]\s+(?P<name2>[A-Z][\w .'-]{0,40}?))\s*$"
+    rf"^\s*(?:(?P<name>{_HEADER_NAME})\s+(?:(?P<time>{_TIME})|[(\[](?P<time3>{_TIME})[)\]]:?)"
+    rf"|\[(?P<time2>{_TIME})\]\s+(?P<name2>{_HEADER_NAME}))\s*$"
 )
 
 
-def speaker_blocks(paragraphs: list[str]) -> list[str]:
+def speaker_blocks(paragraphs: list[str], keep_blank: bool = False) -> list[str]:
     """Paragraphs with ``Name  0:03`` header lines folded into ``[00:00:03] Name: text`` lines;
-    unchanged when fewer than two such headers appear (then it is not a transcript export)."""
+    unchanged when fewer than two such headers appear (then it is not a transcript export).
+    ``keep_blank`` keeps the empty paragraphs (the blank lines of a text file)."""
     headers = [_SPEAKER_HEADER.match(p) for p in paragraphs]
     if sum(1 for h in headers if h) < 2:
         return paragraphs
@@ -153,11 +157,12 @@ def speaker_blocks(paragraphs: list[str]) -> list[str]:
     current: tuple[str, str] | None = None
     for paragraph, header in zip(paragraphs, headers, strict=True):
         if header:
-            name = (header.group("name") or header.group("name2")).strip()
-            current = (name, _clock(header.group("time") or header.group("time2")))
+            name = (header.group("name") or header.group("name2")).strip(" *")
+            stamp = header.group("time") or header.group("time2") or header.group("time3")
+            current = (name, _clock(stamp))
         elif paragraph.strip() and current:
             out.append(f"[{current[1]}] {current[0]}: {paragraph.strip()}")
-        elif paragraph.strip():
+        elif paragraph.strip() or keep_blank:
             out.append(paragraph)
     return out
 
@@ -203,8 +208,10 @@ def extract_text(data: bytes, ext: str) -> str:
         return _pdf_text(data)
     text = decode_text(data)
     if ext in ("vtt", "srt"):
-        text = captions_to_transcript(text)
-    return text
+        return captions_to_transcript(text)
+    lines = text.split("\n")
+    folded = speaker_blocks(lines, keep_blank=True)
+    return text if folded is lines else "\n".join(folded)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -259,11 +266,14 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 
 
 # "Marketing: ...", "[00:01:02] Ana Lopez: ...", "00:01:02 Ana: ..." (an unbracketed time only
-# before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words"
+# before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words", and as
+# exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ..."
 _LINE_PREFIX = re.compile(
     r"^(?:\[(?P<tc>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\]\s+"
     r"|(?P<tc2>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\s+(?=[A-Z][\w .'-]{0,40}:\s))?"
-    r"(?:(?P<speaker>[A-Z][\w .'-]{0,40}|[A-Z]{2,}\d*):\s+)?"
+    r"(?:(?P<bold>\*\*)?(?P<speaker>[A-Z][\w .'-]{0,40}?|[A-Z]{2,}\d*)"
+    r"(?:\s+\((?P<tc3>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\))?"
+    r"(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])[\"')\]]*$")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|approx|incl)\.$", re.IGNORECASE)
@@ -282,7 +292,7 @@ def line_prefix(line: str) -> LinePrefix:
     m = _LINE_PREFIX.match(line)
     if not m or not m.end():
         return LinePrefix(None, None, 0)
-    stamp = m.group("tc") or m.group("tc2")
+    stamp = m.group("tc") or m.group("tc2") or m.group("tc3")
     speaker = m.group("speaker")
     return LinePrefix(
         speaker.strip() if speaker else None, _clock(stamp) if stamp else None, m.end()

@@ -88,6 +88,28 @@ def test_transcript_exports_fold_speaker_headers():
     assert speaker_blocks(plain) == plain  # one header-like line is not an export
 
 
+def test_text_uploads_in_export_formats_name_their_speakers():
+    otter = "Ana Lopez  0:03\nWe need reminders.\n\nBo Chen  1:02:09\nAgreed.\n"
+    rev = "Ana Lopez (00:00:03):\nWe need reminders.\n\nBo Chen (01:02:09):\nAgreed.\n"
+    for upload in (otter, rev):
+        assert extract_text(upload.encode(), "txt").splitlines() == [
+            "[00:00:03] Ana Lopez: We need reminders.",
+            "",
+            "[01:02:09] Bo Chen: Agreed.",
+        ]
+    for line, speaker, timecode in (
+        ("**Ana Lopez:** We need reminders.", "Ana Lopez", None),
+        ("**Ana**: We need reminders.", "Ana", None),
+        ("Ana Lopez (00:01:02): We need reminders.", "Ana Lopez", "00:01:02"),
+    ):
+        prefix = line_prefix(line)
+        assert (prefix.speaker, prefix.timecode) == (speaker, timecode), line
+        assert line[prefix.content_at :] == "We need reminders."
+    notes = "Meeting notes\nAna 10:30 is fine\nNote (important): we need reminders.\n"
+    assert extract_text(notes.encode(), "txt") == notes  # not an export: as it was
+    assert line_prefix("Note (important): we need reminders.").speaker is None
+
+
 def test_line_spans_tile_the_text():
     text = "a\n\nbb\nccc"
     spans = line_spans(text)

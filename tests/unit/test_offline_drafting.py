@@ -691,6 +691,24 @@ def test_a_thing_said_to_be_somewhere_or_for_something_is_put_or_used(
     assert write_story([statement]).title.startswith(title)
 
 
+def test_a_time_before_or_after_something_is_no_condition() -> None:
+    draft = write_story(
+        [
+            "Patients need to book an appointment online without ringing the practice.",
+            "They should be able to cancel up to two hours before the appointment.",
+            "Reminder texts go out forty-eight hours before the appointment.",
+        ]
+    )
+    # was "Given a patient, when the appointment, then they can cancel up to two hours."
+    assert draft.acceptance_criteria == [
+        "They can cancel up to two hours before the appointment.",
+        "Reminder texts go out forty-eight hours before the appointment.",
+    ]
+    assert write_story(["The TV mutes when the phone rings."]).acceptance_criteria == [
+        "Given a user, when the phone rings, then the TV mutes."
+    ]
+
+
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     draft = write_story(
         ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],

@@ -300,6 +300,12 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
     return out
 
 
+# a time said before "before" / "after" makes it an offset ("two hours before the appointment",
+# "seven days after the transaction"), not a condition to check by
+_OFFSET = re.compile(
+    r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?)\s+(?:before|after)\s+$",
+    re.IGNORECASE,
+)
 _CONDITION_WORD = re.compile(r"^(?:when|whenever|if|as soon as|once|after|unless)\s+", re.I)
 
 
@@ -308,6 +314,8 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
     ``first_only``: a whole sentence of several clauses), and "if X they can Y" said without a
     comma (the result starts at the subject of its modal)."""
     cond = _CONDITION_FIRST.match(text) or (None if first_only else _CONDITION.match(text))
+    if cond and _OFFSET.search(text[: cond.start("cond")]):
+        return None  # "cancel up to two hours before the appointment": when, not a condition
     if cond:
         when, main = _trim(cond.group("cond")), cond.group("main").strip(" ,;:.!?")
     else:

@@ -51,9 +51,15 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _CHECKBOX = re.compile(r"^\s*(?:[-*+•]\s+)?\[[ xX]\]")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LINE_KINDS = ("spoken", "bullet", "heading", "checkbox", "plain")
+# what the classifier is told of a line: a spoken line and a plain one are both prose. Whether a
+# speaker label was recognised says nothing of what is asked for (the dev meetings are all
+# "Name: text"; a weight on "plain" learned from two lines of notes marked every sentence of a
+# transcript in another format, or of notes written as prose, as talk)
+FEATURE_LINE_KINDS = ("prose", "bullet", "heading", "checkbox")
+_PROSE = frozenset(("spoken", "plain"))
 LEXICAL_NAMES = (
     *CUE_NAMES,
-    *(f"line_{k}" for k in LINE_KINDS),
+    *(f"line_{k}" for k in FEATURE_LINE_KINDS),
     "question",
     "rhetorical_question",
     "log_words",
@@ -119,7 +125,8 @@ def lexical_features(sentence: Sentence) -> list[float]:
     content = len(set(content_words(low)))
     rhetorical = cues.is_question and "question" not in cues.categories
     values = [float(flags[name]) for name in CUE_NAMES]
-    values += [float(sentence.line_kind == k) for k in LINE_KINDS]
+    kind = "prose" if sentence.line_kind in _PROSE else sentence.line_kind
+    values += [float(kind == k) for k in FEATURE_LINE_KINDS]
     values += [
         float(cues.is_question),
         float(rhetorical),

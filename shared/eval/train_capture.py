@@ -73,6 +73,11 @@ class Rows:
     vectors: np.ndarray
 
 
+def feature_set() -> str:
+    """A short name of the lexical features (a model with other features is another model)."""
+    return "f" + hashlib.sha256(",".join(LEXICAL_NAMES).encode()).hexdigest()[:4]
+
+
 def dataset_hash(meetings: list[Meeting]) -> str:
     digest = hashlib.sha256()
     for m in sorted(meetings, key=lambda m: m.meeting_id):
@@ -339,7 +344,7 @@ def model_document(
 ) -> dict[str, Any]:
     """The model file's content (``capture.CaptureModel`` reads it); the keys in file order."""
     doc: dict[str, Any] = {
-        "version": f"capture-{digest[:8]}-c{c}-t{threshold}",
+        "version": f"capture-{digest[:8]}-{feature_set()}-c{c}-t{threshold}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
         "embedder": embedder_name,
         "classes": list(CLASSES),

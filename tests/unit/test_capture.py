@@ -68,6 +68,23 @@ def test_needs_are_requirements_and_talk_is_not(embedder: MiniLMEmbedder) -> Non
     assert [s.line_kind for s in notes] == ["heading", "bullet", "checkbox"]
 
 
+def test_a_need_is_a_need_whether_or_not_its_speaker_is_named(embedder: MiniLMEmbedder) -> None:
+    said = [
+        "Okay , let's start with the booking page .",
+        "Patients need to book an appointment online without ringing the practice .",
+        "Good .",
+        "And as the manager I want to see how many no-shows we get every month .",
+    ]
+    named = sentences_of("".join(f"{n}: {t}\n" for n, t in zip("ABAB", said, strict=True)))
+    plain = sentences_of("".join(f"{t}\n" for t in said))  # notes, or an export not recognised
+    assert [s.line_kind for s in plain] == ["plain"] * 4
+    p_named = [v.p_requirement for v in classify(named, embedder)[0]]
+    p_plain = [v.p_requirement for v in classify(plain, embedder)[0]]
+    assert p_plain == pytest.approx(p_named)
+    threshold = CaptureModel.load().threshold
+    assert p_plain[1] >= threshold and p_plain[3] >= threshold and p_plain[2] < threshold
+
+
 def write(tmp_path: Path, rows: list[tuple[str, str]]) -> Path:
     path = tmp_path / "meeting.tsv"
     path.write_text("".join(f"{k}\t{t}\t{lab}\n" for k, (t, lab) in enumerate(rows, 1)))

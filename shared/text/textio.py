@@ -139,7 +139,9 @@ def captions_to_transcript(text: str) -> str:
 # lines below: "Ana Lopez   0:03" (Teams, Stream, Otter), "[00:00:03] Ana Lopez", "Ana Lopez
 # (00:00:03):" (Rev), "**Ana Lopez** 0:03"
 _TIME = r"(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?"
-_HEADER_NAME = r"(?:\*\*)?[A-Z][\w .'-]{0,40}?(?:\*\*)?"
+# a name opens with a capital letter, accented ones too ("Élodie", "Øyvind")
+_CAPITAL = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
+_HEADER_NAME = rf"(?:\*\*)?{_CAPITAL}[\w .'-]{{0,40}}?(?:\*\*)?"
 _SPEAKER_HEADER = re.compile(
     rf"^\s*(?:(?P<name>{_HEADER_NAME})\s+(?:(?P<time>{_TIME})|[(\[](?P<time3>{_TIME})[)\]]:?)"
     rf"|\[(?P<time2>{_TIME})\]\s+(?P<name2>{_HEADER_NAME}))\s*$"
@@ -270,8 +272,8 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 # exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ..."
 _LINE_PREFIX = re.compile(
     r"^(?:\[(?P<tc>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\]\s+"
-    r"|(?P<tc2>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\s+(?=[A-Z][\w .'-]{0,40}:\s))?"
-    r"(?:(?P<bold>\*\*)?(?P<speaker>[A-Z][\w .'-]{0,40}?|[A-Z]{2,}\d*)"
+    rf"|(?P<tc2>(?:\d{{1,2}}:)?\d{{1,2}}:\d{{2}}(?:[.,]\d{{1,3}})?)\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
+    rf"(?:(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
     r"(?:\s+\((?P<tc3>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\))?"
     r"(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
 )

@@ -101,6 +101,7 @@ def test_text_uploads_in_export_formats_name_their_speakers():
         ("**Ana Lopez:** We need reminders.", "Ana Lopez", None),
         ("**Ana**: We need reminders.", "Ana", None),
         ("Ana Lopez (00:01:02): We need reminders.", "Ana Lopez", "00:01:02"),
+        ("Élodie Martin: We need reminders.", "Élodie Martin", None),
     ):
         prefix = line_prefix(line)
         assert (prefix.speaker, prefix.timecode) == (speaker, timecode), line

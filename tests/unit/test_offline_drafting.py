@@ -709,6 +709,23 @@ def test_a_time_before_or_after_something_is_no_condition() -> None:
     ]
 
 
+def test_the_people_a_need_lets_do_something_are_its_persona() -> None:
+    draft = write_story(["The booking page must let patients choose a doctor."])
+    assert draft.description == "As a patient, I want to choose a doctor."
+    draft = write_story(["We should allow receptionists to move a booking by dragging it."])
+    assert draft.description.startswith("As a receptionist, I want to move a booking")
+
+
+def test_a_persona_comes_from_the_question_before_a_need_not_from_another_need() -> None:
+    need = "Reminder texts go out forty-eight hours before the appointment."
+    before = ["Receptionists need to see every doctor's day on one screen."]
+    assert write_story([need], context=before).description.startswith("As a user,")
+    asked = ["And what do the receptionists need?"]
+    assert write_story(["To see every doctor's day on one screen."], context=asked).description == (
+        "As a receptionist, I want to see every doctor's day on one screen."
+    )
+
+
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     draft = write_story(
         ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],

@@ -76,6 +76,17 @@ _PERSONA_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _MODALS = frozenset("can could should must need needs want wants will would have has".split())
+# "let patients choose a doctor", "allow the receptionists to move a booking"
+_PERSONA_LET = re.compile(
+    rf"\b(?:let|lets|allow|allows|enable|enables|help|helps) (?:the |our |all |each |every )?"
+    rf"({PERSONA_FORMS})\b",
+    re.IGNORECASE,
+)
+_LET_MEANS = re.compile(
+    rf"^(?:the product to |to )?(?:let|allow|enable|help) (?:the |our |all |each |every )?"
+    rf"({PERSONA_FORMS}) (?:to )?(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )
@@ -130,6 +141,9 @@ def write_story(
         persona = persona_of(quotes, context, default_persona)
     title = _without_limit(make_title(_with_condition(cap.title, main)), main)
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
+    let = _LET_MEANS.match(means)
+    if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
+        means = f"to {let.group('rest')}"
     description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
     if benefit:
         description += f", so that {benefit}"
@@ -269,7 +283,7 @@ def make_title(phrase: str) -> str:
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
-    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_FOR):
+    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_LET, _PERSONA_FOR):
         m = pattern.search(joined)
         if m:
             return singular_persona(m.group(1))
@@ -278,7 +292,8 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
         verb = m.group("verb").lower() if m else ""
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
-    context_text = " ".join(clean(t) for t in context)  # the question a need answers
+    # the question a need answers ("what do the receptionists need?"), not a need said before
+    context_text = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
     for pattern in (_PERSONA_AS, _PERSONA_SUBJECT):
         m = pattern.search(context_text)
         if m:

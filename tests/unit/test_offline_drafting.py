@@ -9,7 +9,7 @@ from shared.agents import StoryDraft
 from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
 from shared.engine.offline.lexicon import reads_as_capability
-from shared.engine.offline.phrasing import write_story
+from shared.engine.offline.phrasing import make_title, write_story
 from shared.engine.offline.statement import body
 from shared.eval.checks import _title_check
 
@@ -724,6 +724,19 @@ def test_a_persona_comes_from_the_question_before_a_need_not_from_another_need()
     assert write_story(["To see every doctor's day on one screen."], context=asked).description == (
         "As a receptionist, I want to see every doctor's day on one screen."
     )
+
+
+@pytest.mark.parametrize(
+    ("phrase", "title"),
+    [
+        ("put literally put it on the coffee table next", "Put it on the coffee table next"),
+        ("keep it option keep an option", "Keep an option"),
+        ("phone your phone", "Phone"),  # no title left: the statement is evidence, no story
+        ("see the same thing the resident sees", "See the same thing the resident sees"),
+    ],
+)
+def test_a_title_the_speaker_restarted_is_the_restart(phrase: str, title: str) -> None:
+    assert make_title(phrase) == title
 
 
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:

@@ -250,6 +250,10 @@ def _with_condition(phrase: str, text: str) -> str:
 def make_title(phrase: str) -> str:
     """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
     phrase = _HEDGES.sub("", _trim(phrase))
+    words = phrase.split()
+    again = [k for k in range(1, min(4, len(words))) if words[k].lower() == words[0].lower()]
+    if again:  # "put literally put it on the table", "keep it option keep an option": restarted
+        phrase = " ".join(words[again[-1] :])
     head = _trim(_CLAUSE_CUT.split(phrase)[0])
     if len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head

@@ -739,6 +739,27 @@ def test_a_title_the_speaker_restarted_is_the_restart(phrase: str, title: str) -
     assert make_title(phrase) == title
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "When you go to the sofa , take your control and point it to the T_V_ .",  # do, not happen
+        "Everyone wants to get in before their summer holidays.",  # a time, not an event
+    ],
+)
+def test_a_given_when_then_needs_an_event_and_an_outcome(statement: str) -> None:
+    draft = write_story(["We need automatic power on and off .", statement])
+    assert not any(c.startswith("Given") for c in draft.acceptance_criteria)
+
+
+def test_an_event_said_with_its_subject_is_a_condition() -> None:
+    draft = write_story(
+        ["Nobody gets bumped without being told .", "If we bump someone they get a notification ."]
+    )
+    assert "Given a user, when we bump someone, then they get a notification." in (
+        draft.acceptance_criteria
+    )
+
+
 def test_a_criterion_names_a_thing_or_is_not_written() -> None:
     draft = write_story(
         ["We need a speech recogniser .", "because we want to have uh millions and in bulk ,"],

@@ -306,6 +306,11 @@ _OFFSET = re.compile(
     r"\b(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?)\s+(?:before|after)\s+$",
     re.IGNORECASE,
 )
+# a condition that opens with its subject is an event ("we bump someone", "you arrive")
+_SUBJECT_FIRST = re.compile(
+    r"^(?:i|we|you|they|he|she|it|someone|somebody|anyone|anybody|everyone|nobody|people)\s+[a-z]",
+    re.IGNORECASE,
+)
 _CONDITION_WORD = re.compile(r"^(?:when|whenever|if|as soon as|once|after|unless)\s+", re.I)
 
 
@@ -335,6 +340,8 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
             )
     if len(when.split()) < 2 or len(main.split()) < 2:
         return None
+    if not (_has_verb(when) or _SUBJECT_FIRST.match(when)):
+        return None  # "before their summer holidays", "after lunch": a time, not an event
     return when, main
 
 
@@ -460,6 +467,9 @@ def _checkable(when: str, result: str) -> bool:
         return False  # "when without falling over", "when on the card": no event to check by
     if _PAST_RESULT.match(result) or is_finding(result):
         return False  # "..., then we had someone claim the same hotel twice": what happened once
+    first = result.split()[0].lower()
+    if is_verb(first) and base_form(first) == first and first not in _BE_HAVE:
+        return False  # "..., then take your control and point it": what to do, not what happens
     return _has_verb(result) and not _NOT_A_RESULT.match(result)
 
 

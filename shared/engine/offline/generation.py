@@ -97,7 +97,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v14"
+    version = "gen-offline-v15"
     engine: Engine = "offline"
     model: str | None = None
 

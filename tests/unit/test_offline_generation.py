@@ -438,3 +438,21 @@ def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     assert "The product calculates the VAT automatically from the receipt." in (
         scan.acceptance_criteria
     )
+
+
+def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None:
+    """A section of action items, and an item marked as one, are the team's tasks."""
+    text = normalize(
+        "# Booking app\n"
+        "Patients need to book an appointment online without ringing the practice.\n"
+        "## Next steps\n"
+        "Ana will check the GDPR rules with the practice manager.\n"
+        "## Reminders\n"
+        "Reminder texts go out forty-eight hours before the appointment.\n"
+        "- Action: Linda to book the next workshop.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    quoted = [q for s in stories for q in s.source_quotes]
+    assert not any("GDPR" in q or "workshop" in q for q in quoted), [s.title for s in stories]
+    assert any(q.startswith("Patients need to book") for q in quoted)
+    assert any(q.startswith("Reminder texts go out") for q in quoted)

@@ -116,6 +116,7 @@ class OfflineGenerator:
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
         team_work = {k for k, s in enumerate(sentences) if _team_work(clean(s.text))}
+        team_work |= _action_items(sentences)
         for st in stories:
             if not st.superseded:  # the meeting's own work: no need, and evidence of none
                 if st.writing in team_work:
@@ -419,6 +420,28 @@ _TEAM_WORK = re.compile(
     r"|conceptual|detailed) design|spend (?:\w+\W+){0,3}?(?:time|effort))\b",
     re.IGNORECASE,
 )
+
+
+# notes: a section of action items, and an item marked as one, are the team's tasks ("## Next
+# steps", "Action: Linda to book the next workshop", "TODO: ask the bank for the file format")
+_ACTION_HEADING = re.compile(
+    r"^\W*(?:action(?:s| items?| points?)?|next steps?|to ?dos?|tasks|follow[- ]?ups?)\W*$",
+    re.IGNORECASE,
+)
+_ACTION_ITEM = re.compile(r"^\W*(?:action(?: item| point)?|ap|todo|to do)\s*[:\-]\s", re.I)
+
+
+def _action_items(sentences: list[Sentence]) -> set[int]:
+    """The sentences of an action-item section (from its heading to the next heading) and those
+    marked as action items (``_ACTION_HEADING``, ``_ACTION_ITEM``)."""
+    out: set[int] = set()
+    in_section = False
+    for k, sentence in enumerate(sentences):
+        if sentence.line_kind == "heading":
+            in_section = bool(_ACTION_HEADING.match(clean(sentence.text)))
+        elif in_section or _ACTION_ITEM.match(sentence.text):
+            out.add(k)
+    return out
 
 
 def _team_work(text: str) -> bool:

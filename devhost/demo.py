@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
+    # the storage clients' pools are full when the host's workers all write at once: a
+    # connection is discarded and opened again, nothing for the reader of the demo to act on
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     exit_on_signals()  # SIGTERM, SIGHUP, Ctrl-C: every `with` below unwinds, Azurite stops
     try:
         return _demo(args)

@@ -716,16 +716,6 @@ def test_the_people_a_need_lets_do_something_are_its_persona() -> None:
     assert draft.description.startswith("As a receptionist, I want to move a booking")
 
 
-def test_a_persona_comes_from_the_question_before_a_need_not_from_another_need() -> None:
-    need = "Reminder texts go out forty-eight hours before the appointment."
-    before = ["Receptionists need to see every doctor's day on one screen."]
-    assert write_story([need], context=before).description.startswith("As a user,")
-    asked = ["And what do the receptionists need?"]
-    assert write_story(["To see every doctor's day on one screen."], context=asked).description == (
-        "As a receptionist, I want to see every doctor's day on one screen."
-    )
-
-
 @pytest.mark.parametrize(
     ("phrase", "title"),
     [

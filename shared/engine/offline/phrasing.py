@@ -296,8 +296,7 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
         verb = m.group("verb").lower() if m else ""
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
-    # the question a need answers ("what do the receptionists need?"), not a need said before
-    context_text = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
+    context_text = " ".join(clean(t) for t in context)  # the question a need answers
     for pattern in (_PERSONA_AS, _PERSONA_SUBJECT):
         m = pattern.search(context_text)
         if m:

@@ -271,11 +271,9 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 # before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words", and as
 # exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ..."
 _LINE_PREFIX = re.compile(
-    r"^(?:\[(?P<tc>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\]\s+"
-    rf"|(?P<tc2>(?:\d{{1,2}}:)?\d{{1,2}}:\d{{2}}(?:[.,]\d{{1,3}})?)\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
+    rf"^(?:\[(?P<tc>{_TIME})\]\s+|(?P<tc2>{_TIME})\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
     rf"(?:(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
-    r"(?:\s+\((?P<tc3>(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?)\))?"
-    r"(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
+    rf"(?:\s+\((?P<tc3>{_TIME})\))?(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])[\"')\]]*$")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|approx|incl)\.$", re.IGNORECASE)

@@ -76,17 +76,11 @@ _PERSONA_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _MODALS = frozenset("can could should must need needs want wants will would have has".split())
-# "let patients choose a doctor", "allow the receptionists to move a booking"
-_PERSONA_LET = re.compile(
-    rf"\b(?:let|lets|allow|allows|enable|enables|help|helps) (?:the |our |all |each |every )?"
-    rf"({PERSONA_FORMS})\b",
-    re.IGNORECASE,
-)
-_LET_MEANS = re.compile(
-    rf"^(?:the product to |to )?(?:let|allow|enable|help) (?:the |our |all |each |every )?"
-    rf"({PERSONA_FORMS}) (?:to )?(?P<rest>.+)$",
-    re.IGNORECASE,
-)
+# "let patients choose a doctor", "allow the receptionists to move a booking": the persona, and
+# the means without the letting ("As a patient, I want to choose a doctor")
+_LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
+_PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
+_LET_MEANS = re.compile(rf"^(?:the product to |to )?{_LETS} (?:to )?(?P<rest>.+)$", re.IGNORECASE)
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )

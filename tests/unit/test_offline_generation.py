@@ -440,6 +440,48 @@ def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     )
 
 
+def test_a_task_a_participant_takes_on_is_no_story(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """'I'll need to check what the timetabling system allows', 'you'll need to sign off the
+    privacy impact assessment', 'Tom will find out about log retention': a participant takes a
+    task on. Read as needs (confident, unlike everything else), they wrote stories ("Provide
+    check what the timetabling system allows"); what was said with such a task stays evidence of
+    the need before it. A need said with a task after a "but", and the product's own "we'll
+    send", stay needs."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    lines = [
+        "Priya: The booking system should pull the timetable in every night .",
+        "Priya: I'll need to check what the timetabling system allows .",
+        "Gareth: So at least nightly , ideally hourly .",
+        "Maria: Ha , so you'll need to sign off the privacy impact assessment .",
+        "Maria: Tom will find out about log retention .",
+        "Marcus: I'll confirm it with the CFO , but put a thousand pounds in as the limit .",
+        "Linda: We'll send the patient a text two days before the appointment .",
+    ]
+    text = normalize("\n".join(lines) + "\n")
+
+    def classify(sentences, embedder):
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        vectors = np.eye(len(sentences), 16)
+        vectors[2] = vectors[1]  # the follow-up is about the task it follows, not the need
+        return [confident] * len(sentences), vectors
+
+    monkeypatch.setattr(generation, "classify", classify)
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    quoted = [q for s in stories for q in s.source_quotes]
+    for task in ("check what the timetabling", "sign off", "log retention"):
+        assert not any(task in q for q in quoted), [s.title for s in stories]
+    (timetable,) = [s for s in stories if "timetable in every night" in s.source_quotes[0]]
+    assert "So at least nightly , ideally hourly ." in timetable.source_quotes
+    assert any("a thousand pounds" in q for q in quoted)
+    assert any("send the patient a text" in q for q in quoted)
+
+
 def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None:
     """A section of action items, and an item marked as one, are the team's tasks."""
     text = normalize(

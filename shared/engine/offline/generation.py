@@ -21,7 +21,9 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    its own. The strongest ``max_stories_per_segment`` stories are kept, in text order; a need said
    once with nothing beyond its title joins the most similar need of the segment as a criterion
    when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we have to
-   calculate the production costs", ``_team_work``) is neither a story nor evidence of one.
+   calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of one; nor
+   is a task a participant takes on ("I'll check with the commercial team", ``_OWN_TASK``), whose
+   neighbours stay evidence of the need before it.
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -115,16 +117,21 @@ class OfflineGenerator:
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
-        team_work = {k for k, s in enumerate(sentences) if _team_work(clean(s.text))}
+        team_work = {k for k, s in enumerate(sentences) if _TEAM_WORK.search(clean(s.text))}
         team_work |= _action_items(sentences)
+        tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
         for st in stories:
             if not st.superseded:  # the meeting's own work: no need, and evidence of none
                 if st.writing in team_work:
                     continue
-                st.members = [k for k in st.members if k not in team_work]
-            readable = self._readable_draft(st, sentences, verdicts, persona, WRITE_FROM_AT)
-            if readable is None and not drafted:  # nothing before it to hand its statements to
-                readable = self._readable_draft(st, sentences, verdicts, persona, 0.0)
+                st.members = [k for k in st.members if k not in team_work | tasks]
+                if not st.members:
+                    continue
+            readable = None  # a task taken on: what was said with it is evidence of the need before
+            if st.writing not in tasks:
+                readable = self._readable_draft(st, sentences, verdicts, persona, WRITE_FROM_AT)
+                if readable is None and not drafted:  # nothing before it to hand its statements to
+                    readable = self._readable_draft(st, sentences, verdicts, persona, 0.0)
             if readable is not None:
                 if waiting:
                     for k in waiting:
@@ -444,9 +451,30 @@ def _action_items(sentences: list[Sentence]) -> set[int]:
     return out
 
 
-def _team_work(text: str) -> bool:
-    """Whether a statement asks for the meeting's own work, not the product's (``_TEAM_WORK``)."""
-    return bool(_TEAM_WORK.search(text))
+# a participant taking a task on ("I'll check with the commercial team", "you'll need to sign off
+# the privacy impact assessment", "Tom will find out about log retention"): the statement opens
+# with it and says nothing after a "but" ("I'll confirm it with the CFO, but put a thousand in"
+# states a need). "We" only with verbs that are not also the product's ("we'll send a text").
+_OPENING = (
+    r"^(?:(?:so|and|then|okay|ok|right|yes|yeah|yep|sure|fine|mostly|maybe|ha|oh|well|also"
+    r"|understood|good)\W+)*"
+)
+_NAME = (  # a participant named at the start ("Tom will ..."), not a pronoun
+    r"(?!(?:it|that|this|they|he|she|there|which|what|who|we|everyone|everything)\b)"
+    r"(?-i:[A-Z][a-z]+)"
+)
+_TAKES_ON = r"(?:'ll|\s+will|\s+to)\s+(?:also\s+|just\s+|then\s+|need to\s+|have to\s+|go and\s+)*"
+_CHECK = r"check(?=\s+(?:with|whether|if|what|how|on|back|again|that with)\b|\W*$)"
+_ANYONES_TASK = (  # said with "we" too
+    _CHECK + r"|find out|look into|talk to|talk about|speak to|follow up|get back"
+    r"|confirm (?:\w+ )?with|sign off|circulate|write up|investigate|ask around"
+)
+_PERSONS_TASK = r"ask|send|sort out|note|take (?:a )?notes?|email|chase|dig out"  # not "we"
+_OWN_TASK = re.compile(
+    rf"{_OPENING}(?:(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})"
+    rf"|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
+    re.IGNORECASE,
+)
 
 
 def _readable(draft: StoryDraft) -> bool:

@@ -716,6 +716,17 @@ def test_the_people_a_need_lets_do_something_are_its_persona() -> None:
     assert draft.description.startswith("As a receptionist, I want to move a booking")
 
 
+def test_whoever_wants_something_is_a_person_who_does_it() -> None:
+    """A named person's want is a user's ('Linda wants to see ...' was 'I want the product to
+    see ...'); the product's own behaviour stays the product's."""
+    draft = write_story(["Linda wants to see every doctor's day on one screen."])
+    assert draft.description == "As a user, I want to see every doctor's day on one screen."
+    draft = write_story(["Dr Patel would like to block his Friday afternoons."])
+    assert draft.description.startswith("As a user, I want to block his Friday afternoons")
+    draft = write_story(["The remote should show the channel."])
+    assert draft.description == "As a user, I want the product to show the channel."
+
+
 @pytest.mark.parametrize(
     ("phrase", "title"),
     [

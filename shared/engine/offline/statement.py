@@ -98,6 +98,11 @@ _PRONOUN_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _PRODUCT_PRONOUN = re.compile(r"^(?:it|they|this|that|these|those|we|one)$", re.IGNORECASE)
+_PRODUCT_SUBJECT = re.compile(
+    r"^(?:it|this|that|the (?:product|device|system|app|remote(?: control)?|page|site|tool))$",
+    re.IGNORECASE,
+)
+_WANTS = re.compile(r"(?:wants?|would like|'d like) to", re.IGNORECASE)
 _USER_SUBJECT = re.compile(
     r"^(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
     rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b",
@@ -204,6 +209,7 @@ class _Requirement:
     rest: str
     embedded: bool = False  # the modal sits in a relative clause ("the buttons that I need")
     cannot: bool = False  # "can't", "won't": a limit or a forecast, not a rule to restate
+    wanted: bool = False  # said as someone's want ("Linda wants to see ..."): a person acts
 
 
 # a word broken off as it was said ("because v our target is", "colour of t", "we could do l the
@@ -375,7 +381,8 @@ def _parse(text: str) -> _Requirement:
             if re.search(r"use$", groups["np1"], re.IGNORECASE):
                 kind, rest = "vp", f"use {rest}"
         cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL
-        return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot)
+        wanted = bool(_WANTS.fullmatch(m.group(0)))
+        return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot, wanted)
     clause = next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
 
@@ -449,7 +456,7 @@ def capability(text: str) -> Capability:
     if req.kind == "np":
         return _provide(req.rest, subject)
     if req.kind == "vp":
-        return _from_verb_phrase(req.rest, subject)
+        return _from_verb_phrase(req.rest, subject, req.wanted)
     return _plain(req.clause)
 
 
@@ -520,11 +527,15 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     )
 
 
-def _from_verb_phrase(rest: str, subject: str) -> Capability:
+def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capability:
+    """``wanted``: said as someone's want; whoever wants is a person who acts ("Linda wants to
+    see every doctor's day" -> "to see every doctor's day", not "the product to see ..."), unless
+    the subject is the product ("it wants to ...")."""
     rest = re.sub(r"^(?:only|just|also|really|always|simply|still|even|definitely)\s+", "", rest)
     words = rest.split()
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")
+    user = user or (wanted and bool(subject) and not _PRODUCT_SUBJECT.match(subject))
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)

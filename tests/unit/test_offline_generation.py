@@ -429,15 +429,17 @@ def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     ]
     assert not any("rating" in q or "effort" in q for q in quoted)
     assert any(q.startswith("The remote must have a backlight") for q in quoted)
-    # what the product can do, offered with "we can", is no team work: it details the need
+    # what the product can do, offered with "we can", is no team work: a need of its own or a
+    # detail of the need before it, written as what the product does
     offered = normalize(
         "Finance: We need to scan the receipts with the phone camera .\n"
         "Finance: And we can calculate the VAT automatically from the receipt .\n"
     )
-    (scan,) = generator.generate(segment_of(offered), GenerationContext()).draft.stories
-    assert "The product calculates the VAT automatically from the receipt." in (
-        scan.acceptance_criteria
-    )
+    stories = generator.generate(segment_of(offered), GenerationContext()).draft.stories
+    vat = [s for s in stories if any("calculate the VAT" in q for q in s.source_quotes)]
+    assert vat, [s.title for s in stories]
+    written = [vat[0].title, *vat[0].acceptance_criteria]
+    assert any("VAT automatically" in w and "calculat" in w.lower() for w in written), written
 
 
 def test_a_task_a_participant_takes_on_is_no_story(
@@ -480,6 +482,39 @@ def test_a_task_a_participant_takes_on_is_no_story(
     assert "So at least nightly , ideally hourly ." in timetable.source_quotes
     assert any("a thousand pounds" in q for q in quoted)
     assert any("send the patient a text" in q for q in quoted)
+
+
+def test_the_meeting_going_back_to_a_topic_is_no_story(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """'I want to go back to cancelling' and 'I'd need to ask the data protection officer' are the
+    meeting's own business; 'you can go back to the main menu' is something the product does, and
+    'I'll go back to stuffing receipts' is what someone does, no topic."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    lines = [
+        "Maria: I want to go back to cancelling , because I'm not sure I've got it clear .",
+        "Tom: I'd need to ask the data protection officer .",
+        "Maria: From any screen you can go back to the main menu with one tap .",
+        "Anna: And it has to be quick , or I'll go back to stuffing receipts in an envelope .",
+    ]
+    text = normalize("\n".join(lines) + "\n")
+
+    def classify(sentences, embedder):
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        return [confident] * len(sentences), np.eye(len(sentences), 16)
+
+    monkeypatch.setattr(generation, "classify", classify)
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    quoted = [q for s in stories for q in s.source_quotes]
+    assert not any("back to cancelling" in q or "data protection" in q for q in quoted), [
+        s.title for s in stories
+    ]
+    assert any("back to the main menu" in q for q in quoted)
+    assert any("it has to be quick" in q for q in quoted)  # what someone does, no topic
 
 
 def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None:

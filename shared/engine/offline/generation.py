@@ -117,7 +117,11 @@ class OfflineGenerator:
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
-        team_work = {k for k, s in enumerate(sentences) if _TEAM_WORK.search(clean(s.text))}
+        team_work = {
+            k
+            for k, s in enumerate(sentences)
+            if _TEAM_WORK.search(clean(s.text)) or _BACK_TO_TOPIC.search(clean(s.text))
+        }
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
         for st in stories:
@@ -429,6 +433,17 @@ _TEAM_WORK = re.compile(
 )
 
 
+# the meeting going back to, or on to, a topic ("I want to go back to cancelling, because I'm not
+# sure I've got it clear", "let's come back to the colours", "can we move on to the budget"):
+# asked for by the team, never said of a user ("you can go back to the main menu" is a need) or
+# of what someone does ("I'll go back to stuffing receipts in an envelope")
+_BACK_TO_TOPIC = re.compile(
+    r"\b(?:(?:i|we)(?:'d| would)? (?:like|want) to|let's|let us|(?:can|could|shall) we)"
+    r"\s+(?:just\s+)?(?:(?:go|come|get) back|move on)\s+to\b",
+    re.IGNORECASE,
+)
+
+
 # notes: a section of action items, and an item marked as one, are the team's tasks ("## Next
 # steps", "Action: Linda to book the next workshop", "TODO: ask the bank for the file format")
 _ACTION_HEADING = re.compile(
@@ -463,7 +478,7 @@ _NAME = (  # a participant named at the start ("Tom will ..."), not a pronoun
     r"(?!(?:it|that|this|they|he|she|there|which|what|who|we|everyone|everything)\b)"
     r"(?-i:[A-Z][a-z]+)"
 )
-_TAKES_ON = r"(?:'ll|\s+will|\s+to)\s+(?:also\s+|just\s+|then\s+|need to\s+|have to\s+|go and\s+)*"
+_TAKES_ON = r"(?:'ll|'d|\s+will|\s+to)\s+(?:also\s+|just\s+|then\s+|need to\s+|have to\s+|go and\s+)*"
 _CHECK = r"check(?=\s+(?:with|whether|if|what|how|on|back|again|that with)\b|\W*$)"
 _ANYONES_TASK = (  # said with "we" too
     _CHECK + r"|find out|look into|talk to|talk about|speak to|follow up|get back"

@@ -517,6 +517,34 @@ def test_the_meeting_going_back_to_a_topic_is_no_story(
     assert any("it has to be quick" in q for q in quoted)  # what someone does, no topic
 
 
+def test_the_decision_that_settles_an_argument_writes_the_story(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """The objection and the decision it leads to are one need; the decision writes the story
+    even when the objection was said with more confidence, and the objection is its evidence."""
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    lines = [
+        "Dr Okafor: Twenty-four hours is not enough , nobody else can use the slot at that notice .",
+        "Maria: Okay , changing that : reminder texts go out forty-eight hours before the visit .",
+    ]
+    text = normalize("\n".join(lines) + "\n")
+
+    real = generation.classify
+
+    def classify(sentences, embedder):  # the objection said with more confidence
+        _, vectors = real(sentences, embedder)
+        p = [0.95, 0.9]
+        return [Verdict("F", p[k], 0.1) for k in range(len(sentences))], vectors
+
+    monkeypatch.setattr(generation, "classify", classify)
+    (story,) = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert "forty-eight hours" in story.title, story.title
+    assert story.source_quotes[0].startswith("Okay , changing that")
+    assert any(q.startswith("Twenty-four hours is not enough") for q in story.source_quotes)
+
+
 def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None:
     """A section of action items, and an item marked as one, are the team's tasks."""
     text = normalize(

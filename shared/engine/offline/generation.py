@@ -67,7 +67,7 @@ from shared.analysis.contradiction import forbidden_mentions, limit_violations, 
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
 from shared.engine.offline.grouping import MAX_QUOTES, _centroid, _group, _Story, _unit
-from shared.engine.offline.lexicon import reads_as_capability
+from shared.engine.offline.lexicon import is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import capital
 from shared.models import Engine, Segment, story_text
@@ -99,7 +99,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v15"
+    version = "gen-offline-v16"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -120,7 +120,9 @@ class OfflineGenerator:
         team_work = {
             k
             for k, s in enumerate(sentences)
-            if _TEAM_WORK.search(clean(s.text)) or _BACK_TO_TOPIC.search(clean(s.text))
+            if _TEAM_WORK.search(clean(s.text))
+            or _BACK_TO_TOPIC.search(clean(s.text))
+            or _announces_topic(clean(s.text))
         }
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
@@ -444,6 +446,33 @@ _BACK_TO_TOPIC = re.compile(
 )
 
 
+# the chair naming the next topic ("Next, the booking window and the reminders.", "Moving on to
+# accessibility."): a few words that name what is discussed next, none of them a verb we know
+# (a noun that is also a verb, "Next, colours.", is kept: a need missed costs more than talk
+# quoted); "Next, reminders, we said text, twenty-four hours before" states a decision
+_NEXT_TOPIC = re.compile(
+    r"^\W*(?:(?:okay|ok|right|so|and|then|now)\W+)*(?:next(?: up| item| topic| point)?"
+    r"|moving on(?: to)?|(?:now )?on to)\s*[,:]?\s+(?P<topic>[^,;:.?!]+)[.?!]*$",
+    re.IGNORECASE,
+)
+_NO_TOPIC = frozenset(
+    """i we you they he she it is are was were be been can could will would should must shall
+    need needs want wants said say says do does did have has had go goes get gets let let's
+    please slide meeting""".split()
+)
+
+
+def _announces_topic(text: str) -> bool:
+    """Whether a sentence only names the next topic (``_NEXT_TOPIC``)."""
+    found = _NEXT_TOPIC.match(text)
+    if not found:
+        return False
+    words = re.findall(r"[\w'-]+", found.group("topic").lower())
+    if not 0 < len(words) <= 6 or _NO_TOPIC.intersection(words):
+        return False
+    return not any(is_verb(w) for w in words)  # "Next, the system sends a reminder": a need
+
+
 # notes: a section of action items, and an item marked as one, are the team's tasks ("## Next
 # steps", "Action: Linda to book the next workshop", "TODO: ask the bank for the file format")
 _ACTION_HEADING = re.compile(
@@ -478,7 +507,9 @@ _NAME = (  # a participant named at the start ("Tom will ..."), not a pronoun
     r"(?!(?:it|that|this|they|he|she|there|which|what|who|we|everyone|everything)\b)"
     r"(?-i:[A-Z][a-z]+)"
 )
-_TAKES_ON = r"(?:'ll|'d|\s+will|\s+to)\s+(?:also\s+|just\s+|then\s+|need to\s+|have to\s+|go and\s+)*"
+_TAKES_ON = (
+    r"(?:'ll|'d|\s+will|\s+to)\s+(?:also\s+|just\s+|then\s+|need to\s+|have to\s+|go and\s+)*"
+)
 _CHECK = r"check(?=\s+(?:with|whether|if|what|how|on|back|again|that with)\b|\W*$)"
 _ANYONES_TASK = (  # said with "we" too
     _CHECK + r"|find out|look into|talk to|talk about|speak to|follow up|get back"

@@ -38,6 +38,7 @@ ORPHAN_SEED_AT = 0.8  # a confident statement that joins no need is a need of it
 JOIN_AT = 0.38  # below this confidence a requirement sentence is left out (mostly talk)
 FRAGMENT_WORDS = 4
 FRAGMENT_SEED_AT = 0.9
+SETTLES_AT = SEED_AT  # a statement that settles what was argued is the main one from here
 _NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
 SHORT_FOLLOW_UP_WORDS = 8
 REPEAT_SIMILARITY = 0.8
@@ -51,6 +52,15 @@ _FOLLOW_UP = re.compile(
     r"^(?:and|also|plus|but|so|yes|yeah|yep|okay|ok|right|exactly|it|its|it's|they|that|this"
     r"|those|these|which|with|without|maybe|preferably|ideally|only|at least|at most|no more"
     r"|up to|then|or)\b",
+    re.IGNORECASE,
+)
+
+# the meeting settling what was just argued ("Twenty-four hours is not enough, nobody else can
+# use the slot at that notice." - "Okay, changing that: reminder texts go out forty-eight hours
+# before the appointment."): the decision is the need, what led to it is evidence
+_SETTLES = re.compile(
+    r"^(?:(?:okay|ok|right|fine|alright|so|then|well)\W+)*(?:changing (?:that|it)|change (?:that|it)"
+    r"|let's change|so let's|then let's|let's make it|we'll change|we will change)\b",
     re.IGNORECASE,
 )
 
@@ -76,12 +86,14 @@ class _Story:
     def last(self) -> int:
         return max(self.members)
 
-    def add(self, k: int, p: float) -> None:
-        """Quote sentence ``k`` too; the strongest statement is the main one (quoted first)."""
+    def add(self, k: int, p: float, settles: bool = False) -> None:
+        """Quote sentence ``k`` too; the strongest statement is the main one (quoted first), or
+        one that ``settles`` what was argued before it (``_SETTLES``)."""
         if len(self.members) >= MAX_QUOTES or k in self.members:
             return
         self.members.append(k)
-        if p > self.strength and self.writing == self.members[0] and not self.revisions:
+        stronger = p > self.strength or (settles and p >= SETTLES_AT)
+        if stronger and self.writing == self.members[0] and not self.revisions:
             self.members.remove(k)
             self.members.insert(0, k)
             self.writing = k
@@ -137,7 +149,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
-            target.add(k, p)
+            target.add(k, p, bool(_SETTLES.match(clean(sentences[k].text))))
         elif _seeds(sentences[k].text, p):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:

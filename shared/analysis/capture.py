@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from shared.analysis.capture_encoder import CaptureEncoder, HeldOutEncoder
 from shared.embeddings import Embedder
 from shared.errors import SynthesizerError
 from shared.text.language import (
@@ -167,6 +168,17 @@ class CaptureModel:
         self.intercept = np.asarray(doc["intercept"], dtype=np.float64)
         self.vocabulary: dict[str, int] = {g: k for k, g in enumerate(doc.get("ngrams", []))}
         self.ngram_scale = float(doc.get("ngram_scale", 0.0))
+        self.encoder: CaptureEncoder | HeldOutEncoder | None = None
+        self.encoder_weight = 0.0
+        encoder = doc.get("encoder")
+        if encoder:
+            self.encoder_weight = float(encoder["weight"])
+            held = encoder.get("held_out")
+            self.encoder = (
+                HeldOutEncoder(held["meeting"], held["probabilities"])
+                if held
+                else CaptureEncoder(encoder["sha256"], MODEL_PATH.parent / encoder["file"])
+            )
         if list(doc["classes"]) != list(CLASSES) or list(doc["lexical_names"]) != list(
             LEXICAL_NAMES
         ):
@@ -186,7 +198,9 @@ class CaptureModel:
         self, sentences: list[Sentence], vectors: np.ndarray, context: np.ndarray
     ) -> np.ndarray:
         """(n, 3) class probabilities in ``CLASSES`` order; ``vectors`` and ``context`` as made by
-        ``neighbour_context``."""
+        ``neighbour_context``. With an encoder (``capture_encoder``), the average of the
+        classifier's and the encoder's, which reads each of ``sentences`` with the one before and
+        after it in the list."""
         if not sentences:
             return np.zeros((0, len(CLASSES)))
         lexical = np.array([lexical_features(s) for s in sentences], dtype=np.float64)
@@ -201,7 +215,17 @@ class CaptureModel:
         logits = x @ self.coef.T + self.intercept
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        p /= p.sum(axis=1, keepdims=True)
+        if self.encoder is None:
+            return p
+        read = self.encoder.probabilities([embed_text(s) for s in sentences])
+        return mix(p, read, self.encoder_weight)
+
+
+def mix(classifier: np.ndarray, encoder: np.ndarray, weight: float) -> np.ndarray:
+    """The classifier's and the encoder's class probabilities averaged, the encoder's weighing
+    ``weight``."""
+    return (1.0 - weight) * classifier + weight * encoder
 
 
 def ngram_matrix(sentences: list[Sentence], vocabulary: dict[str, int], scale: float) -> np.ndarray:

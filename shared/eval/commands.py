@@ -188,6 +188,7 @@ def _held_out_capture_models(meetings: list[Any], folder: str | None) -> Any:
     from shared.embeddings.minilm import MiniLMEmbedder
     from shared.eval.capture import DEFAULT_DIR
     from shared.eval.train_capture import held_out_models
+    from shared.eval.train_encoder import HeldOutMissing
 
     where = Path(folder) if folder else DEFAULT_DIR
     if where.name == "test" or where.parent.name == "test" or len(meetings) < 2:
@@ -199,7 +200,20 @@ def _held_out_capture_models(meetings: list[Any], folder: str | None) -> Any:
     shipped = CaptureModel.load()
     if sys.stderr.isatty():
         print(f"capture: training {len(meetings)} held-out models ...", file=sys.stderr)
-    return held_out_models(meetings, MiniLMEmbedder(), shipped.doc["C"], shipped.threshold)
+    embedder = MiniLMEmbedder()
+    c, threshold = shipped.doc["C"], shipped.threshold
+    try:
+        return held_out_models(meetings, embedder, c, threshold, shipped.doc.get("encoder"))
+    except HeldOutMissing as err:  # another labelled split: the classifier alone, said so
+        print(
+            f"note: {err}: the capture encoder is left out of this estimate (the classifier "
+            "alone; the held-out models' versions have no -e suffix)",
+            file=sys.stderr,
+        )
+        return held_out_models(meetings, embedder, c, threshold)
+    except (OSError, ValueError) as err:  # the encoder's held-out file: missing or stale
+        print(f"error: {err}", file=sys.stderr)
+        return None
 
 
 def _related_stories(svc: Any, project: str) -> Any:

@@ -44,12 +44,15 @@ from shared.analysis.capture import (
     MODEL_PATH,
     Sentence,
     embed_all,
+    embed_text,
     lexical_features,
+    mix,
     neighbour_context,
     ngram_matrix,
     ngrams,
     sentences_of,
 )
+from shared.analysis.capture_encoder import HeldOutEncoder
 from shared.eval.capture import Meeting, read_meetings
 
 DEFAULT_DEV = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / "dev"
@@ -99,13 +102,18 @@ def sentence_rows(meetings: list[Meeting], embedder: Any) -> Rows:
         context = neighbour_context(vecs)
         for k in todo:
             sentence = every[k]
-            label = next((lab for a, b, lab in spans if a <= sentence.span.start < b), "NULL")
+            label = statement_label(spans, sentence)
             meeting_ids.append(m.meeting_id)
             sentences.append(sentence)
             labels.append(label)
             vectors.append(np.concatenate([vecs[k], context[k]]))
     lexical = np.array([lexical_features(s) for s in sentences], dtype=np.float64)
     return Rows(meeting_ids, sentences, labels, lexical, np.array(vectors))
+
+
+def statement_label(spans: list[tuple[int, int, str]], sentence: Sentence) -> str:
+    """The label of the statement (start, end, label) a sentence starts in; NULL outside all."""
+    return next((lab for a, b, lab in spans if a <= sentence.span.start < b), "NULL")
 
 
 def vocabulary(sentences: list[Sentence], meetings: list[str]) -> list[str]:
@@ -189,36 +197,68 @@ def _held_out_weights(rows: Rows, c: float) -> dict[str, dict[str, Any]]:
     return out
 
 
-def leave_one_meeting_out(rows: Rows, c: float) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
-    """p(F) + p(A) of every sentence from a model that never saw its meeting, and those models'
-    weights (per meeting)."""
+def leave_one_meeting_out(
+    rows: Rows, c: float, encoder: Encoding | None = None
+) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
+    """p(F) + p(A) of every sentence from a model that never saw its meeting (mixed with the
+    encoder's held-out probabilities when there is an encoder), and those models' weights (per
+    meeting)."""
     held = np.zeros(len(rows.labels))
     ids = np.array(rows.meeting)
     weights = _held_out_weights(rows, c)
     for meeting, w in weights.items():
         test = ids == meeting
-        p = _predict(
-            w,
-            [s for s, t in zip(rows.sentences, test, strict=True) if t],
-            rows.lexical[test],
-            rows.vectors[test],
-        )
+        mine = [s for s, t in zip(rows.sentences, test, strict=True) if t]
+        p = _predict(w, mine, rows.lexical[test], rows.vectors[test])
+        if encoder is not None:
+            read = HeldOutEncoder(meeting, encoder.tables[meeting])
+            p = mix(p, read.probabilities([embed_text(s) for s in mine]), encoder.weight)
         held[test] = p[:, 0] + p[:, 1]
     return held, weights
 
 
-def train(dev: Path, embedder: Any, operating_point: bool = True) -> tuple[dict[str, Any], str]:
+@dataclass
+class Encoding:
+    """The shipped capture encoder's record (``train_encoder``) and its held-out probabilities
+    per dev meeting (``train_encoder.read_held_out``)."""
+
+    record: dict[str, Any]
+    tables: dict[str, dict[str, list[float]]]
+
+    @property
+    def weight(self) -> float:
+        return float(self.record["weight"])
+
+    @classmethod
+    def of(cls, model_doc: dict[str, Any], meetings: list[Meeting]) -> Encoding | None:
+        """The encoder of a model file's content, None when it has none."""
+        record = model_doc.get("encoder")
+        if not record:
+            return None
+        from shared.eval.train_encoder import read_held_out
+
+        return cls(record, read_held_out(meetings))
+
+
+def train(
+    dev: Path,
+    embedder: Any,
+    operating_point: bool = True,
+    encoder: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], str]:
     """The model file's content and a report. C and a sentence-level threshold come from
     leave-one-meeting-out F2; with ``operating_point`` the shipped threshold is then the one the
-    whole generator is run at (``choose_operating_point``)."""
+    whole generator is run at (``choose_operating_point``). ``encoder``: the capture encoder's
+    record (``train_encoder``), kept in the file and mixed in everywhere, held out on dev."""
     meetings = read_meetings(dev)
+    encoding = Encoding.of({"encoder": encoder}, meetings)
     rows = sentence_rows(meetings, embedder)
     gold = np.array([label != "NULL" for label in rows.labels])
     # (f2, c, threshold, held probabilities, held-out weights)
     best: tuple[float, float, float, np.ndarray, dict[str, Any]] | None = None
     grid = []
     for c in C_GRID:
-        held, held_weights = leave_one_meeting_out(rows, c)
+        held, held_weights = leave_one_meeting_out(rows, c, encoding)
         for t in THRESHOLDS:
             p, r, f = _prf(gold, held >= t)
             grid.append({"C": c, "threshold": t, "precision": p, "recall": r, "f2": f})
@@ -228,7 +268,9 @@ def train(dev: Path, embedder: Any, operating_point: bool = True) -> tuple[dict[
     _, c, threshold, held, held_weights = best
     sweep: list[dict[str, Any]] = []
     if operating_point:
-        docs = _held_out_documents(meetings, held_weights, embedder.model_name, c, threshold)
+        docs = _held_out_documents(
+            meetings, held_weights, embedder.model_name, c, threshold, encoding
+        )
         sweep = generator_sweep(meetings, docs, embedder)
         threshold = choose_operating_point(sweep)["threshold"]
     ids = np.array(rows.meeting)
@@ -246,7 +288,7 @@ def train(dev: Path, embedder: Any, operating_point: bool = True) -> tuple[dict[
     p, r, f = _prf(gold, held >= threshold)
     weights = _fit(rows.sentences, rows.lexical, rows.vectors, rows.labels, rows.meeting, c)
     digest = dataset_hash(meetings)
-    doc = model_document(weights, embedder.model_name, c, threshold, digest)
+    doc = model_document(weights, embedder.model_name, c, threshold, digest, encoder)
     doc["trained_on"] = {
         "path": str(dev.relative_to(DEFAULT_DEV.parents[2])) if dev.is_absolute() else str(dev),
         "sha256": digest,
@@ -340,11 +382,18 @@ def choose_operating_point(sweep: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def model_document(
-    weights: dict[str, Any], embedder_name: str, c: float, threshold: float, digest: str
+    weights: dict[str, Any],
+    embedder_name: str,
+    c: float,
+    threshold: float,
+    digest: str,
+    encoder: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The model file's content (``capture.CaptureModel`` reads it); the keys in file order."""
+    """The model file's content (``capture.CaptureModel`` reads it); the keys in file order.
+    ``encoder``: the capture encoder's record (its version names the encoder file)."""
+    mixed = f"-e{encoder['sha256'][:6]}" if encoder else ""
     doc: dict[str, Any] = {
-        "version": f"capture-{digest[:8]}-{feature_set()}-c{c}-t{threshold}",
+        "version": f"capture-{digest[:8]}-{feature_set()}-c{c}-t{threshold}{mixed}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
         "embedder": embedder_name,
         "classes": list(CLASSES),
@@ -360,17 +409,25 @@ def model_document(
         "coef": [[round(float(v), 6) for v in row] for row in weights["coef"]],
         "intercept": [round(float(v), 6) for v in weights["intercept"]],
     }
+    if encoder:
+        doc["encoder"] = encoder
     return doc
 
 
 def held_out_models(
-    meetings: list[Meeting], embedder: Any, c: float, threshold: float
+    meetings: list[Meeting],
+    embedder: Any,
+    c: float,
+    threshold: float,
+    encoder: dict[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """For each meeting, the model file's content of a model trained on all the other meetings
-    (same ``c`` and ``threshold``): what ``eval capture --lomo`` runs each meeting with, so a
+    (same ``c`` and ``threshold``; with the capture encoder's held-out probabilities when the
+    shipped model has an ``encoder``): what ``eval capture --lomo`` runs each meeting with, so a
     development estimate of the whole generator never uses a model that saw the meeting."""
+    encoding = Encoding.of({"encoder": encoder}, meetings)
     weights = _held_out_weights(sentence_rows(meetings, embedder), c)
-    return _held_out_documents(meetings, weights, embedder.model_name, c, threshold)
+    return _held_out_documents(meetings, weights, embedder.model_name, c, threshold, encoding)
 
 
 def _held_out_documents(
@@ -379,12 +436,22 @@ def _held_out_documents(
     embedder_name: str,
     c: float,
     threshold: float,
+    encoding: Encoding | None = None,
 ) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for m in meetings:
         others = [o for o in meetings if o.meeting_id != m.meeting_id]
         digest = dataset_hash(others)
         doc = model_document(weights[m.meeting_id], embedder_name, c, threshold, digest)
+        if encoding is not None:  # its version says the encoder was mixed in
+            doc["version"] += f"-e{encoding.record.get('sha256', 'held-out')[:6]}"
+            doc["encoder"] = {
+                "weight": encoding.weight,
+                "held_out": {
+                    "meeting": m.meeting_id,
+                    "probabilities": encoding.tables[m.meeting_id],
+                },
+            }
         doc["trained_on"] = {
             "sha256": digest,
             "meetings": sorted(o.meeting_id for o in others),
@@ -463,8 +530,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     from shared.embeddings.minilm import MiniLMEmbedder
 
-    doc, report = train(dev, MiniLMEmbedder(), operating_point=not args.sentence_threshold)
     out = Path(args.out)
+    encoder = json.loads(out.read_text()).get("encoder") if out.exists() else None
+    try:
+        doc, report = train(
+            dev, MiniLMEmbedder(), operating_point=not args.sentence_threshold, encoder=encoder
+        )
+    except (OSError, ValueError) as err:  # the encoder's held-out probabilities: missing, stale
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print(report)

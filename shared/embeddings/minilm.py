@@ -8,8 +8,10 @@ clear error instead of silently different vectors.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,16 @@ def verify_sha256(path: Path, expected: str) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != expected:
         raise ModelFileMismatch(f"{path} has sha256 {digest}, expected {expected}")
+
+
+@lru_cache(maxsize=1)
+def vocabulary_words() -> frozenset[str]:
+    """The lowercase alphabetic whole words of the packaged tokenizer's vocabulary (about 20,000
+    English words and names; word pieces "##..." left out): a word list that ships anyway, for
+    telling a word from a piece of one ("doub", "everyth" are not words; "some", "techno" are)."""
+    verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
+    vocab = json.loads(TOKENIZER_PATH.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha() and w.islower() and w.isascii())
 
 
 class MiniLMEmbedder:

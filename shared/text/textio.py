@@ -369,12 +369,11 @@ _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)  # "to to", "
 # a phrase said again as the speaker restarts ("consistent with consistent with"), a longer word
 # broken off ("doub double-curved"): ``clean_restarts``, for generated text only
 _REPEATED_PHRASE = re.compile(r"\b(\w+(?:\s+\w+){0,3})(?:\s+\1\b)+", re.IGNORECASE)
-_LONG_FRAGMENT = re.compile(r"(?<!['\u2019])\b([A-Za-z]{4})\s+(?=\1[a-z'])", re.IGNORECASE)
-_COMMON_FOUR = frozenset(
-    """with what when some over time user more back home that this them then they have make work
-    book sign head hand want will look like turn show part read plan""".split()
-)
+_LONG_FRAGMENT = re.compile(r"(?<![-'\u2019])\b([A-Za-z]{4,})\s+(\1[a-z'][\w'-]*)", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t]+")
+# AMI: a spelled letter broken off before the acronym is said whole ("L_ {disfmarker} L_C_D_")
+# ("F_ eight", "three point O_" are kept: the letter is all that was said)
+_SPELLED_LETTER = re.compile(r"(?<![\w'-])([A-Za-z])_\s+(?=([A-Z]{2,})\b)")
 # a cut-off start of the next word, as in "w we'll", "wha what", "p portable"
 _FRAGMENT = re.compile(r"(?<!['\u2019])\b([A-Za-z]{1,3})\s+(?=\1[a-z'])", re.IGNORECASE)
 _SHORT_WORDS = frozenset(
@@ -465,10 +464,23 @@ def drop_abandoned(text: str) -> str:
 
 def clean_restarts(text: str) -> str:
     """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
-    in the design" -> "in the design") and a four-letter start of the next word ("doub double-curved");
-    a common word before a longer one ("some something") stays. For generated text (the offline
-    drafts) only: the analyses keep the text they were measured on."""
-    text = _REPEATED_PHRASE.sub(r"\1", text)
-    return _LONG_FRAGMENT.sub(
-        lambda m: m.group(0) if m.group(1).lower() in _COMMON_FOUR else "", text
+    in the design" -> "in the design") and a start of the next word of four letters or more that
+    is no word ("doub double-curved", "everyth everything", "devel develop"); a word before a
+    longer one that starts with it ("some something", "techno technologically") stays, and a
+    spelled letter broken off ("L_ LCD") goes. For
+    generated text (the offline drafts) only: the analyses keep the text they were measured on."""
+    from shared.embeddings.minilm import vocabulary_words
+
+    text = _SPELLED_LETTER.sub(
+        lambda m: "" if m.group(1).upper() == m.group(2)[0] else m.group(0), text
     )
+    text = _REPEATED_PHRASE.sub(r"\1", text)
+    words = vocabulary_words()
+
+    def repair(found: re.Match[str]) -> str:
+        start, word = found.group(1), found.group(2)
+        if start.lower() in words:
+            return found.group(0)
+        return word[0].upper() + word[1:] if start[0].isupper() else word
+
+    return _LONG_FRAGMENT.sub(repair, text)

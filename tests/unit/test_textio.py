@@ -156,9 +156,17 @@ def test_docx_transcript_export_keeps_speakers_and_times():
         ("put more time in the in the design", "put more time in the design"),
         ("a doub double-curved case", "a double-curved case"),
         ("w we'll see", "we'll see"),
-        # a common word before a longer one that starts with it is no broken-off word
+        ("yeah {vocalsound} L_ {disfmarker} L_C_D_ .", "yeah LCD."),
+        ("the blue function key and F_ eight", "the blue function key and F_ eight"),
+        ("version three point O_ has other colours", "version three point O_ has other colours"),
+        # a longer start that is no word (AMI TS3010c, TS3010c)
+        ("Everyth everything has to be ready .", "Everything has to be ready."),
+        ("look further to devel d develop something", "look further to develop something"),
+        # a word before a longer one that starts with it is no broken-off word
         ("we want some something new", "we want some something new"),
         ("the user users", "the user users"),
+        ("it is techno technologically innovative", "it is techno technologically innovative"),
+        ("a well-know knowledge base", "a well-know knowledge base"),
     ],
 )
 def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:

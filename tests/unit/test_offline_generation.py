@@ -442,6 +442,28 @@ def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     assert any("VAT automatically" in w and "calculat" in w.lower() for w in written), written
 
 
+def _all_confident(
+    generator: OfflineGenerator, monkeypatch, lines: list[str], alike: tuple[int, ...] = ()
+) -> list:
+    """The stories of a segment of ``lines`` when every statement is a confident need and no two
+    are alike in meaning, but the statements at ``alike``."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    def classify(sentences, embedder):
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        vectors = np.eye(len(sentences), 16)
+        for k in alike[1:]:
+            vectors[k] = vectors[alike[0]]
+        return [confident] * len(sentences), vectors
+
+    monkeypatch.setattr(generation, "classify", classify)
+    text = normalize("\n".join(lines) + "\n")
+    return generator.generate(segment_of(text), GenerationContext()).draft.stories
+
+
 def test_a_task_a_participant_takes_on_is_no_story(
     generator: OfflineGenerator, monkeypatch
 ) -> None:
@@ -451,11 +473,6 @@ def test_a_task_a_participant_takes_on_is_no_story(
     check what the timetabling system allows"); what was said with such a task stays evidence of
     the need before it. A need said with a task after a "but", and the product's own "we'll
     send", stay needs."""
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     lines = [
         "Priya: The booking system should pull the timetable in every night .",
         "Priya: I'll need to check what the timetabling system allows .",
@@ -465,16 +482,8 @@ def test_a_task_a_participant_takes_on_is_no_story(
         "Marcus: I'll confirm it with the CFO , but put a thousand pounds in as the limit .",
         "Linda: We'll send the patient a text two days before the appointment .",
     ]
-    text = normalize("\n".join(lines) + "\n")
-
-    def classify(sentences, embedder):
-        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
-        vectors = np.eye(len(sentences), 16)
-        vectors[2] = vectors[1]  # the follow-up is about the task it follows, not the need
-        return [confident] * len(sentences), vectors
-
-    monkeypatch.setattr(generation, "classify", classify)
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    # every statement a confident need; the follow-up is about the task it follows, not the need
+    stories = _all_confident(generator, monkeypatch, lines, alike=(1, 2))
     quoted = [q for s in stories for q in s.source_quotes]
     for task in ("check what the timetabling", "sign off", "log retention"):
         assert not any(task in q for q in quoted), [s.title for s in stories]
@@ -490,25 +499,13 @@ def test_the_meeting_going_back_to_a_topic_is_no_story(
     """'I want to go back to cancelling' and 'I'd need to ask the data protection officer' are the
     meeting's own business; 'you can go back to the main menu' is something the product does, and
     'I'll go back to stuffing receipts' is what someone does, no topic."""
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     lines = [
         "Maria: I want to go back to cancelling , because I'm not sure I've got it clear .",
         "Tom: I'd need to ask the data protection officer .",
         "Maria: From any screen you can go back to the main menu with one tap .",
         "Anna: And it has to be quick , or I'll go back to stuffing receipts in an envelope .",
     ]
-    text = normalize("\n".join(lines) + "\n")
-
-    def classify(sentences, embedder):
-        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
-        return [confident] * len(sentences), np.eye(len(sentences), 16)
-
-    monkeypatch.setattr(generation, "classify", classify)
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _all_confident(generator, monkeypatch, lines)
     quoted = [q for s in stories for q in s.source_quotes]
     assert not any("back to cancelling" in q or "data protection" in q for q in quoted), [
         s.title for s in stories

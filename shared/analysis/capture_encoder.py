@@ -24,13 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.embeddings.minilm import (
-    TOKENIZER_PATH,
-    TOKENIZER_SHA256,
-    length_batches,
-    onnx_session,
-    verify_sha256,
-)
+from shared.embeddings.minilm import length_batches, onnx_session, packaged_tokenizer, verify_sha256
 
 ENCODER_PATH = Path(__file__).resolve().parent / "assets" / "capture_encoder.onnx"
 MAX_TOKENS = 128  # sentence and context together; the context is cut first
@@ -51,13 +45,7 @@ def with_context(texts: Sequence[str]) -> list[tuple[str, str]]:
 
 def tokenizer() -> Any:
     """The packaged MiniLM tokenizer (hash-checked), unpadded, pairs cut to ``MAX_TOKENS``."""
-    from tokenizers import Tokenizer
-
-    verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
-    tok = Tokenizer.from_file(str(TOKENIZER_PATH))
-    tok.no_padding()
-    tok.enable_truncation(MAX_TOKENS)
-    return tok
+    return packaged_tokenizer(MAX_TOKENS)
 
 
 def encode_batch(encodings: Sequence[Any]) -> dict[str, np.ndarray]:

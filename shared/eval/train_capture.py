@@ -230,9 +230,8 @@ class Encoding:
         return float(self.record["weight"])
 
     @classmethod
-    def of(cls, model_doc: dict[str, Any], meetings: list[Meeting]) -> Encoding | None:
-        """The encoder of a model file's content, None when it has none."""
-        record = model_doc.get("encoder")
+    def of(cls, record: dict[str, Any] | None, meetings: list[Meeting]) -> Encoding | None:
+        """The encoder of a model file's ``encoder`` record, None when there is none."""
         if not record:
             return None
         from shared.eval.train_encoder import read_held_out
@@ -251,7 +250,7 @@ def train(
     whole generator is run at (``choose_operating_point``). ``encoder``: the capture encoder's
     record (``train_encoder``), kept in the file and mixed in everywhere, held out on dev."""
     meetings = read_meetings(dev)
-    encoding = Encoding.of({"encoder": encoder}, meetings)
+    encoding = Encoding.of(encoder, meetings)
     rows = sentence_rows(meetings, embedder)
     gold = np.array([label != "NULL" for label in rows.labels])
     # (f2, c, threshold, held probabilities, held-out weights)
@@ -391,7 +390,7 @@ def model_document(
 ) -> dict[str, Any]:
     """The model file's content (``capture.CaptureModel`` reads it); the keys in file order.
     ``encoder``: the capture encoder's record (its version names the encoder file)."""
-    mixed = f"-e{encoder['sha256'][:6]}" if encoder else ""
+    mixed = f"-e{encoder.get('sha256', 'held-out')[:6]}" if encoder else ""
     doc: dict[str, Any] = {
         "version": f"capture-{digest[:8]}-{feature_set()}-c{c}-t{threshold}{mixed}",
         "kind": "multinomial logistic regression (scikit-learn), balanced classes",
@@ -425,7 +424,7 @@ def held_out_models(
     (same ``c`` and ``threshold``; with the capture encoder's held-out probabilities when the
     shipped model has an ``encoder``): what ``eval capture --lomo`` runs each meeting with, so a
     development estimate of the whole generator never uses a model that saw the meeting."""
-    encoding = Encoding.of({"encoder": encoder}, meetings)
+    encoding = Encoding.of(encoder, meetings)
     weights = _held_out_weights(sentence_rows(meetings, embedder), c)
     return _held_out_documents(meetings, weights, embedder.model_name, c, threshold, encoding)
 
@@ -442,16 +441,17 @@ def _held_out_documents(
     for m in meetings:
         others = [o for o in meetings if o.meeting_id != m.meeting_id]
         digest = dataset_hash(others)
-        doc = model_document(weights[m.meeting_id], embedder_name, c, threshold, digest)
-        if encoding is not None:  # its version says the encoder was mixed in
-            doc["version"] += f"-e{encoding.record.get('sha256', 'held-out')[:6]}"
-            doc["encoder"] = {
+        held_out = None
+        if encoding is not None:  # the encoder's probabilities from models that never saw m
+            held_out = {
+                "sha256": encoding.record.get("sha256", "held-out"),
                 "weight": encoding.weight,
                 "held_out": {
                     "meeting": m.meeting_id,
                     "probabilities": encoding.tables[m.meeting_id],
                 },
             }
+        doc = model_document(weights[m.meeting_id], embedder_name, c, threshold, digest, held_out)
         doc["trained_on"] = {
             "sha256": digest,
             "meetings": sorted(o.meeting_id for o in others),

@@ -61,6 +61,20 @@ _FREQUENCY = re.compile(
     r"|every (?:day|night|week|month|year|hour|minute|morning|evening))\b",
     re.IGNORECASE,
 )
+_FIGURE_WORD = (
+    r"[$€£]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|hundred|thousand"
+)
+# when or how often, said at the end of a title ("after three days", "every month", "daily")
+TIMING_TAIL = re.compile(
+    rf"\s+(?:(?:after|within|every|each)\s+(?:(?:{_FIGURE_WORD}|a|an|a few|few|several)\s+)?"
+    r"(?:working\s+|business\s+)?(?:second|minute|hour|day|week|month|year)s?\b"
+    r"|(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b)"
+    r"(?:\s.*)?$",
+    re.IGNORECASE,
+)
+
+
 # words every criterion may use without saying anything new
 _BOILERPLATE = frozenset(
     "given product checked check available possible user able feature story system app".split()
@@ -80,6 +94,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 out.append(f"{capital(whole)}.")
             continue
         clause = req.clause if req.kind else text
+        then = _then_result(req, text, persona) if k == 0 else ""
+        if then:  # "mark a transaction as personal, and then it comes off their next pay"
+            out.append(then)
+            continue
         split = _condition(text, first_only=True) or _condition(clause)
         if split:
             when, main_clause = split
@@ -90,8 +108,12 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if _remark(main_clause):
                 continue  # "..., then it's something we have to consider": talk, no check
             if not _checkable(when, result):
-                continue  # "when we choose, then the thing with this whole": talk, no check
-            if result:
+                thing = result.lower().split()
+                if req.kind or _has_verb(result) or len(thing) > 8 or not names_a_thing(thing):
+                    continue  # "when we choose, then the thing with this whole": talk, no check
+                # "a reminder to Bev and me before someone's DBS expires": a thing, no behaviour
+                # to check it by; the statement in full is the item (below)
+            elif result:
                 out.append(
                     f"Given {_article(persona)} {persona}, when {when}, "
                     f"then {_lower_first(result)}."
@@ -158,6 +180,35 @@ _BEHAVIOUR_VERBS = frozenset(
 _BEHAVIOUR_AFTER = re.compile(
     r"(?<=\s)(they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b", re.IGNORECASE
 )
+
+
+# what happens once the need is done: "..., and then it comes off their next pay"
+_AND_THEN = re.compile(
+    r",?\s+and then\s+(?P<result>(?:it|they|this|that|the \w+(?: \w+)?)\s+[a-z]+\b[^,;]*)",
+    re.IGNORECASE,
+)
+
+
+def _then_result(req: _Requirement, text: str, persona: str) -> str:
+    """A Given/When/Then from a need said with what then happens ("The employee should be able to
+    mark a transaction as personal, and then it comes off their next pay" -> "Given an employee,
+    when they mark a transaction as personal, then it comes off their next pay."); "" when the
+    statement says no such result."""
+    if req.kind != "vp" or req.cannot or req.embedded:
+        return ""
+    found = _AND_THEN.search(text)
+    if not found:
+        return ""
+    action = _trim(text[: found.start()])
+    at = action.lower().find(req.rest.split(" and then ")[0].lower())
+    if at < 0:
+        return ""
+    action = re.sub(r"^be able to\s+", "", action[at:], flags=re.IGNORECASE)
+    result = _trim(found.group("result"))
+    first = action.split()[0].lower() if action.split() else ""
+    if base_form(first) != first or first not in VERBS or not _checkable(action, result):
+        return ""
+    return f"Given {_article(persona)} {persona}, when they {action}, then {result}."
 
 
 def _behaviour_at(text: str, start: int) -> re.Match[str] | None:
@@ -482,8 +533,10 @@ def _details_after(clause: str, text: str) -> str:
     tail = _trim(text[at + len(clause) :])
     if tail and _list_at(_CLAUSE_BREAK.split(tail), 0):
         return tail  # "same amount, same date": the list the requirement's clause leaves out
-    if len(content_words(tail)) < 2 or _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
+    if _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
         return ""
+    if len(content_words(tail)) < 2 and not (_FREQUENCY.search(tail) or quantities(tail)):
+        return ""  # "..., daily", "..., twice a week": how often, a detail of one word
     return tail
 
 
@@ -528,7 +581,11 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             or not names_a_thing(rest.lower().split())
         ):
             return ""  # "millions and in bulk", "only these three main basic anyway volume"
-        return f"{capital(rest)} is available" + (f", {details}" if details else "")
+        when = ""
+        timing = TIMING_TAIL.search(rest)
+        if timing and len(rest[: timing.start()].split()) >= 2:  # "the report weekly"
+            rest, when = rest[: timing.start()], f" {rest[timing.start() :].strip()}"
+        return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     words = _trim(req.rest).split()
     if not words:
         return ""
@@ -536,6 +593,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     head = words[0].lower()
     if head == "be" and words[1:3] == ["able", "to"]:
         verb_phrase = "can " + " ".join(words[3:])
+    elif head.endswith(",") and base_form(head.rstrip(",")) in VERBS:
+        verb_phrase = "can " + " ".join(words)  # "book, move and cancel appointments"
     elif head in ("not", "never") and len(words) > 1:
         inner = base_form(words[1])
         if inner == "be":

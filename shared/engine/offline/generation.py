@@ -99,7 +99,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v17"
+    version = "gen-offline-v18"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -338,7 +338,7 @@ def singular_persona(found: str) -> str:
 VAGUE = re.compile(
     r"\b(?:fast|quick(?:ly)?|easy|easily|user[- ]friendly|intuitive|simple|appropriate(?:ly)?"
     r"|adequate(?:ly)?|efficient(?:ly)?|flexible|robust|nice|good|better|best|seamless(?:ly)?"
-    r"|as soon as possible|asap|several|some|many|a lot|state of the art|etc)\b",
+    r"|as soon as possible|asap|several|some|(?<!how )many|a lot|state of the art|etc)\b",
     re.IGNORECASE,
 )
 _ANY_FIGURE = re.compile(
@@ -413,6 +413,14 @@ _BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split()) | _N
 # what never follows a title's verb: a conjunction that opens a clause ("Make but the LCD display
 # yeah"); "and" / "or" join two verbs ("Add and remove doctors")
 _CONJUNCTION_SECOND = frozenset("but so because 'cause".split())
+# a verb that says how things are, not what the product is to do ("Depend on the cost", "Tend to
+# go to one side", "Mean that count by button")
+_DESCRIBING_VERB = frozenset(
+    "mean means depend depends tend tends seem seems happen matter".split()
+)
+# a word of talk a verb phrase never ends with
+_TALK_LAST = frozenset("yeah yes okay ok yep mm hmm".split())
+_ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
 # what the object of "Provide ..." / "Leave out ..." (a thing) never opens with: a conjunction, a
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
@@ -475,6 +483,14 @@ _NUMBER_WORD = frozenset(
     ninety hundred thousand million point and or""".split()
 )
 _DEGREE = frozenset("most least bit lot much little too very".split())
+# an amount of money or time and the words that say how it applies ("ten pounds a month maximum",
+# "two days before", "between five and nine pm"): a value of something said before, not a thing
+_AMOUNT_WORDS = frozenset(
+    """a an the each per every on top maximum minimum max min between to before after ahead
+    earlier later extra more less than at most least about around roughly only pounds pound
+    euros euro dollars dollar pence cents percent quid bucks seconds second minutes minute hours
+    hour days day weeks week months month years year pm am o'clock""".split()
+)
 
 
 def names_a_thing(words: list[str]) -> bool:
@@ -498,6 +514,21 @@ def names_a_thing(words: list[str]) -> bool:
     return not _has_finite_verb(words, _FINITE)
 
 
+def _amount_only(words: list[str]) -> bool:
+    """Whether the words are only an amount of money or time ("ten pounds a month maximum", "two
+    days before", "between five and nine pm", "£15 each")."""
+    parts = [p for w in words for p in w.replace("-", " ").split()]
+    figure = [
+        p
+        for p in parts
+        if p in _NUMBER_WORD - {"and", "or"} or re.fullmatch(r"[£$€]?\d[\d.,]*%?", p)
+    ]
+    return bool(figure) and all(
+        p in _NUMBER_WORD or p in _AMOUNT_WORDS or re.fullmatch(r"[£$€]?\d[\d.,]*%?", p)
+        for p in parts
+    )
+
+
 def reads_as_capability(title: str) -> bool:
     """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
     inside ("Provide for instance we see", "Be, provide simple" do not)."""
@@ -506,10 +537,16 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
         return False
-    if words[1] in _CONJUNCTION_SECOND:
-        return False
+    if words[1] in _CONJUNCTION_SECOND or (words[1] in ("and", "or") and len(words) <= 3):
+        return False  # "Colour and shape": two nouns and nothing they act on
+    if words[0] in _DESCRIBING_VERB or words[-1] in _TALK_LAST:
+        return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
+    if words[1] in ("it", "this", "that") and len(words) > 2 and words[2] in _ITS_VERB:
+        return False  # "Make it does feel all cold and slimy": a clause of its own
     if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):
         return False  # "Make forty eight and sixty four": figures, and nothing they are of
+    if words[0] in ("provide", "make", "have", "get", "give") and _amount_only(words[1:]):
+        return False  # "Provide ten pounds a month maximum": how much of what was said before
     if words[0] == "provide" and (
         words[1] in _BAD_AFTER_PROVIDE
         or words[1] in _NOT_A_THING_ADVERB

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from shared.agents import StoryDraft
 from shared.analysis.contradiction import limits
-from shared.engine.offline.criteria import criteria
+from shared.engine.offline.criteria import TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     VERBS,
@@ -133,8 +133,10 @@ def write_story(
     else:
         cap = capability(main)
         persona = persona_of(quotes, context, default_persona)
-    title = _without_limit(make_title(_with_condition(cap.title, main)), main)
+    title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
+    to = "to " if means.startswith("to ") else ""
+    means = to + _one_action(means[len(to) :])
     let = _LET_MEANS.match(means)
     if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
         means = f"to {let.group('rest')}"
@@ -171,6 +173,44 @@ def write_story(
     )
 
 
+# verbs said one after another on one object ("book, move and cancel appointments"), or a second
+# verb phrase joined on ("look up any address and see its collection days")
+_COORDINATED_FIRST = re.compile(
+    r"^(?P<verb>[a-z]+)(?P<more>(?:,\s*[a-z]+)*,?\s+(?:and|or)\s+[a-z]+)\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_AND_VERB = re.compile(
+    r",?\s+(?:and|or)\s+(?:then\s+|also\s+)?(?P<verb>[a-z]+)\s+(?:the|a|an|its|their|his|her|my"
+    r"|our|your|it|them|any|all|each|every)\b",
+    re.IGNORECASE,
+)
+
+
+def _one_action(phrase: str) -> str:
+    """The first action of a verb phrase that joins several ("book, move and cancel appointments
+    for any patient" -> "book appointments for any patient", "look up any address and see its
+    collection days" -> "look up any address"): one story, one action in its title and means
+    (the conjunction check of ``eval judge``); the statement in full is its criterion."""
+    first = phrase.split()[0].lower().strip(",") if phrase.split() else ""
+    if not (first in VERBS and base_form(first) == first):
+        return phrase
+    joined = _COORDINATED_FIRST.match(phrase)
+    if joined:
+        verbs = re.split(
+            r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+",
+            joined.group(0)[: joined.start("rest")].strip(),
+        )
+        if all(v.lower() in VERBS and base_form(v.lower()) == v.lower() for v in verbs if v):
+            one = f"{joined.group('verb')} {joined.group('rest')}"
+            return one if len(one.split()) >= MIN_TITLE_WORDS else phrase
+    for more in _AND_VERB.finditer(phrase):
+        verb = more.group("verb").lower()
+        before = _trim(phrase[: more.start()])
+        if verb in VERBS and base_form(verb) == verb and len(before.split()) >= MIN_TITLE_WORDS:
+            return before
+    return phrase
+
+
 def _without_limit(title: str, main: str) -> str:
     """The title without the limit the main statement sets ("Provide online cancellation" from
     "online cancellation up to two hours before", "Limit the production cost per remote" from
@@ -186,14 +226,23 @@ def _without_limit(title: str, main: str) -> str:
             short = _trim(title[: cut.start()])
             if keep:  # "Keep the production cost per remote at most 15 EUR"
                 short = "Limit " + short.split(" ", 1)[1] if " " in short else short
-            last = short.split()[-1].lower() if short else ""
-            if (
-                len(short.split()) >= MIN_TITLE_WORDS
-                and last not in _CUT_BEFORE
-                and reads_as_capability(short)
-            ):
+            if _still_a_title(short):
                 return short
+    timing = TIMING_TAIL.search(title)
+    if timing and _still_a_title(short := _trim(title[: timing.start()])):
+        return short  # "Provide a reminder to the approver after three days": when is a criterion
     return title
+
+
+def _still_a_title(short: str) -> bool:
+    """Whether a title cut short still names a capability and does not end on a word that needs
+    what was cut."""
+    last = short.split()[-1].lower() if short else ""
+    return (
+        len(short.split()) >= MIN_TITLE_WORDS
+        and last not in _CUT_BEFORE
+        and reads_as_capability(short)
+    )
 
 
 def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:

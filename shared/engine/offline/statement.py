@@ -284,7 +284,7 @@ def _drop_stray_letters(text: str) -> str:
 _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
     r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
-    r"|to be honest|i think|i guess|i'd say)\s*([.!?]*)\s*$",
+    r"|to be honest|i think|i guess|i'd say|say|nice|great|lovely|perfect|cool)\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
 
@@ -383,8 +383,27 @@ def _parse(text: str) -> _Requirement:
         cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL
         wanted = bool(_WANTS.fullmatch(m.group(0)))
         return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot, wanted)
-    clause = next((c for c in clauses if len(c.split()) >= 3), text)
+    clause = _continued(clauses) or next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
+
+
+_CONTINUES = re.compile(r"^\s*(?:to|for|with|on|in|at|from|by|of)\s+\w", re.IGNORECASE)
+
+
+def _continued(clauses: list[str]) -> str:
+    """A short first clause with the prepositional phrases said after it, when that makes the
+    thing it names ("automatic reminders, to each person, before their shift": "automatic
+    reminders to each person"); "" when the first clause does not go on so."""
+    if not clauses or len(clauses[0].split()) >= 3 or not content_words(clauses[0]):
+        return ""
+    joined = clauses[0]
+    for more in clauses[1:]:
+        if not _CONTINUES.match(more):
+            break
+        joined = f"{joined} {more.strip()}"
+        if len(joined.split()) >= 3:
+            return joined
+    return ""
 
 
 # a word a list item of a clause may not open with: it continues the clause ("except ...",

@@ -514,18 +514,17 @@ def names_a_thing(words: list[str]) -> bool:
     return not _has_finite_verb(words, _FINITE)
 
 
+_DIGITS = re.compile(r"[£$€]?\d[\d.,]*%?")
+
+
 def _amount_only(words: list[str]) -> bool:
     """Whether the words are only an amount of money or time ("ten pounds a month maximum", "two
     days before", "between five and nine pm", "£15 each")."""
     parts = [p for w in words for p in w.replace("-", " ").split()]
-    figure = [
-        p
-        for p in parts
-        if p in _NUMBER_WORD - {"and", "or"} or re.fullmatch(r"[£$€]?\d[\d.,]*%?", p)
-    ]
-    return bool(figure) and all(
-        p in _NUMBER_WORD or p in _AMOUNT_WORDS or re.fullmatch(r"[£$€]?\d[\d.,]*%?", p)
-        for p in parts
+    figures = [p in _NUMBER_WORD - {"and", "or"} or bool(_DIGITS.fullmatch(p)) for p in parts]
+    return any(figures) and all(
+        is_figure or p in _NUMBER_WORD or p in _AMOUNT_WORDS
+        for p, is_figure in zip(parts, figures, strict=True)
     )
 
 

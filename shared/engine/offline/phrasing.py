@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from shared.agents import StoryDraft
 from shared.analysis.contradiction import limits
-from shared.engine.offline.criteria import TIMING_TAIL, criteria
+from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     VERBS,
@@ -60,10 +60,7 @@ from shared.engine.offline.wording import _article, _lower_first, _trim, capital
 from shared.text.language import clean, content_words
 
 MAX_TITLE_WORDS = 10
-_FIGURE = re.compile(
-    r"[$€£]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|forty|fifty|hundred|thousand"
-)
+_FIGURE = re.compile(FIGURE_WORD)
 _USER_STORY = re.compile(
     r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like)(?P<to> to)? (?P<means>.+?)"
     r"(?:,? so that (?P<ends>.+))?$",

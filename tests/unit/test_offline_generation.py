@@ -227,6 +227,49 @@ def test_a_list_item_with_a_label_and_details_is_one_story_named_by_its_label(
     assert any("90 minutes" in ac for ac in timer.acceptance_criteria)
 
 
+def test_a_list_item_that_states_a_need_and_its_details_is_one_story(
+    generator: OfflineGenerator,
+) -> None:
+    """A bullet is one point: the need it opens with names the story, the sentences after it on
+    the same line are its criteria and quotes, and the next bullet is another story."""
+    text = normalize(
+        "## Power\n\n"
+        "- Two standard AA batteries. No rechargeable battery and no charging dock.\n"
+        "- Battery life at least 12 months of typical use, with the backlight on its default "
+        "setting.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_main = {s.source_quotes[0]: s for s in stories}
+    assert set(by_main) == {
+        "Two standard AA batteries.",
+        "Battery life at least 12 months of typical use, with the backlight on its default "
+        "setting.",
+    }, [(s.title, s.source_quotes) for s in stories]
+    batteries = by_main["Two standard AA batteries."]
+    assert batteries.source_quotes[1:] == ["No rechargeable battery and no charging dock."]
+    assert "No rechargeable battery and no charging dock." in batteries.acceptance_criteria
+
+
+def test_a_definition_of_a_term_is_a_detail_of_the_story_that_says_it(
+    generator: OfflineGenerator,
+) -> None:
+    """'Baby-proof means: ...' says what the earlier need means: it is quoted and drafted in the
+    story that says "baby-proof", not a story of its own ("Pull or bite off")."""
+    case = "The case is titanium, curved in both directions, and baby-proof."
+    means = (
+        "Baby-proof means: no part that a small child can pull or bite off, and buttons sealed "
+        "against spilled drinks."
+    )
+    text = normalize(f"- {case}\n- The logo must be on every remote.\n- {means}\n")
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    holding = [s for s in stories if means in s.source_quotes]
+    assert len(holding) == 1 and holding[0].source_quotes[0] == case, [
+        (s.title, s.source_quotes) for s in stories
+    ]
+    assert any("spilled drinks" in ac for ac in holding[0].acceptance_criteria)
+    assert not any(s.source_quotes[0] == means for s in stories)
+
+
 def test_three_needs_said_one_after_another_are_three_stories(
     generator: OfflineGenerator,
 ) -> None:

@@ -6,8 +6,9 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    need or decision (F), a quality constraint (A) or neither (NULL: chit-chat, agreement, meta
    talk, findings). Questions never are requirements; a real question about the topic becomes an
    open question, verbatim, never answered.
-2. Grouping (``grouping``), one need one story: a list item written as a label and its details
-   ("- NEW: sleep timer. From the menu ...") is one story named by its label. A requirement
+2. Grouping (``grouping``), one need one story: a list item is one story named by its first
+   sentence, a label ("- NEW: sleep timer. From the menu ...") or a need said in full; a
+   definition ("Baby-proof means: ...") joins the story that says the term. A requirement
    sentence joins the story before it when it elaborates it (said within ``ELABORATION_GAP``
    sentences and about the same thing, cosine >=
    ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"),
@@ -99,7 +100,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v18"
+    version = "gen-offline-v19"
     engine: Engine = "offline"
     model: str | None = None
 

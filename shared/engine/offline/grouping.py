@@ -1,8 +1,10 @@
 """Grouping the requirement sentences of a segment into needs, one need one story (the offline
 generator, ``generation``).
 
-A list item written as a label and its details ("- NEW: sleep timer. From the menu ...") is one
-story named by its label. A requirement sentence joins the story before it when it elaborates it
+A list item is one need: written as a label and its details ("- NEW: sleep timer. From the menu
+...") it is named by its label; opened by a need said in full ("- Two standard AA batteries. No
+rechargeable battery and no charging dock.") it is named by that need, the rest its details. A
+definition ("Baby-proof means: ...") is a detail of the story that says the term. A requirement sentence joins the story before it when it elaborates it
 (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
 ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"), joins
 any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a recent one
@@ -140,6 +142,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue
         if _revised_story(stories, sentences, vectors, k) is not None:
             continue
+        defined = _defined_story(stories, sentences, k)
+        if defined is not None:  # "Baby-proof means: no part a child can pull off, ..."
+            defined.add_detail(k)
+            continue
         p = verdict.p_requirement
         if p < JOIN_AT:
             continue
@@ -194,6 +200,28 @@ def _revised_story(
     return None
 
 
+# "Baby-proof means: ...", "By key lock we mean ...": what a term said before is
+_DEFINES = re.compile(
+    r"^(?:by\s+(?P<by>[\w\-]+(?:\s+[\w\-]+){0,3})\s+we\s+mean\b"
+    r"|(?P<term>[\w\-]+(?:\s+[\w\-]+){0,3})\s+means\s*:)",
+    re.IGNORECASE,
+)
+
+
+def _defined_story(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The latest story whose statements say the term sentence ``k`` defines ("Baby-proof
+    means: ..."): the definition is a detail of that need, not a need of its own."""
+    found = _DEFINES.match(clean(sentences[k].text))
+    if not found:
+        return None
+    term = (found.group("by") or found.group("term")).lower()
+    said = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE)
+    for story in reversed(stories):
+        if any(said.search(sentences[m].text) for m in story.members):
+            return story
+    return None
+
+
 def _elaborated(
     stories: list[_Story],
     sentences: list[Sentence],
@@ -229,11 +257,12 @@ def _seeds(text: str, p: float) -> bool:
 
 
 def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[int, int]:
-    """List items written as a label and its details ("- NEW: sleep timer. From the menu the
-    user can set the TV to switch off after 15, 30, 60 or 90 minutes."): each requirement
-    sentence of such an item, its label included, mapped to the label's index. The label is a
-    short fragment opening a bullet or checkbox line, followed on the same line by at least one
-    requirement sentence; one item is one need, named by its label."""
+    """List items opened by a requirement sentence and followed on the same line by at least
+    one more: a label and its details ("- NEW: sleep timer. From the menu the user can set the TV
+    to switch off after 15, 30, 60 or 90 minutes."), or a need and its details ("- Two standard
+    AA batteries. No rechargeable battery and no charging dock."). Each requirement sentence of
+    such an item, its first included, is mapped to the first's index: one item is one need,
+    named by its first sentence."""
     out: dict[int, int] = {}
     k = 0
     while k < len(sentences):
@@ -241,15 +270,15 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
         line = [k]
         while line[-1] + 1 < len(sentences) and not sentences[line[-1] + 1].first_in_line:
             line.append(line[-1] + 1)
-        label = (
+        # a list item opened by a requirement (a label, or a need said in full) is one need:
+        # "- Two standard AA batteries. No rechargeable battery and no charging dock."
+        opens_item = (
             first.first_in_line
             and first.line_kind in ("bullet", "checkbox")
             and verdicts[k].label != "NULL"
-            and meaningful_word_count(first.text) < FRAGMENT_WORDS
-            and not _states_a_need(first.text)
         )
         details = [j for j in line[1:] if verdicts[j].label != "NULL"]
-        if label and details:
+        if opens_item and details:
             out.update({j: k for j in [k, *details]})
         k = line[-1] + 1
     return out

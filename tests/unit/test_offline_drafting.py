@@ -183,6 +183,28 @@ def test_broken_off_words_and_relative_clauses(statement: str, title: str) -> No
     assert write_story([statement]).title == title
 
 
+@pytest.mark.parametrize(
+    ("statement", "means"),
+    [
+        (
+            "Volume is not often used but people uh want to have control on volume and that "
+            "makes sense of course .",
+            "As a user, I want control on volume.",
+        ),
+        ("We need a dark mode, which would be nice.", "As a user, I want a dark mode."),
+        # what the product then does is not a remark on it: it stays
+        (
+            "It should show the total and it is good for the managers.",
+            "As a manager, I want the product to show the total and it is good for the managers.",
+        ),
+    ],
+)
+def test_a_remark_on_the_need_at_the_end_is_not_part_of_it(statement: str, means: str) -> None:
+    """ "... and that makes sense of course", "..., which would be nice": what the speaker thinks
+    of the need closes the sentence; the description ends before it."""
+    assert write_story([statement]).description == means
+
+
 def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
     # "I think that'd ..." once left "'d cut no-shows a lot, ." (the hedge took "that")
     assert body("I think that'd cut no-shows a lot, honestly.") == "it would cut no-shows a lot."

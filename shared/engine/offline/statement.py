@@ -288,6 +288,15 @@ _TAIL_TALK = re.compile(
     re.IGNORECASE,
 )
 
+# a remark on the need closing the sentence ("... control on volume and that makes sense of
+# course", "..., which would be nice"): what the speaker thinks of it, not part of it
+_TAIL_REMARK = re.compile(
+    r"(?:,\s*|\s+)(?:and|which)\s+(?:that|this|it)?\s*(?:'s|is|makes|would be|'d be|would make"
+    r"|will be|sounds)\s+(?:(?:really|quite|very|a lot of|so much|total|perfect)\s+)?"
+    r"(?:sense|fine|good|great|nice|okay|ok|better|cool|brilliant|lovely|useful|helpful)"
+    r"(?:\s+of course|\s+i think|\s+actually|\s+too)?\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
 
 # "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
 # its modal stay
@@ -315,6 +324,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _LEAD.sub("", clean_restarts(text))  # "Yeah, or the or the kinetic": "the kinetic"
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
+    text = _TAIL_REMARK.sub(r"\1", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability)
     text = _PASSIVE_S.sub(

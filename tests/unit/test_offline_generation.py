@@ -454,6 +454,38 @@ def test_a_story_is_written_from_a_weak_statement_only_when_nothing_is_before_it
     assert alone[0].source_quotes == talk
 
 
+@pytest.mark.parametrize("details", [0, 11])
+def test_a_story_is_not_written_from_a_word_said_in_passing(
+    generator: OfflineGenerator, monkeypatch, details: int
+) -> None:
+    """A need whose main statement gives no title ("Price-wise .") is not written from a short
+    fragment said with it ("Or a clap ." gave "Provide a clap"): its statements are quoted by the
+    need before. When that need has no room left for them (12 quotes), the story is written from
+    the fragment rather than its statements lost."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    need = ["We need a big power button .", *[f"It is button {n} ." for n in range(details)]]
+    talk = ["Price-wise .", "Or a clap ."]
+
+    def classify(sentences, embedder):
+        verdicts = [Verdict(label="F", p_requirement=0.95, p_quality=0.1) for _ in sentences]
+        vectors = np.array([np.eye(8)[0 if s.text in need else 1] for s in sentences])
+        return verdicts, vectors  # the two talk sentences are alike, and unlike the need
+
+    monkeypatch.setattr(generation, "classify", classify)
+    stories = generator.generate(segment_of(" ".join(need + talk)), GenerationContext())
+    titles = [s.title for s in stories.draft.stories]
+    if details == 0:
+        assert titles == ["Provide a big power button"]
+        assert stories.draft.stories[0].source_quotes == need + talk
+    else:
+        assert titles == ["Provide a big power button", "Provide a clap"], titles
+        assert stories.draft.stories[1].source_quotes == talk
+
+
 def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     """'we have to calculate the production costs' is work for the team, not a need of the
     product; 'we can calculate the VAT automatically' offers what the product can do."""

@@ -29,9 +29,11 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
    When the main statement gives no title, the story is written from its next strongest statement
-   that does and is confident enough to give criteria (``WRITE_FROM_AT``); with none, its
-   statements are talk around the need before it and quoted there (the first need of a segment,
-   with nothing before it, may be written from a weaker one).
+   that does, is confident enough to give criteria (``WRITE_FROM_AT``) and is no short fragment
+   ("Or a clap ."); with none, its statements are talk around the need before it and quoted there
+   (the first need of a segment, with nothing before it, may be written from a weaker one or a
+   fragment, and so may a story whose statements the need before has no room for, rather than
+   lose them).
 4. Stories group into one feature (two when there are more than three stories and they fall into
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.
@@ -67,7 +69,14 @@ from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
 from shared.analysis.contradiction import forbidden_mentions, limit_violations, limits
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
-from shared.engine.offline.grouping import MAX_QUOTES, _centroid, _group, _Story, _unit
+from shared.engine.offline.grouping import (
+    FRAGMENT_WORDS,
+    MAX_QUOTES,
+    _centroid,
+    _group,
+    _Story,
+    _unit,
+)
 from shared.engine.offline.lexicon import is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import capital
@@ -77,6 +86,7 @@ from shared.text.language import (
     clean,
     content_words,
     is_topical,
+    meaningful_word_count,
     sentence_cues,
 )
 from shared.text.textio import jaccard, sentence_spans
@@ -138,7 +148,9 @@ class OfflineGenerator:
             if st.writing not in tasks:
                 readable = self._readable_draft(st, sentences, verdicts, persona, WRITE_FROM_AT)
                 if readable is None and not drafted:  # nothing before it to hand its statements to
-                    readable = self._readable_draft(st, sentences, verdicts, persona, 0.0)
+                    readable = self._readable_draft(
+                        st, sentences, verdicts, persona, 0.0, fragments=True
+                    )
             if readable is not None:
                 if waiting:
                     for k in waiting:
@@ -153,6 +165,14 @@ class OfflineGenerator:
                     waiting.extend(st.members)
                     continue
                 before, previous = drafted[-1]
+                if len(set(before.members) | set(st.members)) > MAX_QUOTES:
+                    # no room for its statements there: written from a short one rather than lost
+                    readable = self._readable_draft(
+                        st, sentences, verdicts, persona, WRITE_FROM_AT, fragments=True
+                    )
+                    if readable is not None:
+                        drafted.append((st, readable))
+                        continue
                 for k in st.members:
                     before.add(k, 0.0)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
@@ -249,10 +269,11 @@ class OfflineGenerator:
         verdicts: list[Verdict],
         persona: str,
         write_from_at: float,
+        fragments: bool = False,
     ) -> StoryDraft | None:
         """The story's draft with a title that names a capability: written from its main
-        statement, else from the next strongest one (confidence >= ``write_from_at``) that gives
-        such a title; None when none does."""
+        statement, else from the next strongest one (confidence >= ``write_from_at``, and not a
+        short fragment unless ``fragments``) that gives such a title; None when none does."""
         draft = self._draft(story, sentences, verdicts, persona)
         if _readable(draft):
             return draft
@@ -262,6 +283,8 @@ class OfflineGenerator:
         for k in sorted(story.members[1:], key=lambda m: -verdicts[m].p_requirement):
             if verdicts[k].p_requirement < write_from_at:
                 break  # a weak statement is evidence, not what a story is written from
+            if not fragments and meaningful_word_count(sentences[k].text) < FRAGMENT_WORDS:
+                continue  # "Or a clap .", "Sony .": a word said in passing names no need
             story.writing = k  # written from k; the quotes keep their order (the main first)
             draft = self._draft(story, sentences, verdicts, persona)
             if _readable(draft):

@@ -205,6 +205,31 @@ def test_a_remark_on_the_need_at_the_end_is_not_part_of_it(statement: str, means
     assert write_story([statement]).description == means
 
 
+@pytest.mark.parametrize(
+    ("statement", "title", "means"),
+    [
+        ("Baby-proof.", "Make it baby-proof", "the product to be baby-proof"),
+        ("Small , round .", "Keep it small, round", "the product to be small, round"),
+        ("Double-curved .", "Make it double-curved", "the product to be double-curved"),
+        (
+            "Waterproof and shockproof.",
+            "Make it waterproof and shockproof",
+            "the product to be waterproof and shockproof",
+        ),
+        # a thing stays a thing, whatever its ending or its first word
+        ("A timetable .", "Provide a timetable", "a timetable"),
+        ("Heavy duty hinges.", "Provide heavy duty hinges", "heavy duty hinges"),
+    ],
+)
+def test_a_quality_said_alone_is_how_the_product_must_be(
+    statement: str, title: str, means: str
+) -> None:
+    """ "Baby-proof." said alone is how the product must be, not a thing to provide ("Provide a
+    baby-proof")."""
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, f"As a user, I want {means}.")
+
+
 def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
     # "I think that'd ..." once left "'d cut no-shows a lot, ." (the hedge took "that")
     assert body("I think that'd cut no-shows a lot, honestly.") == "it would cut no-shows a lot."
@@ -642,8 +667,9 @@ def test_a_description_of_people_a_finding_or_the_teams_manner_is_no_capability(
         "so we'll have only these three uh main basic uh anyway volume",
         # a thing joined to a place or manner (was "Provide millions and in bulk")
         "because we want to have uh millions and in bulk ,",
-        # an adjective with no thing (was "Provide a cheap")
+        # an adjective with no thing (was "Provide a cheap", "Provide a heavy")
         "Cheap .",
+        "Heavy .",
     ],
 )
 def test_an_object_that_names_no_thing_gives_no_title(statement: str) -> None:

@@ -197,6 +197,34 @@ def is_participle(word: str) -> bool:
     return w.endswith("ed") and base_form(w) in VERBS
 
 
+# what a product is like, said alone ("Baby-proof.", "Heavy .", "Small , round ."): a quality
+# word by its ending, or one of the plain ones a meeting says of a product
+_QUALITY_ENDING = re.compile(
+    r"[a-z]{2}-?(?:proof|free|friendly|resistant|ible|ful|less|ous|curved|shaped|coloured"
+    r"|colored|looking|sized|weight)$"
+)
+_QUALITY_WORDS = frozenset(
+    """red green blue yellow black white grey gray orange purple pink brown silver gold
+    small big large tiny huge heavy light thin thick flat round curved soft hard smooth rough
+    cheap expensive simple easy quick fast slow quiet loud bright dark safe secure modern fancy
+    trendy stylish sleek compact portable ergonomic sturdy robust durable waterproof colourful
+    colorful transparent shiny matte warm cold wireless rechargeable adjustable affordable
+    washable usable readable comfortable reliable replaceable unbreakable foldable""".split()
+)
+
+
+def is_quality_word(word: str) -> bool:
+    """Whether a word says what something is like ("heavy", "baby-proof", "double-curved"), not
+    a thing to provide: said alone it is how the product must be ("Make it heavy")."""
+    w = word.lower().strip(".,;:!?\"'")
+    return w in _QUALITY_WORDS or bool(_QUALITY_ENDING.search(w))
+
+
+def is_plain_quality(word: str) -> bool:
+    """One of the plain words of what a product is like ("cheap", "heavy", "green")."""
+    return word.lower().strip(".,;:!?\"'") in _QUALITY_WORDS
+
+
 def third_person(verb: str) -> str:
     """'show' -> 'shows', 'switch' -> 'switches', 'carry' -> 'carries', 'be' -> 'is'."""
     if verb in PRESENT_OF:
@@ -503,8 +531,10 @@ def names_a_thing(words: list[str]) -> bool:
         return False
     own = [w for w in words if w not in ("a", "an", "the")]
     last = own[-1] if own else ""
-    if len(own) == 1 and (is_participle(last) or last.endswith(("wise", "ly"))):
-        return False  # "an agreed", "a price-wise": one word, and not a thing
+    if len(own) == 1 and (
+        is_participle(last) or last.endswith(("wise", "ly")) or is_quality_word(last)
+    ):
+        return False  # "an agreed", "a price-wise", "a heavy": one word, and not a thing
     if last in _NO_THING_LAST or (len(own) > 1 and own[-2] in _DEGREE):
         return False  # "a little bit bigger", "the most expensive", "banana's yellow, yeah"
     if any(w in _RESTART for w in own) or any(

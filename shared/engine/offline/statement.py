@@ -23,6 +23,8 @@ from shared.engine.offline.lexicon import (
     VERBS,
     base_form,
     is_participle,
+    is_plain_quality,
+    is_quality_word,
     is_verb,
     names_a_thing,
 )
@@ -462,6 +464,8 @@ def capability(text: str) -> Capability:
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
+    if _qualities_alone(text):  # "Baby-proof.", "Small, round.": how the product must be
+        return _be(_lower_first(text.strip(" .!?;:")), "it")
     imperative_not = _IMPERATIVE_NOT.match(text)
     verb = imperative_not.group("vp").split()[0].strip(".,;:!?").lower() if imperative_not else ""
     if imperative_not and is_verb(verb) and verb not in _NOT_A_NEED_VERB | _TALK_AFTER_DONT:
@@ -487,6 +491,19 @@ def capability(text: str) -> Capability:
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
     return _plain(req.clause)
+
+
+def _qualities_alone(text: str) -> bool:
+    """Whether a statement is two or three words of what something is like, or one made to say
+    it ("Small , round .", "Baby-proof.", "Double-curved ."), and nothing else, which would
+    otherwise read as a thing to provide ("Provide a baby-proof"). One plain word alone ("Cheap
+    .", "Heavy .") is more often a remark in a discussion: it names no need (``names_a_thing``)."""
+    items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
+    if not 0 < len(items) <= 3 or not all(
+        len(w.split()) == 1 and is_quality_word(w) for w in items
+    ):
+        return False
+    return len(items) > 1 or "-" in items[0] or not is_plain_quality(items[0])
 
 
 # a count of things announced, then the first of them ("two nice features ..., first, X")

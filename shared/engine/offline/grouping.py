@@ -4,7 +4,8 @@ generator, ``generation``).
 A list item is one need: written as a label and its details ("- NEW: sleep timer. From the menu
 ...") it is named by its label; opened by a need said in full ("- Two standard AA batteries. No
 rechargeable battery and no charging dock.") it is named by that need, the rest its details. A
-definition ("Baby-proof means: ...") is a detail of the story that says the term. A requirement sentence joins the story before it when it elaborates it
+definition ("Baby-proof means: ...") is a detail of the story that says the term. A requirement
+sentence joins the story before it when it elaborates it
 (said within ``ELABORATION_GAP`` sentences and about the same thing, cosine >=
 ``ELABORATION_SIMILARITY``, or a short follow-up: "and it should be red", "yes, a big one"), joins
 any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revises a recent one

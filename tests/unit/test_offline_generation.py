@@ -486,6 +486,34 @@ def test_a_story_is_not_written_from_a_word_said_in_passing(
         assert stories.draft.stories[1].source_quotes == talk
 
 
+def test_talk_around_a_need_is_never_lost_when_the_need_before_is_full(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """Statements that make no story of their own ("Price-wise .") are evidence of the need
+    before; when that need already quotes 12 statements, they are quoted by the next need
+    instead of dropped."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    first = ["We need a big power button .", *[f"It is button {n} ." for n in range(11)]]
+    talk = ["Price-wise .", "Colour-wise ."]
+    second = "We need a red mute button ."
+
+    def classify(sentences, embedder):
+        verdicts = [Verdict(label="F", p_requirement=0.95, p_quality=0.1) for _ in sentences]
+        group = [0 if s.text in first else 1 if s.text in talk else 2 for s in sentences]
+        return verdicts, np.array([np.eye(8)[g] for g in group])
+
+    monkeypatch.setattr(generation, "classify", classify)
+    text = " ".join([*first, *talk, second])
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Provide a big power button", "Provide a red mute button"]
+    assert stories[0].source_quotes == first
+    assert stories[1].source_quotes == [second, *talk]
+
+
 def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     """'we have to calculate the production costs' is work for the team, not a need of the
     product; 'we can calculate the VAT automatically' offers what the product can do."""

@@ -33,7 +33,7 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    ("Or a clap ."); with none, its statements are talk around the need before it and quoted there
    (the first need of a segment, with nothing before it, may be written from a weaker one or a
    fragment, and so may a story whose statements the need before has no room for, rather than
-   lose them).
+   lose them; statements the need before has no room for are quoted by the next need).
 4. Stories group into one feature (two when there are more than three stories and they fall into
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.
@@ -174,8 +174,16 @@ class OfflineGenerator:
                         drafted.append((st, readable))
                         continue
                 for k in st.members:
-                    before.add(k, 0.0)
+                    if len(before.members) >= MAX_QUOTES and k not in before.members:
+                        waiting.append(k)  # no room there: evidence of the next need instead
+                    else:
+                        before.add(k, 0.0)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
+        if waiting and drafted:  # nothing after them: the last need, where there is room
+            last, _ = drafted[-1]
+            for k in waiting:
+                last.add(k, 0.0)
+            drafted[-1] = (last, self._draft(last, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]

@@ -462,20 +462,9 @@ def test_a_story_is_not_written_from_a_word_said_in_passing(
     fragment said with it ("Or a clap ." gave "Provide a clap"): its statements are quoted by the
     need before. When that need has no room left for them (12 quotes), the story is written from
     the fragment rather than its statements lost."""
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     need = ["We need a big power button .", *[f"It is button {n} ." for n in range(details)]]
     talk = ["Price-wise .", "Or a clap ."]
-
-    def classify(sentences, embedder):
-        verdicts = [Verdict(label="F", p_requirement=0.95, p_quality=0.1) for _ in sentences]
-        vectors = np.array([np.eye(8)[0 if s.text in need else 1] for s in sentences])
-        return verdicts, vectors  # the two talk sentences are alike, and unlike the need
-
-    monkeypatch.setattr(generation, "classify", classify)
+    _confident_in_groups(monkeypatch, need, talk)
     stories = generator.generate(segment_of(" ".join(need + talk)), GenerationContext())
     titles = [s.title for s in stories.draft.stories]
     if details == 0:
@@ -492,21 +481,10 @@ def test_talk_around_a_need_is_never_lost_when_the_need_before_is_full(
     """Statements that make no story of their own ("Price-wise .") are evidence of the need
     before; when that need already quotes 12 statements, they are quoted by the next need
     instead of dropped."""
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     first = ["We need a big power button .", *[f"It is button {n} ." for n in range(11)]]
     talk = ["Price-wise .", "Colour-wise ."]
     second = "We need a red mute button ."
-
-    def classify(sentences, embedder):
-        verdicts = [Verdict(label="F", p_requirement=0.95, p_quality=0.1) for _ in sentences]
-        group = [0 if s.text in first else 1 if s.text in talk else 2 for s in sentences]
-        return verdicts, np.array([np.eye(8)[g] for g in group])
-
-    monkeypatch.setattr(generation, "classify", classify)
+    _confident_in_groups(monkeypatch, first, talk, [second])
     text = " ".join([*first, *talk, second])
     stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == ["Provide a big power button", "Provide a red mute button"]
@@ -543,6 +521,22 @@ def test_the_meetings_own_work_is_no_story(generator: OfflineGenerator) -> None:
     assert vat, [s.title for s in stories]
     written = [vat[0].title, *vat[0].acceptance_criteria]
     assert any("VAT automatically" in w and "calculat" in w.lower() for w in written), written
+
+
+def _confident_in_groups(monkeypatch, *groups: list[str]) -> None:
+    """Every statement a confident need (p 0.95); the statements of one group alike in meaning,
+    those of different groups not."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    def classify(sentences, embedder):
+        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        axes = [next(g for g, texts in enumerate(groups) if s.text in texts) for s in sentences]
+        return [confident] * len(sentences), np.array([np.eye(8)[g] for g in axes])
+
+    monkeypatch.setattr(generation, "classify", classify)
 
 
 def _all_confident(

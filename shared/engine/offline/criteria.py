@@ -18,7 +18,15 @@ import re
 from collections.abc import Sequence
 
 from shared.analysis.contradiction import limits, quantities
-from shared.engine.offline.lexicon import VERBS, base_form, is_verb, names_a_thing, third_person
+from shared.engine.offline.lexicon import (
+    DIGITS,
+    VERBS,
+    base_form,
+    is_base_verb,
+    is_verb,
+    names_a_thing,
+    third_person,
+)
 from shared.engine.offline.statement import (
     _CLAUSE_BREAK,
     _CONDITION,
@@ -62,7 +70,7 @@ _FREQUENCY = re.compile(
     re.IGNORECASE,
 )
 FIGURE_WORD = (  # a figure in digits or words (the titles' figures too)
-    r"[$€£]?\d[\d.,]*%?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    rf"{DIGITS}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
     r"|twenty|thirty|forty|fifty|hundred|thousand"
 )
 # when or how often, said at the end of a title ("after three days", "every month", "daily")
@@ -206,7 +214,7 @@ def _then_result(req: _Requirement, text: str, persona: str) -> str:
     action = re.sub(r"^be able to\s+", "", action[at:], flags=re.IGNORECASE)
     result = _trim(found.group("result"))
     first = action.split()[0].lower() if action.split() else ""
-    if base_form(first) != first or first not in VERBS or not _checkable(action, result):
+    if not is_base_verb(first) or not _checkable(action, result):
         return ""
     return f"Given {_article(persona)} {persona}, when they {action}, then {result}."
 
@@ -551,7 +559,7 @@ _COORDINATED_VERB = re.compile(
 
 def _agree(word: str) -> str:
     """A coordinated verb in its third-person form; any other word as it is."""
-    return third_person(word) if word in VERBS and base_form(word) == word else word
+    return third_person(word) if is_base_verb(word) else word
 
 
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)

@@ -153,8 +153,7 @@ class OfflineGenerator:
                     )
             if readable is not None:
                 if waiting:
-                    for k in waiting:
-                        st.add(k, 0.0)
+                    st.take(waiting)
                     waiting = []
                     readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
@@ -164,7 +163,7 @@ class OfflineGenerator:
                 if not drafted:
                     waiting.extend(st.members)
                     continue
-                before, previous = drafted[-1]
+                before = drafted[-1][0]
                 if len(set(before.members) | set(st.members)) > MAX_QUOTES:
                     # no room for its statements there: written from a short one rather than lost
                     readable = self._readable_draft(
@@ -173,16 +172,11 @@ class OfflineGenerator:
                     if readable is not None:
                         drafted.append((st, readable))
                         continue
-                for k in st.members:
-                    if len(before.members) >= MAX_QUOTES and k not in before.members:
-                        waiting.append(k)  # no room there: evidence of the next need instead
-                    else:
-                        before.add(k, 0.0)
+                waiting += before.take(st.members)  # no room there: evidence of the next need
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
         if waiting and drafted:  # nothing after them: the last need, where there is room
-            last, _ = drafted[-1]
-            for k in waiting:
-                last.add(k, 0.0)
+            last = drafted[-1][0]
+            last.take(waiting)
             drafted[-1] = (last, self._draft(last, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
         stories = [st for st, _ in drafted]

@@ -102,6 +102,15 @@ class _Story:
             self.writing = k
         self.strength = max(self.strength, p)
 
+    def take(self, members: list[int]) -> list[int]:
+        """Quote ``members`` as evidence of this need (confidence 0: the main statement stays);
+        the ones there is no room for (``MAX_QUOTES``) are returned."""
+        left = [k for k in members if k not in self.members][MAX_QUOTES - len(self.members) :]
+        for k in members:
+            if k not in left:
+                self.add(k, 0.0)
+        return left
+
     def add_detail(self, k: int) -> None:
         """Quote sentence ``k`` as a detail of the main statement (which stays the main one)."""
         if len(self.members) < MAX_QUOTES and k not in self.members:

@@ -189,6 +189,11 @@ def is_verb(word: str) -> bool:
     return any(base.startswith(p) and base[len(p) :] in VERBS for p in _PREFIXES)
 
 
+def is_base_verb(word: str) -> bool:
+    """A verb we know, said in its base form ("book", not "books" or "booked")."""
+    return word in VERBS and base_form(word) == word
+
+
 def is_participle(word: str) -> bool:
     """'shown', 'stored', 'told', 'entered': a past participle of a verb we know."""
     w = word.lower()
@@ -216,8 +221,7 @@ _QUALITY_WORDS = frozenset(
 def is_quality_word(word: str) -> bool:
     """Whether a word says what something is like ("heavy", "baby-proof", "double-curved"), not
     a thing to provide: said alone it is how the product must be ("Make it heavy")."""
-    w = word.lower().strip(".,;:!?\"'")
-    return w in _QUALITY_WORDS or bool(_QUALITY_ENDING.search(w))
+    return is_plain_quality(word) or bool(_QUALITY_ENDING.search(word.lower().strip(".,;:!?\"'")))
 
 
 def is_plain_quality(word: str) -> bool:
@@ -544,7 +548,8 @@ def names_a_thing(words: list[str]) -> bool:
     return not _has_finite_verb(words, _FINITE)
 
 
-_DIGITS = re.compile(r"[£$€]?\d[\d.,]*%?")
+DIGITS = r"[£$€]?\d[\d.,]*%?"  # a figure in digits: "15", "12.50", "£15", "20%"
+_DIGITS = re.compile(DIGITS)
 
 
 def _amount_only(words: list[str]) -> bool:

@@ -36,6 +36,7 @@ from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     VERBS,
     base_form,
+    is_base_verb,
     is_participle,
     reads_as_capability,
     singular_persona,
@@ -189,7 +190,7 @@ def _one_action(phrase: str) -> str:
     collection days" -> "look up any address"): one story, one action in its title and means
     (the conjunction check of ``eval judge``); the statement in full is its criterion."""
     first = phrase.split()[0].lower().strip(",") if phrase.split() else ""
-    if not (first in VERBS and base_form(first) == first):
+    if not is_base_verb(first):
         return phrase
     joined = _COORDINATED_FIRST.match(phrase)
     if joined:
@@ -197,13 +198,13 @@ def _one_action(phrase: str) -> str:
             r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+",
             joined.group(0)[: joined.start("rest")].strip(),
         )
-        if all(v.lower() in VERBS and base_form(v.lower()) == v.lower() for v in verbs if v):
+        if all(is_base_verb(v.lower()) for v in verbs if v):
             one = f"{joined.group('verb')} {joined.group('rest')}"
             return one if len(one.split()) >= MIN_TITLE_WORDS else phrase
     for more in _AND_VERB.finditer(phrase):
         verb = more.group("verb").lower()
         before = _trim(phrase[: more.start()])
-        if verb in VERBS and base_form(verb) == verb and len(before.split()) >= MIN_TITLE_WORDS:
+        if is_base_verb(verb) and len(before.split()) >= MIN_TITLE_WORDS:
             return before
     return phrase
 

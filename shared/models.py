@@ -70,6 +70,11 @@ class WorkItem(Record):
         return story_text(self.title, self.description, self.acceptance_criteria)
 
 
+# how the offline engine describes a feature: the titles of the stories it covers (finalize
+# restates it after merging stories across segments)
+FEATURE_COVERS = "Covers: "
+
+
 def story_text(title: str, description: str, acceptance_criteria: list[str]) -> str:
     parts = [title.strip(), description.strip()]
     if acceptance_criteria:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from shared.models import GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
+from shared.models import FEATURE_COVERS, GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
 from shared.pipeline.generate import NO_CRITERIA_WARNING, REVISED_WARNING
 from shared.text.textio import line_prefix
 
@@ -131,7 +131,27 @@ def merge_duplicates(
             out.append(result[k])
         else:
             out.append(item)
-    return _drop_empty_parents(out)
+    return _drop_empty_parents(_covers(out))
+
+
+def _covers(items: list[GeneratedItem]) -> list[GeneratedItem]:
+    """Every feature described as the stories it covers names the stories it has after the
+    merge ("Covers: ...; Provide a screen with a back light." once named a story merged away);
+    any other description is the engine's own words and stays."""
+    titles: dict[str, list[str]] = {}
+    for item in items:
+        if item.type == "User Story" and item.feature_id:
+            titles.setdefault(item.feature_id, []).append(item.title)
+    return [
+        item.model_copy(
+            update={"description": f"{FEATURE_COVERS}{'; '.join(titles[item.item_id])}."}
+        )
+        if item.type == "Feature"
+        and item.description.startswith(FEATURE_COVERS)
+        and titles.get(item.item_id)
+        else item
+        for item in items
+    ]
 
 
 def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> GeneratedItem:

@@ -139,3 +139,43 @@ def test_a_merged_story_with_criteria_drops_the_no_criteria_warning():
     )
     (merged,) = merge_duplicates([both_bare, bare], alike, 0.9)
     assert merged.warnings == [NO_CRITERIA_WARNING]
+
+
+def feature(segment: str, description: str) -> GeneratedItem:
+    return GeneratedItem(
+        run_id=RUN,
+        segment_id=segment,
+        segment_order=int(segment[-1]),
+        type="Feature",
+        item_id=f"{segment}-F1",
+        feature_id=f"{segment}-F1",
+        title="Screen",
+        description=description,
+        source_doc="m.txt",
+        source_doc_segment="0-100",
+        generation_agent_version="v",
+        engine="offline",
+    )
+
+
+def test_a_feature_covers_the_stories_it_has_after_the_merge() -> None:
+    # "Covers: ...; Provide screen with a back light." named a story merged away
+    screen = feature(
+        "seg-0001",
+        "Covers: Provide a screen with a back light; Provide screen with "
+        "a back light; Provide a clock.",
+    )
+    first = story("seg-0001", 1, "Provide a screen with a back light", "A screen with light", 0)
+    second = story("seg-0001", 2, "Provide screen with a back light", "Backlit, yes", 40)
+    clock = story("seg-0001", 3, "Provide a clock", "And a clock", 80)
+    for s in (first, second, clock):
+        s.feature_id = screen.item_id
+    own = feature("seg-0002", "The screen and what it shows.")  # the LLM engine's own words
+    other = story("seg-0002", 1, "Show the channel", "It shows the channel", 120)
+    other.feature_id = own.item_id
+    merged = merge_duplicates([screen, first, second, clock, own, other], alike, 0.99)
+    features = {i.item_id: i.description for i in merged if i.type == "Feature"}
+    assert features == {
+        screen.item_id: "Covers: Provide a screen with a back light; Provide a clock.",
+        own.item_id: "The screen and what it shows.",
+    }

@@ -38,6 +38,7 @@ from shared.engine.offline.statement import (
     _PERSONA_START,
     _PRODUCT_PRONOUN,
     _PURPOSE,
+    _REASON_GIVEN,
     _SUBJECT_TAIL,
     _WEAK_MODAL,
     MIN_TITLE_WORDS,
@@ -582,7 +583,7 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             named, keep = False, "the product"
         subject = _the(cap.obj) if named else keep
     if req.kind == "np":
-        rest = _trim(req.rest)
+        rest = _trim(_REASON_GIVEN.split(req.rest)[0])  # "a lock button, because kids press ..."
         if (
             len(content_words(rest)) < 2
             or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I)

@@ -80,7 +80,7 @@ from shared.engine.offline.grouping import (
 from shared.engine.offline.lexicon import is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import capital
-from shared.models import Engine, Segment, story_text
+from shared.models import FEATURE_COVERS, Engine, Segment, story_text
 from shared.settings import PipelineConfig
 from shared.text.language import (
     clean,
@@ -110,7 +110,7 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 class OfflineGenerator:
-    version = "gen-offline-v19"
+    version = "gen-offline-v20"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -342,7 +342,7 @@ class OfflineGenerator:
                 FeatureDraft(
                     key=key,
                     title=_feature_title(quotes, segment, {f.title for f in features}),
-                    description=f"Covers: {titles}.",
+                    description=f"{FEATURE_COVERS}{titles}.",
                     epic_key=epic_key,
                 )
             )

@@ -210,11 +210,12 @@ _QUALITY_ENDING = re.compile(
 )
 _QUALITY_WORDS = frozenset(
     """red green blue yellow black white grey gray orange purple pink brown silver gold
-    small big large tiny huge heavy light thin thick flat round curved soft hard smooth rough
-    cheap expensive simple easy quick fast slow quiet loud bright dark safe secure modern fancy
-    trendy stylish sleek compact portable ergonomic sturdy robust durable waterproof colourful
-    colorful transparent shiny matte warm cold wireless rechargeable adjustable affordable
-    washable usable readable comfortable reliable replaceable unbreakable foldable""".split()
+    small big large tiny huge long short wide narrow tall heavy light thin thick flat round curved
+    soft hard smooth rough cheap expensive simple easy quick fast slow quiet loud bright dark safe
+    secure modern fancy trendy stylish sleek compact portable ergonomic sturdy robust durable
+    waterproof colourful colorful transparent shiny matte warm cold wireless rechargeable
+    adjustable affordable washable usable readable comfortable reliable replaceable unbreakable
+    foldable""".split()
 )
 
 
@@ -450,6 +451,9 @@ _CONJUNCTION_SECOND = frozenset("but so because 'cause".split())
 _DESCRIBING_VERB = frozenset(
     "mean means depend depends tend tends seem seems happen matter".split()
 )
+# a verb of guessing or believing opens what a speaker thinks, never a need ("Guess people book
+# on Sunday evenings a lot")
+_THINKING_VERB = frozenset("guess think suppose reckon imagine believe hope wonder assume".split())
 # a word of talk a verb phrase never ends with
 _TALK_LAST = frozenset("yeah yes okay ok yep mm hmm".split())
 _ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
@@ -457,8 +461,15 @@ _ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
 _NOT_A_THING_OPENING = frozenset(
-    """and or but so to that that's there's it's let's what's not with in into on at of per say
-    yeah thus t plus which who whom whose where""".split()
+    """and or but so to that that's there's it's let's what's not never with in into on at of per
+    say yeah thus t plus which who whom whose where inside within during after before until
+    without out""".split()
+)
+# what a thing is like or what was done to it, with the when or where of it after it, is how
+# something must be, not a thing ("Provide available during opening hours", "Provide locked
+# after approval"); "printed receipts", "a locked drawer" are things
+_STATE_THEN = frozenset(
+    "in on at by for from with into of during after before until within".split()
 )
 # a finite verb inside that object makes it a clause ("Provide the rubber aspect might be
 # important", "Provide everything my agents do is logged"), unless a relative clause opened
@@ -529,9 +540,12 @@ def names_a_thing(words: list[str]) -> bool:
     """Whether the words after "Provide" / "Leave out" name a thing, not a clause of talk: no
     opening conjunction or preposition, no finite verb, not one word that is no thing ("an
     agreed", "a price-wise")."""
-    if not words or words[0] in _NOT_A_THING_OPENING and words[:2] not in (["at", "least"],):
+    at_least = words[:2] in (["at", "least"], ["at", "most"]) and len(words) > 2
+    if not words or words[0] in _NOT_A_THING_OPENING and not at_least:
         return False
     if words[0] in _NOT_A_THING_VERB:
+        return False
+    if len(words) > 1 and words[1] in _STATE_THEN and _is_state(words[0]):
         return False
     own = [w for w in words if w not in ("a", "an", "the")]
     last = own[-1] if own else ""
@@ -548,15 +562,29 @@ def names_a_thing(words: list[str]) -> bool:
     return not _has_finite_verb(words, _FINITE)
 
 
+# how often, said as one word ("at least nightly", "twice a day"): an amount of time
+_FREQUENCY = frozenset(
+    "hourly nightly daily weekly fortnightly monthly quarterly yearly annually once twice".split()
+)
+
+
+def _is_state(word: str) -> bool:
+    """'available', 'locked', 'accessible': what something is like or what was done to it."""
+    return word in ("available", "possible") or is_participle(word) or is_quality_word(word)
+
+
 DIGITS = r"[£$€]?\d[\d.,]*%?"  # a figure in digits: "15", "12.50", "£15", "20%"
 _DIGITS = re.compile(DIGITS)
 
 
 def _amount_only(words: list[str]) -> bool:
     """Whether the words are only an amount of money or time ("ten pounds a month maximum", "two
-    days before", "between five and nine pm", "£15 each")."""
+    days before", "between five and nine pm", "£15 each", "at least nightly")."""
     parts = [p for w in words for p in w.replace("-", " ").split()]
-    figures = [p in _NUMBER_WORD - {"and", "or"} or bool(_DIGITS.fullmatch(p)) for p in parts]
+    figures = [
+        p in _NUMBER_WORD - {"and", "or"} or p in _FREQUENCY or bool(_DIGITS.fullmatch(p))
+        for p in parts
+    ]
     return any(figures) and all(
         is_figure or p in _NUMBER_WORD or p in _AMOUNT_WORDS
         for p, is_figure in zip(parts, figures, strict=True)
@@ -573,7 +601,7 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _CONJUNCTION_SECOND or (words[1] in ("and", "or") and len(words) <= 3):
         return False  # "Colour and shape": two nouns and nothing they act on
-    if words[0] in _DESCRIBING_VERB or words[-1] in _TALK_LAST:
+    if words[0] in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
     if words[1] in ("it", "this", "that") and len(words) > 2 and words[2] in _ITS_VERB:
         return False  # "Make it does feel all cold and slimy": a clause of its own

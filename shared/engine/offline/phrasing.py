@@ -57,7 +57,7 @@ from shared.engine.offline.statement import (
     body,
     capability,
 )
-from shared.engine.offline.wording import _article, _lower_first, _trim, capital
+from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
 from shared.text.language import clean, content_words
 
 MAX_TITLE_WORDS = 10
@@ -93,6 +93,7 @@ _CLAUSE_CUT = re.compile(
     r"|,\s+(?:and|so|or|then)\s+",
     re.IGNORECASE,
 )
+_LEADS_TO_FIGURE = frozenset("the a an last next first past within in for after before".split())
 _CUT_BEFORE = frozenset(
     "for with on in to of from by at into onto about via per during within without through "
     "where which who when while because so and or but that than before after until unless "
@@ -138,7 +139,7 @@ def write_story(
     let = _LET_MEANS.match(means)
     if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
         means = f"to {let.group('rest')}"
-    description = f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}"
+    description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
     if benefit:
         description += f", so that {benefit}"
     statements = (
@@ -161,7 +162,7 @@ def write_story(
         when = _condition_of(main)
         if when and any(f"when {when.lower()}" in c.lower() for c in carried):
             title, found = short, carried
-    testable, questions = split_vague(found)
+    testable, questions = split_vague(found, title)
     return StoryDraft(
         title=title,
         description=description + ".",
@@ -243,22 +244,42 @@ def _still_a_title(short: str) -> bool:
     )
 
 
-def split_vague(found: Sequence[str]) -> tuple[list[str], list[str]]:
+def split_vague(found: Sequence[str], title: str = "") -> tuple[list[str], list[str]]:
     """(testable criteria, open questions): a criterion with a vague word and no figure ("The
     remote is easy to use.") is no check a tester can run. When it rests on a quality said of
     something it becomes a question for the review ("What measure does 'easy' mean in: The remote
     is easy to use?"); a vague word that asks nothing a figure answers ("some kind of message",
-    "a simple chip", "a good idea") makes it neither (``lexicon.vague_quality``)."""
+    "a simple chip", "a good idea") makes it neither (``lexicon.vague_quality``), unless the
+    criterion says more without the word and ``title`` keeps it ("Provide a simple menu": "A
+    simple menu driven by up / down and OK" -> "A menu driven by up / down and OK")."""
     testable: list[str] = []
     questions: list[str] = []
+    kept = title.lower()  # a vague word may go only where the title keeps it
+
+    def unsaid(m: re.Match[str]) -> str:
+        return "" if m.group(0).lower() + m.group(1).lower() in kept else m.group(0)
+
     for criterion in found:
         if unmeasured_vague_word(criterion):
             quality = vague_quality(criterion)
             if quality:
                 questions.append(f"What measure does '{quality}' mean in: {criterion.rstrip('.')}?")
-        elif len(criterion.split()) >= MIN_TITLE_WORDS:
+                continue
+            criterion = capital(_VAGUE_BEFORE_NOUN.sub(unsaid, criterion))
+            if unmeasured_vague_word(criterion):
+                continue
+        if len(criterion.split()) >= MIN_TITLE_WORDS:
             testable.append(criterion)
     return testable, questions
+
+
+# a vague quality word before its noun ("a simple menu driven by up / down and OK"): what the
+# rest of the criterion says is a check without it (the title keeps the word)
+_VAGUE_BEFORE_NOUN = re.compile(
+    r"\b(?:simple|easy|intuitive|user[- ]friendly|flexible|robust|seamless|fast"
+    r"|quick|efficient|adequate|appropriate)\s+(?=([a-z][\w-]*))",
+    re.IGNORECASE,
+)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -308,8 +329,8 @@ def make_title(phrase: str) -> str:
             and not any(w.lower() in _SUBORDINATORS for w in words[1:k])
         ]
         cut = cuts[0] if cuts else MAX_TITLE_WORDS
-        if not cuts and _FIGURE.fullmatch(words[cut - 1].strip(",.;:").lower()):
-            cut -= 1  # never end on a bare figure
+        if not cuts:
+            cut = _before_figure(words, cut)
         words = words[:cut]
         if cuts and len(words) > MIN_TITLE_WORDS and is_participle(words[-1].lower()):
             words = words[:-1]  # "a simple menu driven | by up / down ...": not "... driven"
@@ -323,6 +344,26 @@ def make_title(phrase: str) -> str:
     if bare and not bare.group(2).endswith("s"):
         title = f"{bare.group(1)} {_article(bare.group(2))} {bare.group(2)}"
     return capital(title)
+
+
+def _figure(word: str) -> bool:
+    return bool(_FIGURE.fullmatch(word.strip(",.;:").lower()))
+
+
+def _before_figure(words: list[str], cut: int) -> int:
+    """Where to cut a long title so that it never ends on a bare figure nor on the words that
+    lead to one ("booked within the last | two days" -> "booked")."""
+    ahead = cut
+    while ahead < len(words) and words[ahead].lower() in _LEADS_TO_FIGURE:
+        ahead += 1
+    figure_next = ahead < len(words) and _figure(words[ahead])
+    if _figure(words[cut - 1]):
+        cut -= 1
+    elif not (figure_next and words[cut - 1].lower() in _LEADS_TO_FIGURE):
+        return cut
+    while cut > MIN_TITLE_WORDS and words[cut - 1].lower() in _LEADS_TO_FIGURE:
+        cut -= 1
+    return cut
 
 
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:

@@ -22,11 +22,13 @@ from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     VERBS,
     base_form,
+    is_base_verb,
     is_participle,
     is_plain_quality,
     is_quality_word,
     is_verb,
     names_a_thing,
+    reads_as_capability,
 )
 from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
 from shared.text.language import clean, content_words
@@ -452,8 +454,31 @@ def _list_at(clauses: list[str], at: int) -> bool:
     return len(firsts) == 1 or bool(re.search(r"(?:^|\s)(?:and|or)\s", items[-1]))
 
 
+# a reason given for what was said before it ("book on behalf of someone who rings, because
+# we'll still get loads of calls"): the need is what it is the reason for
+_REASON_GIVEN = re.compile(r"[,;]?\s+(?:because|'cause|cause|since)\s+", re.IGNORECASE)
+# what is said before it describes how things are ("two days is maybe too short, because ..."):
+# no need of its own, so the reason may name the need
+_DESCRIBES = re.compile(
+    r"^(?!.*\b(?:must|should|shall|need|needs|want|wants|has to|have to|can|could|will|would)\b)"
+    r".*(?:\b(?:is|are|was|were)\b|'s\b|'re\b)",
+    re.IGNORECASE,
+)
+
+
 def capability(text: str) -> Capability:
-    """The capability a (cleaned) statement asks for."""
+    """The capability a (cleaned) statement asks for: what is said before a reason given for it
+    when that names one, else the whole statement."""
+    reason = _REASON_GIVEN.search(text)
+    said = text[: reason.start()] if reason else ""
+    if len(set(content_words(said))) >= 2 and not _DESCRIBES.search(said):
+        head = capability(said)
+        if reads_as_capability(head.title):
+            return head
+    return _capability(text)
+
+
+def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
@@ -493,12 +518,16 @@ def capability(text: str) -> Capability:
     return _plain(req.clause)
 
 
+_DEGREE_BEFORE = re.compile(r"^(?:pretty|very|quite|really|fairly|rather|nice and)\s+", re.I)
+
+
 def _qualities_alone(text: str) -> bool:
     """Whether a statement is two or three words of what something is like, or one made to say
     it ("Small , round .", "Baby-proof.", "Double-curved ."), and nothing else, which would
     otherwise read as a thing to provide ("Provide a baby-proof"). One plain word alone ("Cheap
     .", "Heavy .") is more often a remark in a discussion: it names no need (``names_a_thing``)."""
     items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
+    items = [_DEGREE_BEFORE.sub("", w) for w in items]  # "pretty thin", "very light"
     if not 0 < len(items) <= 3 or not all(
         len(w.split()) == 1 and is_quality_word(w) for w in items
     ):
@@ -736,9 +765,29 @@ def _dropped(text: str) -> Capability | None:
                 return Capability(f"Do not {vp}", f"never to {vp}")
             elif to:  # "I don't need to approve them": a chore the product takes away
                 return _no_need(what[3:])
+            done = _done_to(what)
+            if done:
+                return done
             bare = _NOUN_OPENERS.sub("", what)
             return Capability(f"Leave out {what}", f"no {bare}", obj=what)
     return None
+
+
+_PRONOUNS = frozenset("it this that them these those things anything everything".split())
+
+
+def _done_to(what: str) -> Capability | None:
+    """'I don't want my location logged' -> 'Do not log my location': what must not be done to
+    a thing, not the thing left out ("Leave out my location logged")."""
+    words = what.split()
+    done = words[-1].lower() if words else ""
+    obj = " ".join(words[:-1])
+    act = base_form(done)
+    if len(words) < 2 or not is_participle(done) or act == done or not is_verb(act):
+        return None
+    if not content_words(obj) or obj.lower() in _PRONOUNS:
+        return None
+    return Capability(f"Do not {act} {obj}", f"{_lower_first(obj)} not to be {done}", obj=obj)
 
 
 # Said without a modal, "X is / are Y" about people or the speaker's own describes the world, not
@@ -875,6 +924,23 @@ def _limit_first(clause: str) -> Capability | None:
     return Capability(f"{_cap(vp)} {limit}", _lower_first(_trim(clause)))
 
 
+_CAUSATIVE = frozenset("let make help have see watch hear get keep leave set find".split())
+
+
+def _plural_subject_first(words: list[str]) -> bool:
+    """'Staff bookings show the name': a plural subject and its verb, though its first word can
+    be a verb ("staff"); never after a verb that makes something do it ("let users choose")."""
+    if len(words) < 3 or words[0].lower() in _CAUSATIVE:
+        return False
+    second, third = words[1].lower(), words[2].lower().strip(",.")
+    return (
+        second.endswith("s")
+        and not second.endswith("ss")
+        and is_base_verb(third)
+        and third not in ("be", "have")
+    )
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -896,7 +962,12 @@ def _plain(clause: str) -> Capability:
         # which reads as no capability
         return Capability(_cap(clause), _lower_first(clause))
     words = clause.split()
-    if words and words[0].lower() in VERBS and words[0].lower() not in ("be", "have"):
+    if (
+        words
+        and words[0].lower() in VERBS
+        and words[0].lower() not in ("be", "have")
+        and not _plural_subject_first(words)
+    ):
         return Capability(_cap(clause), f"to {_lower_first(clause)}")
     if (
         len(words) > 1

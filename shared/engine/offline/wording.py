@@ -51,7 +51,7 @@ def _the(noun_phrase: str) -> str:
 
 def _article(word: str) -> str:
     low = word.lower()
-    if low.startswith(("user", "uni", "use", "eu", "one", "ux")):
+    if low.startswith(("user", "uni", "use", "usu", "uti", "ubi", "eu", "one", "once", "ux")):
         return "a"
     return "an" if low[:1] in "aeiou" or low.startswith(("hour", "honest")) else "a"
 
@@ -60,9 +60,30 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+_NO_ARTICLE_BEFORE = frozenset(
+    """all any each every either other our own its it if in on of or and at as up us off out
+    over only also even into onto upon about under until""".split()
+)
+_ARTICLE = re.compile(r"(?:^(A|An)|\b(an?)) (?=([a-z][\w-]*))")
+
+
+def articles(text: str) -> str:
+    """'a' or 'an' as the next word is said ("a advanced chip" -> "an advanced chip", "an back
+    light" -> "a back light"); before a capital or an acronym the words stay as written, and a
+    capital "A" only opens the text ("Plan A is ...")."""
+
+    def said(m: re.Match[str]) -> str:
+        if m.group(3).lower() in _NO_ARTICLE_BEFORE:
+            return m.group(0)  # "think of a all these ...": a restart, not a wrong article
+        article = _article(m.group(3))
+        return (_cap(article) if m.group(1) else article) + " "
+
+    return _ARTICLE.sub(said, text)
+
+
 def capital(text: str) -> str:
-    """First letter up, known acronyms upper case ("tv" -> "TV")."""
-    text = _ACRONYM_WORDS.sub(lambda m: m.group(1).upper(), text.strip())
+    """First letter up, known acronyms upper case ("tv" -> "TV"), 'a' / 'an' as said."""
+    text = _ACRONYM_WORDS.sub(lambda m: m.group(1).upper(), articles(text.strip()))
     return text[:1].upper() + text[1:] if text else text
 
 

@@ -496,10 +496,24 @@ class RunStatus(Record):
 RETRYABLE_STATES: frozenset[str] = frozenset({"failed", "completed_with_errors"})
 
 
+class UnquotedStatement(Record):
+    """A requirement statement (the capture classifier's) that no story quotes: for the reviewer
+    to add to a story or dismiss; ``start``/``end`` are offsets in the normalized transcript."""
+
+    text: str
+    start: int
+    end: int
+    segment_id: str | None = None
+    speaker: str | None = None
+    timecode: str | None = None
+
+
 class Coverage(Record):
     requirement_sentences: int
     quoted_sentences: int
     share: float
+    # every requirement statement no story quotes, in transcript order
+    unquoted: list[UnquotedStatement] = Field(default_factory=list)
 
 
 class Summary(Record):

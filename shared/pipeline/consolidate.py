@@ -36,7 +36,7 @@ import numpy as np
 
 from shared.models import FEATURE_COVERS, GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
 from shared.pipeline.generate import NO_CRITERIA_WARNING, REVISED_WARNING
-from shared.text.textio import line_prefix
+from shared.text.textio import prefix_at
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 MAX_MERGED_CRITERIA = 8
@@ -48,9 +48,7 @@ def annotate_quotes(transcript: str, items: list[GeneratedItem]) -> list[Generat
     def annotate(quote: SourceQuote) -> SourceQuote:
         if not 0 <= quote.start <= len(transcript):
             return quote
-        line_start = transcript.rfind("\n", 0, quote.start) + 1
-        line_end = transcript.find("\n", line_start)
-        prefix = line_prefix(transcript[line_start : len(transcript) if line_end < 0 else line_end])
+        prefix = prefix_at(transcript, quote.start)
         return quote.model_copy(update={"speaker": prefix.speaker, "timecode": prefix.timecode})
 
     out = []

@@ -37,6 +37,7 @@ from shared.models import (
     Summary,
     TaggingRecord,
     TagPart,
+    UnquotedStatement,
     Usage,
 )
 from shared.pipeline.budget import budget_report
@@ -54,6 +55,7 @@ from shared.pipeline.segment import read_segments
 from shared.retrieval.search import KEYWORD_RETRIEVAL
 from shared.services import Services
 from shared.storage import NotFound, dump_jsonl, dump_model
+from shared.text.textio import prefix_at
 
 log = logging.getLogger(__name__)
 
@@ -139,17 +141,43 @@ def consolidate(
     return annotate_quotes(transcript, merged)
 
 
-def coverage(stories: list[GeneratedItem], requirement: list[tuple[int, int]]) -> Coverage:
-    """Share of requirement statements that some story quotes (any overlap counts).
+def coverage(
+    stories: list[GeneratedItem],
+    requirement: list[tuple[int, int]],
+    transcript: str = "",
+    segments: Sequence[Segment] = (),
+) -> Coverage:
+    """Share of requirement statements that some story quotes (any overlap counts), and those
+    no story quotes, with their words, segment, speaker and timecode (from ``transcript`` and
+    ``segments``), for the reviewer to place.
 
     One definition of "requirement statement" whatever engine generated the stories: the capture
     classifier's (``shared.analysis.capture``), recorded per segment by the generation unit.
     """
     quoted = sorted((q.start, q.end) for s in stories for q in s.source_quotes)
-    covered = sum(1 for a, b in requirement if any(x < b and a < y for x, y in quoted))
+    said = [any(x < b and a < y for x, y in quoted) for a, b in requirement]
+    covered = sum(said)
+    missed = sorted({span for span, ok in zip(requirement, said, strict=True) if not ok})
     share = covered / len(requirement) if requirement else 1.0
+
+    def unquoted(a: int, b: int) -> UnquotedStatement:
+        prefix = prefix_at(transcript, a)
+        return UnquotedStatement(
+            text=transcript[a:b],
+            start=a,
+            end=b,
+            segment_id=next(
+                (s.segment_id for s in segments if s.start_char <= a < s.end_char), None
+            ),
+            speaker=prefix.speaker,
+            timecode=prefix.timecode,
+        )
+
     return Coverage(
-        requirement_sentences=len(requirement), quoted_sentences=covered, share=round(share, 4)
+        requirement_sentences=len(requirement),
+        quoted_sentences=covered,
+        share=round(share, 4),
+        unquoted=[unquoted(a, b) for a, b in missed],
     )
 
 
@@ -235,7 +263,9 @@ def build_summary(
         total_segment_tokens=total_tokens,
         usage=usage,
         cost_estimate_usd=round(cost, 6),
-        coverage=coverage(stories, requirement_statements(svc, segments, parts)),
+        coverage=coverage(
+            stories, requirement_statements(svc, segments, parts), transcript, segments
+        ),
         warnings=list(run.warnings),
         fallbacks=fallbacks(segments, parts, records),
         budget=budget_report(svc, run, usage, cost, errors),

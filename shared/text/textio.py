@@ -299,6 +299,15 @@ def line_prefix(line: str) -> LinePrefix:
     )
 
 
+def prefix_at(text: str, position: int) -> LinePrefix:
+    """The speaker and timecode of the line of ``text`` that holds ``position``."""
+    if not 0 <= position <= len(text):
+        return LinePrefix(None, None, 0)
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", start)
+    return line_prefix(text[start : len(text) if end < 0 else end])
+
+
 def speaker_of(line: str) -> tuple[str | None, int]:
     """('Marketing', 11) for 'Marketing: we need...': the speaker and where the words start
     (after a leading timecode too)."""

@@ -430,6 +430,17 @@
       rows.push(["Hygiene", secrets + " secret(s) redacted, " + (flags.length - secrets) + " instruction-like span(s) treated as data; each is shown beside the story that quotes it"]);
     }
     for (const [term, value] of rows) list.append(h("dt", {}, term), h("dd", {}, value));
+    // the requirement sentences no story quotes: what the reviewer still has to place
+    const missed = (cov && cov.unquoted) || [];
+    if (missed.length) {
+      const n = missed.length + " requirement sentence" + (missed.length === 1 ? "" : "s");
+      list.append(
+        h("dt", {}, "Not in any story"),
+        h("dd", { id: "unquoted" }, h("details", {},
+          h("summary", {}, n + " no story quotes: add each to a story or leave it out"),
+          h("ul", { class: "quotes" }, missed.map(quoteItem))))
+      );
+    }
     const outside = (state.review.hygiene && state.review.hygiene.outside) || [];
     if (outside.length) {
       list.append(h("dt", {}, "Flags outside any story"), h("dd", { id: "hygiene-outside" }, outside.map((f) => hygieneFlag(f, "the transcript"))));

@@ -372,6 +372,15 @@ def test_upload_follows_the_run_and_shows_the_tree(session: Session) -> None:
     expect(page.locator("#summary-list")).to_contain_text(
         re.compile(r"\d+ of \d+ requirement sentences quoted by a story \(\d+%\)")
     )
+    # and the requirement sentences no story quotes, one by one, for the reviewer to place
+    said = re.search(
+        r"(\d+) of (\d+) requirement sentences", page.locator("#summary-list").inner_text()
+    )
+    assert said
+    missing = int(said.group(2)) - int(said.group(1))
+    expect(page.locator("#unquoted li")).to_have_count(missing)
+    if missing:
+        expect(page.locator("#unquoted summary")).to_contain_text(f"{missing} requirement sentence")
     # the new run is listed and marked current (the list is refreshed when the run ends)
     expect(
         page.locator(f"#runs-body tr[aria-current='true'] button[data-run-id='{run_id}']")

@@ -106,6 +106,15 @@ def test_bundle_has_segments_quotes_and_the_existing_items(review):
     assert review["summary"]["story_count"] == len(stories(review))
     assert review["coverage"] == review["summary"]["coverage"]
     assert review["coverage"]["requirement_sentences"] >= 7
+    # every requirement sentence no story quotes is listed, with its words, segment and speaker
+    coverage = review["coverage"]
+    unquoted = coverage["unquoted"]
+    assert len(unquoted) == coverage["requirement_sentences"] - coverage["quoted_sentences"]
+    for missed in unquoted:
+        segment = segments[missed["segment_id"]]
+        at = missed["start"] - segment["start_char"]
+        assert segment["text"][at : at + len(missed["text"])] == missed["text"]
+        assert missed["speaker"]  # "Name: text" lines
     assert review["write"]["write_id"] is None and review["write"]["results"] == []
 
 

@@ -251,9 +251,16 @@ def _demo(args: argparse.Namespace) -> int:
                     f"{summary['tag_distribution']}):\n"
                 )
                 print(render_tree(tree))
+                coverage = summary["coverage"]
+                missed = len(coverage.get("unquoted", []))
                 print(
                     f"\nDone in {time.monotonic() - started:.0f} s: {run['status']}, "
-                    f"coverage {summary['coverage']['share']:.0%} of requirement sentences quoted."
+                    f"coverage {coverage['share']:.0%} of requirement sentences quoted"
+                    + (
+                        f" ({missed} not in any story: listed on the review page)."
+                        if missed
+                        else "."
+                    )
                 )
             print()
             print("\n".join(access_lines(host.url, run_id)), flush=True)

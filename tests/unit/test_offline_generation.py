@@ -655,3 +655,30 @@ def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None
     assert not any("GDPR" in q or "workshop" in q for q in quoted), [s.title for s in stories]
     assert any(q.startswith("Patients need to book") for q in quoted)
     assert any(q.startswith("Reminder texts go out") for q in quoted)
+
+
+def test_a_need_beyond_the_stories_cap_is_evidence_not_lost() -> None:
+    """A segment with more needs than ``max_stories_per_segment`` keeps the strongest; the
+    statements of the others are quoted by the need written before them (the demo meeting's
+    "We should never complicate things too much." was in no story)."""
+    from shared.engine.offline.generation import _hand_over, _strongest
+    from shared.engine.offline.grouping import _Story
+
+    first = _Story([0], 0.89)  # said first, weaker than the two after it
+    second = _Story([2, 3], 0.93)
+    third = _Story([5], 0.95)
+    last = _Story([7], 0.60)
+    kept, cut = _strongest([first, second, third, last], 2)
+    assert kept == [second, third]  # the strongest two, in text order
+    assert _hand_over(cut, kept) == {0, 1}
+    assert second.members == [2, 3, 0]  # nothing written before it: the first need quotes it
+    assert third.members == [5, 7]  # the need written before it
+    assert (second.writing, third.writing) == (2, 5)  # their main statements stay
+
+
+def test_no_story_is_cut_below_the_cap() -> None:
+    from shared.engine.offline.generation import _strongest
+    from shared.engine.offline.grouping import _Story
+
+    kept, cut = _strongest([_Story([4], 0.7), _Story([1], 0.9)], 12)
+    assert [st.members for st in kept] == [[1], [4]] and cut == []

@@ -109,6 +109,36 @@ _ID = re.compile(r"\b([A-Z]{2,6}-\d{1,4})\b")
 _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4})\b", re.MULTILINE)
 
 
+def _strongest(stories: list[_Story], cap: int) -> tuple[list[_Story], list[_Story]]:
+    """(the ``cap`` strongest stories in text order, the others): the others' statements are
+    evidence of the needs kept (``_hand_over``), never dropped."""
+    ranked = sorted(stories, key=lambda st: (-st.strength, st.members[0]))
+    return sorted(ranked[:cap], key=_said_at), ranked[cap:]
+
+
+def _said_at(story: _Story) -> int:
+    return min(story.members + story.superseded)
+
+
+def _hand_over(cut: list[_Story], hosts: list[_Story]) -> set[int]:
+    """Quote the statements of the ``cut`` stories as evidence of the need among ``hosts`` (in
+    text order) said before them (the first when none is), or of the next with room; the
+    indices of the hosts that took some."""
+    took: set[int] = set()
+    for st in cut:
+        before = [n for n, host in enumerate(hosts) if _said_at(host) <= _said_at(st)]
+        start = before[-1] if before else 0
+        left = st.members + st.superseded
+        for n in [*range(start, len(hosts)), *range(start)]:
+            if not left:
+                break
+            after = hosts[n].take(left)
+            if len(after) < len(left):
+                took.add(n)
+            left = after
+    return took
+
+
 class OfflineGenerator:
     version = "gen-offline-v20"
     engine: Engine = "offline"
@@ -121,10 +151,9 @@ class OfflineGenerator:
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         sentences = sentences_of(segment.raw_text)
         verdicts, vectors = classify(sentences, self.embedder)
-        stories = _group(sentences, verdicts, vectors)
-        stories = sorted(stories, key=lambda st: (-st.strength, st.members[0]))
-        stories = stories[: self.cfg.generation.max_stories_per_segment]
-        stories.sort(key=lambda st: min(st.members + st.superseded))
+        stories, cut = _strongest(
+            _group(sentences, verdicts, vectors), self.cfg.generation.max_stories_per_segment
+        )
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
@@ -178,6 +207,10 @@ class OfflineGenerator:
             last = drafted[-1][0]
             last.take(waiting)
             drafted[-1] = (last, self._draft(last, sentences, verdicts, persona))
+        # the needs beyond the segment's cap of stories: evidence of the needs written
+        for n in _hand_over(cut, [st for st, _ in drafted]):
+            host = drafted[n][0]
+            drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]

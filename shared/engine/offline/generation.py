@@ -19,9 +19,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    they sit next to or resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one
    below ``JOIN_AT`` (quoted mostly as talk around a need) is left out. A quality
    constraint said next to a need becomes a criterion of that story; said on its own, a story of
-   its own. The strongest ``max_stories_per_segment`` stories are kept, in text order; a need said
-   once with nothing beyond its title joins the most similar need of the segment as a criterion
-   when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we have to
+   its own. The strongest ``max_stories_per_segment`` stories are kept, in text order (the
+   statements of the others are quoted by the need written before them, never dropped); a need
+   said once with nothing beyond its title joins the most similar need of the segment as a
+   criterion when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we have to
    calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of one; nor
    is a task a participant takes on ("I'll check with the commercial team", ``_OWN_TASK``), whose
    neighbours stay evidence of the need before it.

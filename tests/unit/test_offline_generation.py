@@ -475,6 +475,23 @@ def test_a_story_is_not_written_from_a_word_said_in_passing(
         assert stories.draft.stories[1].source_quotes == talk
 
 
+def test_a_first_need_with_no_title_is_evidence_of_the_next(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """The first need of a segment whose statements give no title ("It just beeps .", "Or a clap
+    .") is quoted by the next need rather than written from a fragment (the demo's "Provide a
+    clap"); only when no need of the segment reads is it written from one."""
+    talk = ["It just beeps .", "Or a clap ."]
+    need = "Just don't interfere with other devices ."
+    _confident_in_groups(monkeypatch, talk, [need])
+    stories = generator.generate(segment_of(" ".join([*talk, need])), GenerationContext())
+    assert [s.title for s in stories.draft.stories] == ["Do not interfere with other devices"]
+    assert stories.draft.stories[0].source_quotes == [need, *talk]
+    alone = generator.generate(segment_of(" ".join(talk)), GenerationContext()).draft.stories
+    assert [s.title for s in alone] == ["Provide a clap"]  # nothing else to quote them
+    assert alone[0].source_quotes == talk
+
+
 def test_talk_around_a_need_is_never_lost_when_the_need_before_is_full(
     generator: OfflineGenerator, monkeypatch
 ) -> None:

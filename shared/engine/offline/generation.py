@@ -158,6 +158,7 @@ class OfflineGenerator:
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
         waiting: list[int] = []  # talk before the segment's first need: evidence of that need
+        held: list[_Story] = []  # needs with no title and nothing before them
         team_work = {
             k
             for k, s in enumerate(sentences)
@@ -178,13 +179,10 @@ class OfflineGenerator:
             if st.writing not in tasks:
                 readable = self._readable_draft(st, sentences, verdicts, persona, WRITE_FROM_AT)
                 if readable is None and not drafted:  # nothing before it to hand its statements to
-                    readable = self._readable_draft(
-                        st, sentences, verdicts, persona, 0.0, fragments=True
-                    )
+                    held.append(st)  # evidence of the next need; written itself only if none is
             if readable is not None:
                 if waiting:
-                    st.take(waiting)
-                    waiting = []
+                    waiting = st.take(waiting)  # what it has no room for waits for the next
                     readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
             elif not st.superseded:
@@ -204,6 +202,17 @@ class OfflineGenerator:
                         continue
                 waiting += before.take(st.members)  # no room there: evidence of the next need
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
+        if held and not drafted:
+            # no need of the segment reads: the first that can be written from a weaker or a
+            # short statement is its story, rather than lose what was said
+            for st in held:
+                readable = self._readable_draft(
+                    st, sentences, verdicts, persona, 0.0, fragments=True
+                )
+                if readable is not None:
+                    waiting = [k for k in waiting if k not in st.members]
+                    drafted.append((st, readable))
+                    break
         if waiting and drafted:  # nothing after them: the last need, where there is room
             last = drafted[-1][0]
             last.take(waiting)

@@ -32,9 +32,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    When the main statement gives no title, the story is written from its next strongest statement
    that does, is confident enough to give criteria (``WRITE_FROM_AT``) and is no short fragment
    ("Or a clap ."); with none, its statements are talk around the need before it and quoted there
-   (the first need of a segment, with nothing before it, may be written from a weaker one or a
-   fragment, and so may a story whose statements the need before has no room for, rather than
-   lose them; statements the need before has no room for are quoted by the next need).
+   (with nothing before it, by the next need; when no need of the segment reads, the first is
+   written from a weaker statement or a fragment, and so is a story whose statements the need
+   before has no room for, rather than lose them; statements the need before has no room for are
+   quoted by the next need).
 4. Stories group into one feature (two when there are more than three stories and they fall into
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.

@@ -687,7 +687,7 @@ def test_a_need_beyond_the_stories_cap_is_evidence_not_lost() -> None:
     last = _Story([7], 0.60)
     kept, cut = _strongest([first, second, third, last], 2)
     assert kept == [second, third]  # the strongest two, in text order
-    assert _hand_over(cut, kept) == {0, 1}
+    assert _hand_over([st.members for st in cut], kept) == {0, 1}
     assert second.members == [2, 3, 0]  # nothing written before it: the first need quotes it
     assert third.members == [5, 7]  # the need written before it
     assert (second.writing, third.writing) == (2, 5)  # their main statements stay

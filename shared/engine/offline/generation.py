@@ -22,10 +22,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    its own. The strongest ``max_stories_per_segment`` stories are kept, in text order (the
    statements of the others are quoted by the need written before them, never dropped); a need
    said once with nothing beyond its title joins the most similar need of the segment as a
-   criterion when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we have to
-   calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of one; nor
-   is a task a participant takes on ("I'll check with the commercial team", ``_OWN_TASK``), whose
-   neighbours stay evidence of the need before it.
+   criterion when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we
+   have to calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of
+   one; nor is a task a participant takes on ("I'll check with the commercial team",
+   ``_OWN_TASK``), whose neighbours stay evidence of the need before it.
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -122,15 +122,14 @@ def _said_at(story: _Story) -> int:
     return min(story.members + story.superseded)
 
 
-def _hand_over(cut: list[_Story], hosts: list[_Story]) -> set[int]:
-    """Quote the statements of the ``cut`` stories as evidence of the need among ``hosts`` (in
-    text order) said before them (the first when none is), or of the next with room; the
-    indices of the hosts that took some."""
+def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
+    """Quote each group of statements as evidence of the need among ``hosts`` (in text order)
+    said before it (the first when none is), or of the next with room; the indices of the hosts
+    that took some."""
     took: set[int] = set()
-    for st in cut:
-        before = [n for n, host in enumerate(hosts) if _said_at(host) <= _said_at(st)]
+    for left in groups:
+        before = [n for n, host in enumerate(hosts) if _said_at(host) <= min(left)]
         start = before[-1] if before else 0
-        left = st.members + st.superseded
         for n in [*range(start, len(hosts)), *range(start)]:
             if not left:
                 break
@@ -214,12 +213,11 @@ class OfflineGenerator:
                     waiting = [k for k in waiting if k not in st.members]
                     drafted.append((st, readable))
                     break
-        if waiting and drafted:  # nothing after them: the last need, where there is room
-            last = drafted[-1][0]
-            last.take(waiting)
-            drafted[-1] = (last, self._draft(last, sentences, verdicts, persona))
-        # the needs beyond the segment's cap of stories: evidence of the needs written
-        for n in _hand_over(cut, [st for st, _ in drafted]):
+        # what still waits (nothing came after it) and the needs beyond the segment's cap of
+        # stories: evidence of the needs written
+        leftover = [waiting] if waiting else []
+        leftover += [st.members + st.superseded for st in cut]
+        for n in _hand_over(leftover, [st for st, _ in drafted]):
             host = drafted[n][0]
             drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)

@@ -391,8 +391,9 @@ def unmeasured_vague_word(text: str) -> str:
 # ("opens quickly", "as soon as possible"), or a quality word said of it ("is easy", "looks
 # simple", "stays fast enough", "easy to find"); not a quality word before a noun ("a simple
 # chip", "some kind of message"), an opinion ("nice", "good", "better") or an amount ("some", "a
-# lot", "many"): those ask nothing a figure would answer
-_QUALITY = (
+# lot", "many"): those ask nothing a figure would answer. VAGUE_QUALITY_WORDS: the quality
+# words, as a regular expression with no group of its own (phrasing drops one before its noun)
+VAGUE_QUALITY_WORDS = (
     r"(?:fast|quick|easy|user[- ]friendly|intuitive|simple|appropriate|adequate|efficient"
     r"|flexible|robust|seamless)"
 )
@@ -404,9 +405,9 @@ VAGUE_QUALITY = re.compile(
     r"\b(?:quickly|easily|appropriately|adequately|efficiently|seamlessly|as soon as possible"
     r"|asap)\b"
     rf"|\b(?:is|are|be|been|being|was|were|'s|'re|look|looks|feel|feels|seem|seems|stay|stays"
-    rf"|remain|remains|get|gets|keep \w+|make (?:it|them))(?:\s+{_QUALITY_DEGREE})*\s+(?P<said>{_QUALITY})\b"
+    rf"|remain|remains|get|gets|keep \w+|make (?:it|them))(?:\s+{_QUALITY_DEGREE})*\s+(?P<said>{VAGUE_QUALITY_WORDS})\b"
     r"(?=\s*(?:[,.;:!?]|$|(?:and|or|but|to|enough|for|in|on|when|if|so|because|than|with|as)\b))"
-    rf"|\b(?P<before>{_QUALITY})(?:\s+enough\b|(?:\s+|-)to(?:\s+|-)[a-z]+)",
+    rf"|\b(?P<before>{VAGUE_QUALITY_WORDS})(?:\s+enough\b|(?:\s+|-)to(?:\s+|-)[a-z]+)",
     re.IGNORECASE,
 )
 

@@ -34,6 +34,7 @@ from shared.analysis.contradiction import limits
 from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
+    VAGUE_QUALITY_WORDS,
     VERBS,
     base_form,
     is_base_verb,
@@ -275,11 +276,7 @@ def split_vague(found: Sequence[str], title: str = "") -> tuple[list[str], list[
 
 # a vague quality word before its noun ("a simple menu driven by up / down and OK"): what the
 # rest of the criterion says is a check without it (the title keeps the word)
-_VAGUE_BEFORE_NOUN = re.compile(
-    r"\b(?:simple|easy|intuitive|user[- ]friendly|flexible|robust|seamless|fast"
-    r"|quick|efficient|adequate|appropriate)\s+(?=([a-z][\w-]*))",
-    re.IGNORECASE,
-)
+_VAGUE_BEFORE_NOUN = re.compile(rf"\b{VAGUE_QUALITY_WORDS}\s+(?=([a-z][\w-]*))", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -334,7 +331,7 @@ def make_title(phrase: str) -> str:
         words = words[:cut]
         if cuts and len(words) > MIN_TITLE_WORDS and is_participle(words[-1].lower()):
             words = words[:-1]  # "a simple menu driven | by up / down ...": not "... driven"
-    if _FIGURE.fullmatch(words[-1].strip(",.;:").lower()) and len(words) > MIN_TITLE_WORDS:
+    if _figure(words[-1]) and len(words) > MIN_TITLE_WORDS:
         # "Set the TV to switch off after 15, 30, 60": cut before the figures' preposition
         at = [k for k in range(MIN_TITLE_WORDS, len(words)) if words[k].lower() in _CUT_BEFORE]
         if at:

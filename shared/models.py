@@ -223,7 +223,8 @@ class GeneratedItem(Record):
     superseded_quotes: list[SourceQuote] = Field(default_factory=list)
     open_questions: list[OpenQuestion] = Field(default_factory=list)
     # one need, one story per run: stories of other segments merged into this one, and the
-    # features they hung under
+    # features they hung under (of a feature: the features of the same title and epic merged
+    # into it)
     merged_story_ids: list[str] = Field(default_factory=list)
     merged_feature_ids: list[str] = Field(default_factory=list)
     generation_agent_version: str

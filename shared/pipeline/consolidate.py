@@ -4,9 +4,9 @@ Generation runs per segment, in parallel, so a need that two segments discuss gi
 Finalize (the one place that sees every part) consolidates them before writing the backlog:
 
 1. **Merge.** A story that states the same need as an earlier story of another segment (the same
-   fingerprint: the content words of its title; the same title words; or cosine >= the merge
-   threshold between "title. main quote" texts and a shared topic word) is merged into the
-   earlier one: quotes of both (in transcript order after the main one), criteria of both
+   fingerprint: the content words of its title, each compared by its first seven letters; the
+   same title words; or cosine >= the merge threshold between "title. main quote" texts and a
+   shared topic word) is merged into the earlier one: quotes of both (in transcript order after the main one), criteria of both
    (near-duplicates once), open questions of both; ``merged_story_ids`` and
    ``merged_feature_ids`` record what was merged. When the later story changes a figure of the
    earlier one or drops it ("make it twenty", "let's not do X after all"), the merged story
@@ -19,8 +19,9 @@ Finalize (the one place that sees every part) consolidates them before writing t
    The merged story keeps the tagging record of its stories that relates it to the backlog most
    (``carry_tags``): a conflict first (a person must decide), then any other tag before ``new``,
    then the higher similarity; so a merge never loses a conflict or an extend one of its stories
-   found. A feature or epic left without stories or open questions is dropped, so the write never
-   creates an empty parent.
+   found. Features of one epic with the same title words (two segments about "Channel") are one
+   feature. A feature or epic left without stories or open questions is dropped, so the write
+   never creates an empty parent or two features of one name under one epic.
 2. **Speakers and timecodes.** Every quote gets the speaker and timecode of its transcript line
    (``textio.line_prefix``: ``Name: text``, ``[00:01:02] Name: text``).
 
@@ -40,6 +41,9 @@ from shared.text.textio import prefix_at
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 MAX_MERGED_CRITERIA = 8
+# fingerprints compare words by their first letters, so "speech recognition" and "speech
+# recogniser" are one need (seven letters: "complete" and "complex" stay two)
+STEM = 7
 
 
 def annotate_quotes(transcript: str, items: list[GeneratedItem]) -> list[GeneratedItem]:
@@ -91,10 +95,11 @@ def merge_duplicates(
 
     stories = [i for i in items if i.type == "User Story"]
     if len(stories) < 2:
-        return items
+        return _drop_empty_parents(_covers(_merge_features(items)))
     vectors = np.asarray(embed([main_text(s) for s in stories]), dtype=np.float64)
     sims = vectors @ vectors.T
     prints = [fingerprint(s.title) for s in stories]
+    stems = [frozenset(w[:STEM] for w in p) for p in prints]
     words = [_words(s.title) for s in stories]
     merged_into: dict[int, int] = {}
     result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
@@ -109,7 +114,7 @@ def merge_duplicates(
                 if not same_words:
                     continue
             else:
-                same_print = len(prints[i]) >= 2 and prints[i] == prints[j]
+                same_print = len(prints[i]) >= 2 and stems[i] == stems[j]
                 similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
                 if not (same_print or similar or same_words):
                     continue
@@ -129,7 +134,50 @@ def merge_duplicates(
             out.append(result[k])
         else:
             out.append(item)
-    return _drop_empty_parents(_covers(out))
+    return _drop_empty_parents(_covers(_merge_features(out)))
+
+
+def _merge_features(items: list[GeneratedItem]) -> list[GeneratedItem]:
+    """Features of one epic with the same title words (two segments about "Channel") are one
+    feature: the first keeps its id and place, the later ones' stories and open questions move
+    to it and their ids go to its ``merged_feature_ids``."""
+    first: dict[tuple[str | None, int | None, tuple[str, ...]], int] = {}
+    into: dict[str, str] = {}
+    out: list[GeneratedItem] = []
+    for item in items:
+        if item.type != "Feature":
+            out.append(item)
+            continue
+        key = (item.epic_id, item.parent_work_item_id, tuple(_words(item.title)))
+        if key not in first:
+            first[key] = len(out)
+            out.append(item)
+            continue
+        kept = out[first[key]]
+        questions = list(kept.open_questions)
+        questions += [
+            q for q in item.open_questions if all(q.question != k.question for k in questions)
+        ]
+        out[first[key]] = kept.model_copy(
+            update={
+                "open_questions": questions,
+                "merged_feature_ids": [
+                    *kept.merged_feature_ids,
+                    item.item_id,
+                    *item.merged_feature_ids,
+                ],
+                "warnings": list(dict.fromkeys([*kept.warnings, *item.warnings])),
+            }
+        )
+        into[item.item_id] = kept.item_id
+    if not into:
+        return items
+    moved = []
+    for i in out:
+        if i.type == "User Story" and i.feature_id is not None and i.feature_id in into:
+            i = i.model_copy(update={"feature_id": into[i.feature_id]})
+        moved.append(i)
+    return moved
 
 
 def _covers(items: list[GeneratedItem]) -> list[GeneratedItem]:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from shared.models import GeneratedItem, SourceQuote, Tag, TaggingRecord
+from shared.models import GeneratedItem, OpenQuestion, SourceQuote, Tag, TaggingRecord
 from shared.pipeline.consolidate import carry_tags, merge_duplicates
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -141,7 +141,9 @@ def test_a_merged_story_with_criteria_drops_the_no_criteria_warning():
     assert merged.warnings == [NO_CRITERIA_WARNING]
 
 
-def feature(segment: str, description: str) -> GeneratedItem:
+def feature(
+    segment: str, description: str, title: str = "Screen", epic: str | None = None
+) -> GeneratedItem:
     return GeneratedItem(
         run_id=RUN,
         segment_id=segment,
@@ -149,7 +151,8 @@ def feature(segment: str, description: str) -> GeneratedItem:
         type="Feature",
         item_id=f"{segment}-F1",
         feature_id=f"{segment}-F1",
-        title="Screen",
+        epic_id=epic,
+        title=title,
         description=description,
         source_doc="m.txt",
         source_doc_segment="0-100",
@@ -170,12 +173,49 @@ def test_a_feature_covers_the_stories_it_has_after_the_merge() -> None:
     clock = story("seg-0001", 3, "Provide a clock", "And a clock", 80)
     for s in (first, second, clock):
         s.feature_id = screen.item_id
-    own = feature("seg-0002", "The screen and what it shows.")  # the LLM engine's own words
+    own = feature("seg-0002", "What the display shows.", "Display")  # the LLM engine's words
     other = story("seg-0002", 1, "Show the channel", "It shows the channel", 120)
     other.feature_id = own.item_id
     merged = merge_duplicates([screen, first, second, clock, own, other], alike, 0.99)
     features = {i.item_id: i.description for i in merged if i.type == "Feature"}
     assert features == {
         screen.item_id: "Covers: Provide a screen with a back light; Provide a clock.",
-        own.item_id: "The screen and what it shows.",
+        own.item_id: "What the display shows.",
     }
+
+
+def test_features_of_one_epic_with_the_same_title_are_one() -> None:
+    # two segments about the channel gave two features "Channel" under one epic
+    first = feature("seg-0001", "Covers: Show the channel.", "Channel", epic="ep-1")
+    second = feature("seg-0002", "Covers: Go to channel twenty five.", "channel", epic="ep-1")
+    second.open_questions = [OpenQuestion(question="How many channels?")]
+    elsewhere = feature("seg-0003", "Covers: List the channels.", "Channel", epic="ep-2")
+    show = story("seg-0001", 1, "Show the channel", "It shows the channel", 0)
+    go = story("seg-0002", 1, "Go to channel twenty five", "I want to go to twenty five", 40)
+    listing = story("seg-0003", 1, "List the channels", "A list of the channels", 80)
+    for s, f in ((show, first), (go, second), (listing, elsewhere)):
+        s.feature_id = f.item_id
+    merged = merge_duplicates([first, second, elsewhere, show, go, listing], apart, 0.9)
+    features = {i.item_id: i for i in merged if i.type == "Feature"}
+    assert list(features) == [first.item_id, elsewhere.item_id]  # another epic's stays
+    kept = features[first.item_id]
+    assert kept.merged_feature_ids == [second.item_id]
+    assert [q.question for q in kept.open_questions] == ["How many channels?"]
+    assert kept.description == "Covers: Show the channel; Go to channel twenty five."
+    by_story = {s.item_id: s.feature_id for s in merged if s.type == "User Story"}
+    assert by_story == {
+        show.item_id: first.item_id,
+        go.item_id: first.item_id,
+        listing.item_id: elsewhere.item_id,
+    }
+
+
+def test_titles_whose_words_differ_only_in_their_endings_are_one_need() -> None:
+    # the demo: "Provide some speech recognition" and, three segments on, "Provide speech
+    # recogniser"; MiniLM puts them at 0.77, under the merge threshold
+    first = story("seg-0001", 1, "Provide some speech recognition", "some speech recognition", 0)
+    later = story("seg-0004", 1, "Provide speech recogniser", "speech recogniser", 90)
+    other = story("seg-0005", 1, "Provide speech output", "and speech output", 150)
+    merged = merge_duplicates([first, later, other], apart, 0.9)
+    assert [s.item_id for s in merged] == [first.item_id, other.item_id]
+    assert merged[0].merged_story_ids == [later.item_id]

@@ -152,6 +152,13 @@ def test_markers_and_fillers_never_reach_the_title() -> None:
             "Spend lots of time and effort in the design",
         ),
         ("Oh we need a menu , alright .", "Provide a menu"),
+        # a vague "or something (else)" closing the sentence names nothing more
+        ("We need a little icon or something.", "Provide a little icon"),
+        ("we don't want like B_B_C_ or C_N_N_ or something else", "Leave out BBC or CNN"),
+        ("It should list the channels and stuff like that .", "List the channels"),
+        # a material said alone is what to make it of (not "Provide a plastic")
+        ("So probably plastic or something .", "Make it of plastic"),
+        ("Yeah , titanium .", "Make it of titanium"),
         (
             "It seems to me that we should stick with the rubber case .",
             "Stick with the rubber case",
@@ -1368,3 +1375,67 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
     assert draft.title == title
     wanted = means or f"to {title[0].lower()}{title[1:]}"
     assert draft.description == f"As a user, I want {wanted}."
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # how the wanted thing is: "Make <thing> <how>" (not "Provide it to be ...")
+        (
+            "Um we want it to be something original , something trendy and also something user "
+            "friendly , so it has to be quite intuitive .",
+            "Make it original, trendy and user friendly",
+            "As a user, I want the product to be original, trendy and user friendly.",
+        ),
+        (
+            "I'd like the buttons to be bigger .",
+            "Make the buttons bigger",
+            "As a user, I want the buttons to be bigger.",
+        ),
+        # what the product or a named person is wanted to do, the person its persona
+        (
+            "We need the system to send a reminder.",
+            "Send a reminder",
+            "As a user, I want the product to send a reminder.",
+        ),
+        (
+            "We want the managers to approve every claim over fifty pounds.",
+            "Approve every claim",  # the figure is a criterion's
+            "As a manager, I want to approve every claim over fifty pounds.",
+        ),
+        # what the team plans or aims for is the need ("Provide the remote controls" was
+        # "Control for twenty five Euros")
+        (
+            "Um we're planning to sell the remote controls for twenty five Euros each .",
+            "Sell the remote controls for twenty five Euros",
+            "As a user, I want to sell the remote controls for twenty five Euros.",
+        ),
+        (
+            "We are aiming at the young people .",
+            "Aim at the young people",
+            "As a user, I want to aim at the young people.",
+        ),
+        # what is wanted done to a thing ("Provide it hosted in the UK")
+        (
+            "For health data we'd want it hosted in the UK.",
+            "Host it in the UK",
+            "As a user, I want it hosted in the UK.",
+        ),
+        (
+            "We want the reports sent every Monday.",
+            "Send the reports every Monday",
+            "As a user, I want the reports sent every Monday.",
+        ),
+        # a thing to have, and what it is for, stays a thing to provide
+        (
+            "We need a button to switch it off.",
+            "Provide a button to switch it off",
+            "As a user, I want a button to switch it off.",
+        ),
+    ],
+)
+def test_what_a_thing_or_a_person_is_wanted_to_be_or_do_is_the_need(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

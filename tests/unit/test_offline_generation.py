@@ -699,3 +699,20 @@ def test_no_story_is_cut_below_the_cap() -> None:
 
     kept, cut = _strongest([_Story([4], 0.7), _Story([1], 0.9)], 12)
     assert [st.members for st in kept] == [[1], [4]] and cut == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "readable"),
+    [
+        ("So probably plastic or something .", True),  # "Make it of plastic"
+        ("Yeah , titanium .", True),
+        ("It should be original .", False),  # "Make it original": one word names no need
+    ],
+)
+def test_a_material_decided_on_can_be_a_story_of_its_own(statement: str, readable: bool) -> None:
+    """One content word is too little to write a story from, but for a material decided on
+    (TS3010a's "So probably plastic or something ." was quoted by "Provide some rubber")."""
+    from shared.engine.offline.generation import _readable
+    from shared.engine.offline.phrasing import write_story
+
+    assert _readable(write_story([statement])) is readable

@@ -79,7 +79,7 @@ from shared.engine.offline.grouping import (
     _Story,
     _unit,
 )
-from shared.engine.offline.lexicon import is_verb, reads_as_capability
+from shared.engine.offline.lexicon import MATERIALS, is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
@@ -141,7 +141,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v20"
+    version = "gen-offline-v21"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -592,6 +592,9 @@ _OWN_TASK = re.compile(
 
 
 def _readable(draft: StoryDraft) -> bool:
+    made_of = re.fullmatch(r"Make it of (\w+)", draft.title)  # a material decided on
+    if made_of and made_of.group(1) in MATERIALS:
+        return True
     return len(content_words(draft.title)) >= 2 and reads_as_capability(draft.title)
 
 

@@ -527,6 +527,13 @@ _NUMBER_WORD = frozenset(
     ninety hundred thousand million point and or""".split()
 )
 _DEGREE = frozenset("most least bit lot much little too very".split())
+# what a product is made of: said alone ("So probably plastic or something .") it is what to
+# make it of, and takes no article ("Provide a plastic")
+MATERIALS = frozenset(
+    """plastic plastics rubber wood titanium metal aluminium aluminum steel glass leather
+    silicone latex fabric cotton wool cloth paper cardboard foam sponge ceramic carbon bamboo
+    cork""".split()
+)
 # an amount of money or time and the words that say how it applies ("ten pounds a month maximum",
 # "two days before", "between five and nine pm"): a value of something said before, not a thing
 _AMOUNT_WORDS = frozenset(

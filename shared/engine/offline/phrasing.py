@@ -33,6 +33,7 @@ from shared.agents import StoryDraft
 from shared.analysis.contradiction import limits
 from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
+    MATERIALS,
     PERSONA_FORMS,
     VAGUE_QUALITY_WORDS,
     VERBS,
@@ -72,6 +73,12 @@ _PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE
 _PERSONA_SUBJECT = re.compile(
     rf"\b({PERSONA_FORMS})\b(?:\s+\w+)?\s+(?:should|must|can|could|will|would|need|needs|want"
     r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b",
+    re.IGNORECASE,
+)
+# "we want the managers to approve every claim": who is wanted to act
+_PERSONA_WANTED = re.compile(
+    rf"\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every )?({PERSONA_FORMS})"
+    r"\s+to\b",
     re.IGNORECASE,
 )
 _MODALS = frozenset("can could should must need needs want wants will would have has".split())
@@ -338,7 +345,9 @@ def make_title(phrase: str) -> str:
             words = words[: at[-1]]
     title = _trim(" ".join(words))
     bare = re.fullmatch(r"(Provide|Use|Add|Offer)\s+([a-z][\w-]*)", title)
-    if bare and not bare.group(2).endswith("s"):
+    if bare and bare.group(2) in MATERIALS and bare.group(1) in ("Provide", "Use"):
+        title = f"Make it of {bare.group(2)}"  # "plastic or something": not "Provide a plastic"
+    elif bare and not bare.group(2).endswith("s"):
         title = f"{bare.group(1)} {_article(bare.group(2))} {bare.group(2)}"
     return capital(title)
 
@@ -366,7 +375,7 @@ def _before_figure(words: list[str], cut: int) -> int:
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
-    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_LET, _PERSONA_FOR):
+    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_WANTED, _PERSONA_LET, _PERSONA_FOR):
         m = pattern.search(joined)
         if m:
             return singular_persona(m.group(1))

@@ -60,16 +60,20 @@ _HEDGES = re.compile(
     r"(?<!people )(?<!users )(?<!\bmight )(?<!really )like"
     r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|\w+ing)\b)"
     r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?"
-    r"|as (?:we|you) (?:can|could) see(?: here)?)\b\s*,?\s*",
+    r"|as (?:we|you) (?:can|could) see(?: here)?"
+    # "let's say for now the system checks the limits": a decision put tentatively
+    r"|let's say(?: that)?(?:,? for now)?)\b\s*,?\s*",
     re.IGNORECASE,
 )
 # The modal that carries a requirement, and what follows it: a verb phrase ("should be cheap") or
 # a noun phrase ("we need a screen"). Fixed noun-phrase decisions come first ("let's go with X").
 _MODAL = re.compile(
     r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
-    r"|we will use|let's use|let's have|we'll have|we will have)"
+    r"|we will use|let's use|let's have|we'll have|we will have|(?:(?:is|are|'re) )?aiming (?:for|at)"
+    r"|(?:(?<=\bwe )|(?<=\bi )|(?<=\bthey ))aim (?:for|at))"
     r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
     r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
+    r"|(?:is|are|'re|am|'m) (?:planning|aiming|intending) to|(?:plan|aim|intend)s? to"
     r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have(?! to\b)|use|include|keep"
     r"|make|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
     r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need)"
@@ -292,6 +296,14 @@ _TAIL_TALK = re.compile(
     re.IGNORECASE,
 )
 
+# a vague "or something" closing the sentence ("A little icon or something.", "we don't want
+# BBC or CNN or something else", "the channels and stuff like that"): it names nothing more
+_TAIL_VAGUE = re.compile(
+    r"(?:,\s*|\s+)(?:or|and)\s+(?:something|anything|whatever|stuff|things|so on)"
+    r"(?:\s+(?:else|like that|that|similar))?\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
 # a remark on the need closing the sentence ("... control on volume and that makes sense of
 # course", "..., which would be nice"): what the speaker thinks of it, not part of it
 _TAIL_REMARK = re.compile(
@@ -328,6 +340,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _LEAD.sub("", clean_restarts(text))  # "Yeah, or the or the kinetic": "the kinetic"
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
+    text = _TAIL_VAGUE.sub(r"\1", text)
     text = _TAIL_REMARK.sub(r"\1", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability)
@@ -364,7 +377,9 @@ def _parse(text: str) -> _Requirement:
         clause = clauses[k]
         rest = _trim(clause[m.end() :])
         more = k + 1
-        while (len(rest.split()) < 4 or not content_words(rest)) and more < len(clauses):
+        while more < len(clauses) and (
+            len(rest.split()) < 4 or not content_words(rest) or _SOMETHING_MORE.match(clauses[more])
+        ):
             if _NEW_CLAUSE.match(clauses[more]):
                 break  # "book, move and cancel" continues; "it is late" starts anew
             if _reads_whole(rest) and _list_at(clauses, more):
@@ -390,7 +405,10 @@ def _parse(text: str) -> _Requirement:
             subject = tail.group(1)
         elif subject.split() and subject.split()[-1].lower() in _SUBORDINATORS:
             embedded = True  # "functions that may be used by the user": a relative clause
-        if groups.get("np1"):
+        aim = re.search(r"\baim(?:ing|s)? (for|at)$", groups.get("np1") or "", re.IGNORECASE)
+        if aim:  # "we're aiming for a profit of fifty million": the aim is the need
+            kind, rest = "vp", f"aim {aim.group(1).lower()} {rest}"
+        elif groups.get("np1"):
             rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
             if re.search(r"use$", groups["np1"], re.IGNORECASE):
                 kind, rest = "vp", f"use {rest}"
@@ -512,10 +530,71 @@ def _capability(text: str) -> Capability:
     if req.embedded or (req.kind and len(_named(req.subject).split()) > 8):
         return _plain(req.clause)
     if req.kind == "np":
+        wanted_of = _wanted_of(req.rest)
+        if wanted_of:
+            return wanted_of
         return _provide(req.rest, subject)
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
     return _plain(req.clause)
+
+
+# "we want it to be something original", "I'd like the buttons to be bigger", "we need the system
+# to send a reminder": what is wanted is how the thing is, or what it (or a person) does; "a way
+# to cancel", "a button to switch it off" say what a thing to have is for
+_OBJECT_TO = re.compile(
+    r"^(?P<obj>it|them|(?:the|our|all|every|each|your|their)\s+[\w'-]+(?:\s+[\w'-]+)?"
+    r"|[\w'-]+)\s+to\s+(?P<vp>(?!be\b)[a-z][\w'-]*\b.*|be\s+(?P<how>.+))$",
+    re.IGNORECASE,
+)
+# "..., something trendy and also something user friendly": the list goes on
+_SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w", re.I)
+_OBJECT_OPENER = frozenset("the our all every each".split())
+
+
+def _object_done(rest: str) -> Capability | None:
+    """ "it hosted in the UK", "the reports sent every Monday" after a want or need: "Host it in
+    the UK", "Send the reports every Monday" (None when the words say no such thing)."""
+    words = rest.split()
+    first = words[0].lower() if words else ""
+    sizes = [1] if first in ("it", "them") else [2, 3] if first in _OBJECT_OPENER else []
+    for size in sizes:
+        if len(words) <= size:
+            break
+        said = words[size].lower().strip(",.")
+        verb = base_form(said)
+        if said != verb and is_participle(said) and verb in VERBS:
+            obj, how = " ".join(words[:size]), " ".join(words[size + 1 :])
+            return Capability(
+                _cap(f"{verb} {obj} {how}".strip()), f"{obj} {said} {how}".strip(), obj=obj
+            )
+    return None
+
+
+# "something original , something trendy and also something user friendly": the qualities
+_SOMETHING = re.compile(
+    r"(?:\balso\s+)?\bsomething\s+(?=[\w-]+(?:\s+[\w-]+)?\s*(?:,|\band\b|\bor\b|$))",
+    re.IGNORECASE,
+)
+
+
+def _wanted_of(rest: str) -> Capability | None:
+    """The capability of "<thing> to be <how>" or "<thing> to <do>" after a want or need (None
+    when the words after it are a thing to have)."""
+    done = _object_done(rest)
+    if done:
+        return done
+    found = _OBJECT_TO.match(rest)
+    if not found:
+        return None
+    obj = found.group("obj")
+    how = found.group("how")
+    if how and not how.lower().startswith("able to "):
+        return _be(_SOMETHING.sub("", how), obj)
+    acts = _PRODUCT_SUBJECT.match(obj) or obj.lower() == "them" or _is_user(obj)
+    if not acts or obj.lower() in ("you", "i", "we"):
+        return None  # "a button to switch it off", "you to send me the minutes"
+    return _from_verb_phrase(found.group("vp"), obj)
 
 
 _DEGREE_BEFORE = re.compile(r"^(?:pretty|very|quite|really|fairly|rather|nice and)\s+", re.I)

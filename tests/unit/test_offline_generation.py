@@ -707,11 +707,16 @@ def test_no_story_is_cut_below_the_cap() -> None:
         ("So probably plastic or something .", True),  # "Make it of plastic"
         ("Yeah , titanium .", True),
         ("It should be original .", False),  # "Make it original": one word names no need
+        # how the product must be, in one quality word
+        ("And then it must be easy to use .", True),  # "Make it easy to use"
+        ("So it has to be very robust .", True),
+        ("And then it can break .", False),  # "Make it break": no quality
     ],
 )
-def test_a_material_decided_on_can_be_a_story_of_its_own(statement: str, readable: bool) -> None:
+def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, readable: bool) -> None:
     """One content word is too little to write a story from, but for a material decided on
-    (TS3010a's "So probably plastic or something ." was quoted by "Provide some rubber")."""
+    (TS3010a's "So probably plastic or something ." was quoted by "Provide some rubber") or a
+    quality the product must have ("Make it very robust", product-wide, a story of its own)."""
     from shared.engine.offline.generation import _readable
     from shared.engine.offline.phrasing import write_story
 

@@ -79,7 +79,7 @@ from shared.engine.offline.grouping import (
     _Story,
     _unit,
 )
-from shared.engine.offline.lexicon import MATERIALS, is_verb, reads_as_capability
+from shared.engine.offline.lexicon import MATERIALS, is_quality_word, is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
@@ -594,6 +594,12 @@ _OWN_TASK = re.compile(
 def _readable(draft: StoryDraft) -> bool:
     made_of = re.fullmatch(r"Make it of (\w+)", draft.title)  # a material decided on
     if made_of and made_of.group(1) in MATERIALS:
+        return True
+    # how the product must be, in one word: "Make it easy to use", "Make it red"
+    how = re.fullmatch(
+        r"(?:Make|Keep) it (?:(?:very|really|quite|pretty) )?([\w-]+)(?: to use)?", draft.title
+    )
+    if how and is_quality_word(how.group(1)):
         return True
     return len(content_words(draft.title)) >= 2 and reads_as_capability(draft.title)
 

@@ -1313,6 +1313,26 @@ def test_a_vague_word_before_its_noun_leaves_the_check_the_rest_says() -> None:
     assert testable == [] and questions
 
 
+def test_some_before_a_plural_is_an_article_not_a_vague_amount() -> None:
+    # ES2006b: "so it must follow some conventions like whereabouts you find the buttons" gave
+    # no criterion ("some" made it untestable)
+    draft = write_story(
+        [
+            "And then it must be easy to use , so it must follow some conventions um like "
+            "whereabouts you find the buttons ."
+        ]
+    )
+    assert draft.title == "Make it easy to use"
+    assert draft.acceptance_criteria == [
+        "The product follows conventions whereabouts you find the buttons."
+    ]
+    # an amount or a kind stays vague: no check
+    assert split_vague(["It shows some kind of message.", "It lists some of the buttons."]) == (
+        [],
+        [],
+    )
+
+
 def test_a_capital_a_inside_a_text_is_a_letter_not_an_article() -> None:
     assert articles("A apple, then plan A is a end") == "An apple, then plan A is an end"
     # a restart is no article to correct (was "Think of an all these young people")

@@ -268,6 +268,9 @@ def split_vague(found: Sequence[str], title: str = "") -> tuple[list[str], list[
         return "" if m.group(0).lower() + m.group(1).lower() in kept else m.group(0)
 
     for criterion in found:
+        # "follows some conventions": "some" before a plural is no amount to measure, only an
+        # indefinite article ("some kind of", "some of" stay vague)
+        criterion = _SOME_BEFORE_PLURAL.sub("", criterion)
         if unmeasured_vague_word(criterion):
             quality = vague_quality(criterion)
             if quality:
@@ -283,6 +286,10 @@ def split_vague(found: Sequence[str], title: str = "") -> tuple[list[str], list[
 
 # a vague quality word before its noun ("a simple menu driven by up / down and OK"): what the
 # rest of the criterion says is a check without it (the title keeps the word)
+_SOME_BEFORE_PLURAL = re.compile(
+    r"(?<=\s)some\s+(?=(?!kinds?\b|sorts?\b|types?\b|of\b|times\b|ways\b)[a-z][\w-]*[^s\W]s\b)",
+    re.IGNORECASE,
+)
 _VAGUE_BEFORE_NOUN = re.compile(rf"\b{VAGUE_QUALITY_WORDS}\s+(?=([a-z][\w-]*))", re.IGNORECASE)
 
 

@@ -1446,6 +1446,17 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Send the reports every Monday",
             "As a user, I want the reports sent every Monday.",
         ),
+        # a design decision said as it stands ("Provide we're going for an advanced chip")
+        (
+            "The chip , we're going for an advanced chip on print .",
+            "Provide an advanced chip on print",
+            "As a user, I want an advanced chip on print.",
+        ),
+        (
+            "We're having push-buttons on the outside .",
+            "Provide push-buttons on the outside",
+            "As a user, I want push-buttons on the outside.",
+        ),
         # a thing to have, and what it is for, stays a thing to provide
         (
             "We need a button to switch it off.",

@@ -70,7 +70,11 @@ _HEDGES = re.compile(
 _MODAL = re.compile(
     r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
     r"|we will use|let's use|let's have|we'll have|we will have|(?:(?:is|are|'re) )?aiming (?:for|at)"
-    r"|(?:(?<=\bwe )|(?<=\bi )|(?<=\bthey ))aim (?:for|at))"
+    r"|(?:(?<=\bwe )|(?<=\bi )|(?<=\bthey ))aim (?:for|at)"
+    # a design decision said as it stands ("we're having push-buttons on the outside", "we're
+    # going for an advanced chip"); a bare "we have" more often tells what is ("at home we have
+    # a TV, a video recorder", "then we have thirteen Euros")
+    r"|(?<=\bwe)(?:'re| are) having|(?<=\bwe)(?:'re| are) going (?:in )?(?:for|with))"
     r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
     r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
     r"|(?:is|are|'re|am|'m) (?:planning|aiming|intending) to|(?:plan|aim|intend)s? to"
@@ -409,7 +413,8 @@ def _parse(text: str) -> _Requirement:
         if aim:  # "we're aiming for a profit of fifty million": the aim is the need
             kind, rest = "vp", f"aim {aim.group(1).lower()} {rest}"
         elif groups.get("np1"):
-            rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
+            if not re.search(r"(?:having|for|with)$", groups["np1"], re.IGNORECASE):
+                rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
             if re.search(r"use$", groups["np1"], re.IGNORECASE):
                 kind, rest = "vp", f"use {rest}"
         cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL

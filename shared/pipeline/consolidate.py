@@ -6,12 +6,12 @@ Finalize (the one place that sees every part) consolidates them before writing t
 1. **Merge.** A story that states the same need as an earlier story of another segment (the same
    fingerprint: the content words of its title, each compared by its first seven letters; the
    same title words; or cosine >= the merge threshold between "title. main quote" texts and a
-   shared topic word) is merged into the earlier one: quotes of both (in transcript order after the main one), criteria of both
-   (near-duplicates once), open questions of both; ``merged_story_ids`` and
-   ``merged_feature_ids`` record what was merged. When the later story changes a figure of the
-   earlier one or drops it ("make it twenty", "let's not do X after all"), the merged story
-   carries the later decision: its title, description and criteria, the earlier quotes under
-   ``superseded_quotes`` and the "revised during the meeting" warning.
+   shared topic word) is merged into the earlier one: quotes of both (in transcript order after
+   the main one), criteria of both (near-duplicates once), open questions of both;
+   ``merged_story_ids`` and ``merged_feature_ids`` record what was merged. When the later story
+   changes a figure of the earlier one or drops it ("make it twenty", "let's not do X after
+   all"), the merged story carries the later decision: its title, description and criteria, the
+   earlier quotes under ``superseded_quotes`` and the "revised during the meeting" warning.
    Two stories of one segment merge when their titles have the same words but for articles and
    "too" (the generator words each statement group on its own, so "a screen with a back light"
    and "screen with a back light" can both come out); the grouping kept them apart, so no

@@ -69,7 +69,8 @@ _HEDGES = re.compile(
 # a noun phrase ("we need a screen"). Fixed noun-phrase decisions come first ("let's go with X").
 _MODAL = re.compile(
     r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
-    r"|we will use|let's use|let's have|we'll have|we will have|(?:(?:is|are|'re) )?aiming (?:for|at)"
+    r"|we will use|let's use|let's have|we'll have|we will have"
+    r"|(?:(?:is|are|'re) )?aiming (?:for|at)"
     r"|(?:(?<=\bwe )|(?<=\bi )|(?<=\bthey ))aim (?:for|at)"
     # a design decision said as it stands ("we're having push-buttons on the outside", "we're
     # going for an advanced chip"); a bare "we have" more often tells what is ("at home we have

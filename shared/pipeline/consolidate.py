@@ -88,14 +88,22 @@ def main_text(story: GeneratedItem) -> str:
 def merge_duplicates(
     items: list[GeneratedItem], embed: Embed, threshold: float
 ) -> list[GeneratedItem]:
-    """The items with every story that repeats an earlier story merged into it (see the module
-    docstring); empty features and epics dropped."""
+    """The items with every story that repeats an earlier story merged into it and the features
+    of one epic with the same title merged (see the module docstring); empty features and epics
+    dropped."""
+    stories = [i for i in items if i.type == "User Story"]
+    if len(stories) >= 2:
+        items = _merge_stories(items, stories, embed, threshold)
+    return _drop_empty_parents(_covers(_merge_features(items)))
+
+
+def _merge_stories(
+    items: list[GeneratedItem], stories: list[GeneratedItem], embed: Embed, threshold: float
+) -> list[GeneratedItem]:
+    """The items with every story that repeats an earlier one merged into it."""
     from shared.analysis.contradiction import number_cues
     from shared.analysis.revision import revision
 
-    stories = [i for i in items if i.type == "User Story"]
-    if len(stories) < 2:
-        return _drop_empty_parents(_covers(_merge_features(items)))
     vectors = np.asarray(embed([main_text(s) for s in stories]), dtype=np.float64)
     sims = vectors @ vectors.T
     prints = [fingerprint(s.title) for s in stories]
@@ -125,16 +133,12 @@ def merge_duplicates(
             result[i] = _merge(earlier, later, revised=found is not None)
             merged_into[j] = i
             break
-    out: list[GeneratedItem] = []
-    for item in items:
-        if item.type == "User Story":
-            k = next((k for k, s in enumerate(stories) if s.item_id == item.item_id), None)
-            if k is None or k in merged_into:
-                continue
-            out.append(result[k])
-        else:
-            out.append(item)
-    return _drop_empty_parents(_covers(_merge_features(out)))
+    kept = {s.item_id: result[k] for k, s in enumerate(stories) if k not in merged_into}
+    return [
+        kept[i.item_id] if i.type == "User Story" else i
+        for i in items
+        if i.type != "User Story" or i.item_id in kept
+    ]
 
 
 def _merge_features(items: list[GeneratedItem]) -> list[GeneratedItem]:

@@ -1470,3 +1470,24 @@ def test_what_a_thing_or_a_person_is_wanted_to_be_or_do_is_the_need(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    "statements, criterion",
+    [
+        (
+            ["The volume must never go above level forty."],
+            "The volume never goes above level forty.",
+        ),
+        (
+            [
+                "We should only make a remote control , nothing more .",
+                "We should never complicate things too much .",
+            ],
+            "The product never complicates things too much.",
+        ),
+        (["The remote should not beep at night."], "The remote does not beep at night."),
+    ],
+)
+def test_never_takes_no_do_in_a_criterion(statements: list[str], criterion: str) -> None:
+    assert criterion in write_story(statements).acceptance_criteria

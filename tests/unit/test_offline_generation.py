@@ -717,7 +717,7 @@ def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, reada
     """One content word is too little to write a story from, but for a material decided on
     (TS3010a's "So probably plastic or something ." was quoted by "Provide some rubber") or a
     quality the product must have ("Make it very robust", product-wide, a story of its own)."""
-    from shared.engine.offline.generation import _readable
+    from shared.engine.offline.generation import readable as stands
     from shared.engine.offline.phrasing import write_story
 
-    assert _readable(write_story([statement])) is readable
+    assert stands(write_story([statement])) is readable

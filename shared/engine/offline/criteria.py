@@ -608,6 +608,9 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         inner = base_form(words[1])
         if inner == "be":
             verb_phrase = f"{'are' if plural else 'is'} {head} " + " ".join(words[2:])
+        elif head == "never":  # "never goes", not "does never go"
+            verb = inner if plural else third_person(inner)
+            verb_phrase = f"never {verb} " + " ".join(words[2:])
         else:
             aux = "do" if plural else "does"
             verb_phrase = f"{aux} {head} {inner} " + " ".join(words[2:])

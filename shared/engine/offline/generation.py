@@ -141,7 +141,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v21"
+    version = "gen-offline-v22"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -319,7 +319,7 @@ class OfflineGenerator:
         statement, else from the next strongest one (confidence >= ``write_from_at``, and not a
         short fragment unless ``fragments``) that gives such a title; None when none does."""
         draft = self._draft(story, sentences, verdicts, persona)
-        if _readable(draft):
+        if readable(draft):
             return draft
         if story.revisions or story.superseded:
             return draft  # a revision is written from the decision it revised
@@ -331,7 +331,7 @@ class OfflineGenerator:
                 continue  # "Or a clap .", "Sony .": a word said in passing names no need
             story.writing = k  # written from k; the quotes keep their order (the main first)
             draft = self._draft(story, sentences, verdicts, persona)
-            if _readable(draft):
+            if readable(draft):
                 return draft
         story.writing = main
         return None
@@ -591,7 +591,9 @@ _OWN_TASK = re.compile(
 )
 
 
-def _readable(draft: StoryDraft) -> bool:
+def readable(draft: StoryDraft) -> bool:
+    """Whether a draft can stand as a story: its title names a capability in two content words
+    or more, or says what the product is made of or how it must be in one word."""
     made_of = re.fullmatch(r"Make it of (\w+)", draft.title)  # a material decided on
     if made_of and made_of.group(1) in MATERIALS:
         return True

@@ -70,7 +70,7 @@ from shared.models import (
     TaggingRecord,
 )
 from shared.review.edits import Applied, apply
-from shared.review.state import ac_key, check, load_state
+from shared.review.state import ac_key, check, load_state, unquoted_statements
 from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
@@ -285,15 +285,35 @@ def _reviewed(
     bundle["review_state"] = {
         k: view[k] for k in ("version", "etag", "saved_at", "saved_by", "decisions")
     }
-    problems = check(state, items)
+    unquoted = unquoted_statements(svc, run_id)
+    problems = check(state, items, unquoted)
     if problems:
         log.warning("review: the saved review of %s is not applied: %s", run_id, problems)
         bundle["review_state"]["problems"] = problems
         return items, records, Applied()
-    items, records, applied = apply(state, items, records)
+    items, records, applied = apply(state, items, records, unquoted)
     bundle["edited"] = applied.edited_ids
     bundle["originals"] = applied.originals
     return items, records, applied
+
+
+def draft_of(text: str, persona: str) -> dict[str, Any] | None:
+    """The offline drafter's story of one sentence alone (title, description, criteria; tidied),
+    for the reviewer who makes a story of a sentence no story quoted; None when its draft is
+    none the generator would keep ("Provide a cheap" from "Cheap.")."""
+    from shared.engine.offline.generation import readable
+    from shared.engine.offline.phrasing import write_story
+    from shared.pipeline.generate import tidy, tidy_all
+
+    draft = write_story([text], default_persona=persona)
+    title = tidy(draft.title)
+    if not title or not readable(draft):
+        return None
+    return {
+        "title": title,
+        "description": tidy(draft.description),
+        "acceptance_criteria": tidy_all(draft.acceptance_criteria),
+    }
 
 
 def build_bundle(
@@ -403,6 +423,7 @@ def build_bundle(
             "hygiene": own_flags,
             "original": applied.originals.get(item.item_id),
             "split_from": applied.split.get(item.item_id),
+            "added_in_review": item.item_id in applied.added,
             "merged_from": applied.merged_from(item.item_id),
         }
     bundle["hygiene"] = {
@@ -424,8 +445,20 @@ def build_bundle(
         summary = read_json(svc.store, layout.run_summary(run_id))
     except NotFound:
         summary = None
+    coverage = (summary or {}).get("coverage")
+    if coverage:  # the sentences the review gave a story: which story quotes each now
+        quoted = {
+            (q.start, q.end): i.item_id
+            for i in items
+            if i.type == "User Story"
+            for q in i.source_quotes
+        }
+        persona = svc.settings.pipeline.generation.default_persona
+        for sentence in coverage.get("unquoted", []):
+            sentence["taken_by"] = quoted.get((sentence["start"], sentence["end"]))
+            sentence["draft"] = draft_of(sentence["text"], persona)
     bundle["summary"] = summary
-    bundle["coverage"] = (summary or {}).get("coverage")
+    bundle["coverage"] = coverage
     if latest_write is not None:
         try:
             bundle["write"] = latest_write()

@@ -77,7 +77,13 @@ def put_review_state(
     from shared.indexing.pending import refresh_quietly, resolve
     from shared.review.edits import apply
     from shared.review.plan import InvalidDecisions, build_plan
-    from shared.review.state import SERVER_FIELDS, ReviewState, check, save_state
+    from shared.review.state import (
+        SERVER_FIELDS,
+        ReviewState,
+        check,
+        save_state,
+        unquoted_statements,
+    )
     from shared.writer.runs import completed_run
 
     _completed(svc, run_id)
@@ -109,9 +115,10 @@ def put_review_state(
         ]
         return error_response(400, "the review is not valid", problems=problems)
     _, items, records = completed_run(svc, run_id)
-    problems = check(state, items)
+    unquoted = unquoted_statements(svc, run_id)
+    problems = check(state, items, unquoted)
     if not problems:
-        edited, tagging, _ = apply(state, items, records)
+        edited, tagging, _ = apply(state, items, records, unquoted)
         tagging, _ = resolve(svc, tagging)  # as the write will see them
         try:
             build_plan(run_id, edited, tagging, state.decisions)

@@ -7,12 +7,29 @@ The state must have been checked against the run first (``shared.review.state.ch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
-from shared.models import AcDelta, GeneratedItem, OpenQuestion, SourceQuote, TaggingRecord
-from shared.review.state import SPLIT_REASON, ReviewState, StoryEdit, ac_key
+from shared.models import (
+    AcDelta,
+    GeneratedItem,
+    OpenQuestion,
+    SourceQuote,
+    TaggingRecord,
+    UnquotedStatement,
+)
+from shared.review.state import (
+    ADDED_REASON,
+    SPLIT_REASON,
+    QuoteSpan,
+    ReviewState,
+    StoryEdit,
+    ac_key,
+)
+
+ADDED_VERSION = "review"  # generation_agent_version of a story the reviewer wrote
 
 
 @dataclass
@@ -38,6 +55,7 @@ class Applied:
     open_questions: list[OpenQuestionStory] = field(default_factory=list)
     merged: dict[str, str] = field(default_factory=dict)  # story -> the story it joined
     split: dict[str, str] = field(default_factory=dict)  # new story -> its source
+    added: dict[str, str] = field(default_factory=dict)  # story written in the review -> feature
 
     def merged_from(self, story_id: str) -> list[str]:
         return [s for s, t in self.merged.items() if t == story_id]
@@ -107,12 +125,71 @@ def _unite_questions(mine: list[OpenQuestion], theirs: list[OpenQuestion]) -> li
     return out
 
 
+def _quotes_of(
+    spans: Sequence[QuoteSpan], said: Mapping[tuple[int, int], UnquotedStatement]
+) -> list[SourceQuote]:
+    out = []
+    for span in spans:
+        u = said[(span.start, span.end)]
+        out.append(
+            SourceQuote(
+                text=u.text, start=u.start, end=u.end, speaker=u.speaker, timecode=u.timecode
+            )
+        )
+    return out
+
+
+def _added_story(
+    story_id: str, edit: StoryEdit, feature: GeneratedItem, quotes: list[SourceQuote]
+) -> GeneratedItem:
+    """A story the reviewer wrote under a generated feature from sentences no story quoted."""
+    return GeneratedItem(
+        run_id=feature.run_id,
+        segment_id=feature.segment_id,
+        segment_order=feature.segment_order,
+        type="User Story",
+        item_id=story_id,
+        epic_id=feature.epic_id,
+        feature_id=feature.item_id,
+        story_id=story_id,
+        title=edit.title or "",
+        description=edit.description or "",
+        acceptance_criteria=list(edit.acceptance_criteria or []),
+        assigned_tag="new",
+        source_doc=feature.source_doc,
+        source_doc_segment=feature.source_doc_segment,
+        source_quotes=sorted(quotes, key=lambda q: (q.start, q.end)),
+        generation_agent_version=ADDED_VERSION,
+        engine=feature.engine,
+    )
+
+
+def _added_record(item: GeneratedItem, when: datetime | None) -> TaggingRecord:
+    """Its tagging: new, held for a decision (it was not compared with the backlog)."""
+    return TaggingRecord(
+        run_id=item.run_id,
+        segment_id=item.segment_id,
+        story_id=item.item_id,
+        decision_tag="new",
+        needs_review=True,
+        review_reasons=[ADDED_REASON],
+        tagging_agent_version=ADDED_VERSION,
+        engine=item.engine,
+        timestamp=when or datetime.fromtimestamp(0, UTC),
+    )
+
+
 def apply(
-    state: ReviewState, items: list[GeneratedItem], records: list[TaggingRecord]
+    state: ReviewState,
+    items: list[GeneratedItem],
+    records: list[TaggingRecord],
+    unquoted: Sequence[UnquotedStatement] = (),
 ) -> tuple[list[GeneratedItem], list[TaggingRecord], Applied]:
-    """The run's backlog and tagging with ``state`` applied (``check(state, items)`` must be
-    empty). Pure: the inputs are not changed. An empty state returns equal lists."""
+    """The run's backlog and tagging with ``state`` applied (``check(state, items, unquoted)``
+    must be empty; ``unquoted``: the run's sentences no story quotes, which added quotes name).
+    Pure: the inputs are not changed. An empty state returns equal lists."""
     applied = Applied()
+    said = {(u.start, u.end): u for u in unquoted}
     originals = {i.item_id: i for i in items}
     features = {i.item_id: i for i in items if i.type == "Feature"}
     tagging = {r.story_id: r for r in records}
@@ -125,7 +202,17 @@ def apply(
         elif item.type == "Feature" and item.item_id in state.features:
             item = item.model_copy(update={"title": state.features[item.item_id].title})
         elif item.type == "User Story" and item.item_id in state.stories:
-            item = _own_edit(item, state.stories[item.item_id], features)
+            edit = state.stories[item.item_id]
+            item = _own_edit(item, edit, features)
+            if edit.added_quotes:  # sentences no story quoted join it
+                item = item.model_copy(
+                    update={
+                        "source_quotes": _unite_quotes(
+                            item.source_quotes, _quotes_of(edit.added_quotes, said)
+                        )
+                    },
+                    deep=True,
+                )
         current[item.item_id] = item
 
     # 2. splits: the new story right after its source, the moved quotes leave the source
@@ -189,6 +276,18 @@ def apply(
                     deep=True,
                 )
 
+    # 2b. stories written in the review: after the last story of their feature
+    for story_id, edit in sorted(state.stories.items()):
+        if edit.split_from is not None or story_id in originals or not edit.feature_id:
+            continue
+        feature = current[edit.feature_id]
+        child = _added_story(story_id, edit, feature, _quotes_of(edit.added_quotes or [], said))
+        current[story_id] = child
+        siblings = [n for n, i in enumerate(order) if current[i].feature_id == feature.item_id]
+        order.insert((siblings[-1] if siblings else order.index(feature.item_id)) + 1, story_id)
+        new_records[story_id] = _added_record(child, state.saved_at)
+        applied.added[story_id] = feature.item_id
+
     # 3. merges: quotes, criteria and open questions join the target
     for story_id, edit in sorted(state.stories.items()):
         if edit.merged_into is None:
@@ -250,6 +349,7 @@ def apply(
         for child_id in children.get(record.story_id, []):
             if child_id in new_records and child_id in current:
                 out_records.append(new_records[child_id])
+    out_records.extend(r for i, r in new_records.items() if i in applied.added and i in current)
 
     for item in out_items:
         original = originals.get(item.item_id)

@@ -16,7 +16,10 @@ splits a new story off it (some of its quotes move to the new one). The decision
        "seg-0001-st02": {"open_question": true},
        "seg-0004-st01": {"merged_into": "seg-0001-st01"},
        "seg-0001-st01-x1": {"split_from": "seg-0001-st01", "quotes": [1], "title": "…",
-                            "acceptance_criteria": ["…"]}}}
+                            "acceptance_criteria": ["…"]},
+       "seg-0002-st01": {"added_quotes": [{"start": 1200, "end": 1262}]},
+       "seg-0003-ft01-n1": {"feature_id": "seg-0003-ft01", "title": "…",
+                            "added_quotes": [{"start": 2410, "end": 2475}]}}}
 
 Rules (``check`` lists every problem; ``shared.review.edits.apply`` assumes a checked state and is
 pure):
@@ -39,6 +42,17 @@ pure):
   stay with the source. Its tagging record is the source's, marked ``needs_review`` with the
   reason "split from {source}: choose its action", so the write holds it until a decision names
   it. The reviewer removes the criteria that moved from the source by editing the source's list.
+- ``added_quotes``: requirement sentences no story of the run quoted (the run's coverage,
+  ``summary.json`` ``coverage.unquoted``, named by their ``start`` and ``end`` offsets) that the
+  reviewer gives a story: they join its source quotes (with their speaker and timecode). Each
+  such sentence goes to one story at most; a sentence a story already quotes is not one.
+- a new story the reviewer writes from such sentences: its id is ``{feature_id}-n{n}`` (n = 1, 2,
+  …, named after the generated feature it was made under; it may move), it names the generated
+  feature it goes under in ``feature_id``, and it has a ``title`` and at least one of
+  ``added_quotes``; its description and criteria are those its edit gives (none otherwise).
+  It was not compared with the backlog, so its tagging record says ``new`` with
+  ``needs_review`` and the reason "added in the review: …", and the write holds it until a
+  decision names it (accept, or skip).
 - ``open_question``: the story is not written; the review bundle and the export list it (id,
   title, feature) under its feature's open questions.
 - an extend / gap story whose criteria changed appends what is new: its AC deltas become its
@@ -72,7 +86,9 @@ Every save first keeps the state it replaces at ``runs/{run_id}/parts/review/{ve
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -80,7 +96,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from shared import layout
 from shared.errors import SynthesizerError
-from shared.models import GeneratedItem
+from shared.models import Coverage, GeneratedItem, UnquotedStatement
 from shared.review.plan import Decision
 from shared.services import Services
 from shared.storage import NotFound, PreconditionFailed
@@ -94,6 +110,11 @@ QUOTES_LIMIT = 500
 SPLIT_REASON = "split from {source}: choose its action"
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 SPLIT_RE = re.compile(r"^(?P<source>.+)-x(?P<n>[1-9][0-9]{0,2})$")
+ADDED_RE = re.compile(r"^(?P<feature>.+)-n(?P<n>[1-9][0-9]{0,2})$")
+ADDED_REASON = (
+    "added in the review from sentences no story quoted; it was not compared with the existing "
+    "backlog: accept or skip it"
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 SERVER_FIELDS = ("version", "saved_at", "saved_by", "etag")
 _AC_NOISE = re.compile(r"[\s.;:!]+$")
@@ -129,8 +150,25 @@ class TitleEdit(BaseModel):
         return _line(value, "the title", TITLE_LIMIT)
 
 
+class QuoteSpan(BaseModel):
+    """A sentence of the run's transcript by its offsets (one the run's coverage lists as quoted
+    by no story)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _order(self) -> QuoteSpan:
+        if self.end <= self.start:
+            raise ValueError("end must be after start")
+        return self
+
+
 class StoryEdit(BaseModel):
-    """What the reviewer changed in one story (every field optional), or a new split story."""
+    """What the reviewer changed in one story (every field optional), or a new story: split off
+    another, or written from sentences no story quoted."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -142,6 +180,7 @@ class StoryEdit(BaseModel):
     merged_into: str | None = None
     split_from: str | None = None
     quotes: list[int] | None = None
+    added_quotes: list[QuoteSpan] | None = None
 
     @field_validator("title")
     @classmethod
@@ -196,8 +235,17 @@ class StoryEdit(BaseModel):
                 raise ValueError("a split story needs a title")
             if not self.quotes:
                 raise ValueError("a split story needs the indexes of the quotes it takes")
+            if self.added_quotes:
+                raise ValueError(
+                    "a split story takes its source's quotes; add sentences to it once it exists"
+                )
         elif self.quotes is not None:
             raise ValueError("quotes are given only with split_from")
+        if self.added_quotes is not None:
+            if len(self.added_quotes) > QUOTES_LIMIT:
+                raise ValueError(f"{len(self.added_quotes)} added quotes, over {QUOTES_LIMIT}")
+            if len(set(self.added_quotes)) != len(self.added_quotes):
+                raise ValueError("an added quote is repeated")
         if self.quotes is not None:
             if len(self.quotes) > QUOTES_LIMIT or any(q < 0 for q in self.quotes):
                 raise ValueError("quotes are indexes 0, 1, … of the source's quotes")
@@ -244,8 +292,14 @@ class ReviewState(BaseModel):
 # checking a state against the run
 
 
-def check(state: ReviewState, items: list[GeneratedItem]) -> list[str]:
-    """Every problem of ``state`` against the run's generated ``items`` (empty: it applies)."""
+def check(
+    state: ReviewState,
+    items: list[GeneratedItem],
+    unquoted: Sequence[UnquotedStatement] = (),
+) -> list[str]:
+    """Every problem of ``state`` against the run's generated ``items`` and the requirement
+    sentences no story of the run quotes (``unquoted``, ``unquoted_statements``): empty, it
+    applies."""
     problems: list[str] = []
     by_id = {i.item_id: i for i in items}
     stories = {i.item_id: i for i in items if i.type == "User Story"}
@@ -266,13 +320,16 @@ def check(state: ReviewState, items: list[GeneratedItem]) -> list[str]:
             )
 
     splits: dict[str, str] = {}  # new story -> source
+    added: set[str] = set()  # new stories written from unquoted sentences
     for story_id, edit in state.stories.items():
         if edit.split_from is None:
-            if story_id not in stories:
-                problems.append(
-                    f"stories: {story_id} is {kind(story_id)}, not a user story of this run "
-                    "(a new story needs split_from)"
-                )
+            if story_id in stories:
+                continue
+            problem = _added_story_problem(story_id, edit, by_id)
+            if problem is None:
+                added.add(story_id)
+            else:
+                problems.append(f"stories: {problem}")
             continue
         if story_id in by_id:
             problems.append(f"stories: {story_id} exists already; a split story needs a new id")
@@ -292,7 +349,8 @@ def check(state: ReviewState, items: list[GeneratedItem]) -> list[str]:
             continue
         splits[story_id] = edit.split_from
 
-    known = set(stories) | set(splits)
+    known = set(stories) | set(splits) | added
+    problems.extend(_added_quote_problems(state, unquoted))
     for story_id, edit in state.stories.items():
         if edit.feature_id is not None and (
             by_id.get(edit.feature_id) is None or by_id[edit.feature_id].type != "Feature"
@@ -355,6 +413,68 @@ def check(state: ReviewState, items: list[GeneratedItem]) -> list[str]:
         elif story_id in gone:
             problems.append(f"decisions: {story_id} is {gone[story_id]}; it is not written")
     return problems
+
+
+def _added_story_problem(
+    story_id: str, edit: StoryEdit, by_id: Mapping[str, GeneratedItem]
+) -> str | None:
+    """None when ``story_id`` is a well-formed new story written from unquoted sentences, else
+    what is wrong with it (an id that is no story of the run and no new story)."""
+    item = by_id.get(story_id)
+    if item is not None:
+        kind = ("an " if item.type == "Epic" else "a ") + item.type.lower()
+        return f"{story_id} is {kind}, not a user story of this run"
+    match = ADDED_RE.fullmatch(story_id)
+    if match is None or edit.added_quotes is None:
+        return (
+            f"{story_id} is not a user story of this run (a new story is split from one, "
+            "with split_from, or written from sentences no story quotes, with added_quotes)"
+        )
+    feature = edit.feature_id
+    if feature is None:
+        return f"{story_id} is a new story and needs the generated feature it goes under"
+    if by_id.get(feature) is None or by_id[feature].type != "Feature":
+        return f"{story_id} is a new story under {feature}, which is not a generated feature"
+    if edit.title is None:
+        return f"{story_id} is a new story and needs a title"
+    if not edit.added_quotes:
+        return f"{story_id} is a new story and needs at least one sentence (added_quotes)"
+    return None
+
+
+def _added_quote_problems(state: ReviewState, unquoted: Sequence[UnquotedStatement]) -> list[str]:
+    """Each added quote is a sentence no story of the run quotes, given to one story only."""
+    free = {(u.start, u.end) for u in unquoted}
+    holder: dict[tuple[int, int], str] = {}
+    problems: list[str] = []
+    for story_id, edit in sorted(state.stories.items()):
+        for span in edit.added_quotes or []:
+            key = (span.start, span.end)
+            if key not in free:
+                problems.append(
+                    f"stories: {story_id} adds the sentence at {span.start}-{span.end}, which "
+                    "is not one of the run's sentences that no story quotes"
+                )
+            elif key in holder:
+                problems.append(
+                    f"stories: the sentence at {span.start}-{span.end} is added to "
+                    f"{holder[key]} and to {story_id}; give it to one story"
+                )
+            else:
+                holder[key] = story_id
+    return problems
+
+
+def unquoted_statements(svc: Services, run_id: str) -> list[UnquotedStatement]:
+    """The requirement sentences no story of the run quotes (``summary.json`` coverage); none
+    when the run has no summary."""
+    try:
+        summary = json.loads(svc.store.get(layout.run_summary(run_id)))
+    except NotFound:
+        return []
+    return Coverage.model_validate(
+        summary.get("coverage") or {"requirement_sentences": 0, "quoted_sentences": 0, "share": 1.0}
+    ).unquoted
 
 
 def _cycle(state: ReviewState, start: str) -> bool:

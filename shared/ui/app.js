@@ -437,8 +437,8 @@
       list.append(
         h("dt", {}, "Not in any story"),
         h("dd", { id: "unquoted" }, h("details", {},
-          h("summary", {}, n + " no story quotes: add each to a story or leave it out"),
-          h("ul", { class: "quotes" }, missed.map(quoteItem))))
+          h("summary", {}, n + " no story quotes: add each to a story, make a story of it, or leave it out"),
+          h("ul", { class: "quotes unquoted" }, missed.map(unquotedItem))))
       );
     }
     const outside = (state.review.hygiene && state.review.hygiene.outside) || [];
@@ -448,6 +448,96 @@
     const meter = h("meter", { min: "0", max: "1", value: String(cov ? cov.share : 0), "aria-label": "Coverage" });
     list.append(h("dt", { class: "visually-hidden" }, "Coverage meter"), h("dd", {}, meter));
     $("summary").hidden = false;
+  }
+
+  /** A sentence no story quoted: add it to a story, or make a new story of it (the offline
+   * drafter's title filled in); once placed, where it went and the way back. */
+  function unquotedItem(u) {
+    const li = quoteItem(u);
+    const key = u.start + "-" + u.end;
+    const span = { start: u.start, end: u.end };
+    if (u.taken_by) {
+      const story = allStories().find((n) => n.item.item_id === u.taken_by);
+      li.append(
+        h("span", { class: "hint placed" }, " In the story “" + (story ? story.item.title : u.taken_by) + "” (" + u.taken_by + "). "),
+        h("button", { type: "button", class: "small secondary", id: "unplace-" + key, onclick: () => {
+          saveReview((doc) => { takeBack(doc, span); }, { focus: "#unquoted > details > summary", message: "Sentence taken back" });
+        } }, "Take it back")
+      );
+      return li;
+    }
+    const stories = allStories().map((n) => n.item);
+    const features = allFeatures();
+    const controls = [];
+    if (stories.length) {
+      const target = h("select", { id: "place-target-" + key }, stories.map((s) => h("option", { value: s.item_id }, s.title + " (" + s.item_id + ")")));
+      controls.push(h("div", { class: "field place" },
+        h("label", { for: target.id }, "Add it to the story"),
+        target,
+        h("button", { type: "button", class: "small", id: "place-" + key, onclick: () => {
+          const into = target.value;
+          saveReview((doc) => {
+            const edit = storyEdit(doc, into);
+            edit.added_quotes = [...(edit.added_quotes || []), span];
+          }, { focus: "#edit-button-" + into, message: "Sentence added to the story" });
+        } }, "Add")));
+    }
+    if (features.length) {
+      const own = features.find((f) => f.segment_id === u.segment_id);
+      const title = h("input", { type: "text", id: "new-title-" + key, maxlength: "255", value: (u.draft && u.draft.title) || "" });
+      const feature = h("select", { id: "new-feature-" + key }, features.map((f) => h("option", { value: f.item_id, selected: own && f.item_id === own.item_id }, f.title + " (" + f.item_id + ")")));
+      controls.push(h("fieldset", { class: "new-story" },
+        h("legend", {}, "Or make a story of it"),
+        field("Its title", title),
+        field("Under the feature", feature),
+        h("div", { class: "actions" }, h("button", { type: "button", class: "small", id: "new-story-" + key, onclick: () => {
+          const text = title.value.trim();
+          if (!text) {
+            say("review-status", "The new story needs a title.", "error");
+            title.focus();
+            return;
+          }
+          const fid = feature.value;
+          let made = null;
+          saveReview((doc) => {
+            doc.stories = doc.stories || {};
+            let n = 1;
+            while (doc.stories[fid + "-n" + n]) n += 1;
+            made = fid + "-n" + n;
+            const edit = { feature_id: fid, title: text, added_quotes: [span] };
+            // the draft's description and criteria go with the draft's title, not with another
+            if (u.draft && text === u.draft.title) {
+              if (u.draft.description) edit.description = u.draft.description;
+              if ((u.draft.acceptance_criteria || []).length) edit.acceptance_criteria = u.draft.acceptance_criteria;
+            }
+            doc.stories[made] = edit;
+          }, { message: "Story made of the sentence" }).then(() => {
+            const button = made && document.querySelector("#edit-button-" + made);
+            if (button) button.focus();
+          });
+        } }, "Make a story"))));
+    }
+    li.append(h("details", { class: "place-controls" }, h("summary", { id: "place-open-" + key }, "Add it to a story, or make a story of it"), controls));
+    return li;
+  }
+
+  /** The review without this added sentence; a story made only of it goes too. */
+  function takeBack(doc, span) {
+    for (const [id, edit] of Object.entries(doc.stories || {})) {
+      if (!edit.added_quotes) continue;
+      edit.added_quotes = edit.added_quotes.filter((q) => q.start !== span.start || q.end !== span.end);
+      if (edit.added_quotes.length) continue;
+      delete edit.added_quotes;
+      if (madeInReview(id)) {
+        delete doc.stories[id];
+        if (doc.decisions) delete doc.decisions[id];
+      } else if (!Object.keys(edit).length) delete doc.stories[id];
+    }
+  }
+
+  function madeInReview(id) {
+    const info = state.review && state.review.stories[id];
+    return Boolean(info && info.added_in_review);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1044,6 +1134,18 @@
         h("button", { type: "button", class: "small secondary", onclick: () => {
           saveReview((d) => { delete d.stories[id]; }, { focus: "#edit-button-" + edit.split_from, message: "Split undone" });
         } }, "Undo the split")));
+    }
+    if (info.added_in_review) {
+      parts.push(h("p", { class: "hint added-note" }, "Made in the review from a sentence no story quoted; it was not compared with the existing backlog. ",
+        h("button", { type: "button", class: "small secondary", id: "remove-added-" + id, onclick: () => {
+          saveReview((d) => { delete d.stories[id]; if (d.decisions) delete d.decisions[id]; }, { focus: "#unquoted > details > summary", message: "Story removed" });
+        } }, "Remove this story")));
+    } else if ((edit.added_quotes || []).length) {
+      const n = edit.added_quotes.length;
+      parts.push(h("p", { class: "hint added-note" }, n + " sentence" + (n === 1 ? "" : "s") + " no story quoted added in the review. ",
+        h("button", { type: "button", class: "small secondary", id: "unadd-" + id, onclick: () => {
+          saveReview((d) => { delete storyEdit(d, id).added_quotes; if (!Object.keys(d.stories[id]).length) delete d.stories[id]; }, { focus: "#edit-button-" + id, message: "Added sentences taken back" });
+        } }, "Take them back")));
     }
     for (const sid of merged) {
       parts.push(h("p", { class: "hint merge-note" }, "Merged into this story: " + sid + " (its quotes and criteria are here). ",

@@ -35,7 +35,7 @@ from shared.models import GeneratedItem, RunStatus, TaggingRecord
 from shared.pipeline.runs import load_run
 from shared.review.edits import Applied, apply
 from shared.review.plan import InvalidDecisions, Plan, build_plan
-from shared.review.state import ReviewState, check, load_state
+from shared.review.state import ReviewState, check, load_state, unquoted_statements
 from shared.services import Services
 from shared.storage import ArtifactStore, NotFound, dump_jsonl, leases, read_jsonl
 from shared.storage.leases import LEASE_SECONDS, LeaseBusy
@@ -134,10 +134,11 @@ def reviewed_run(svc: Services, run_id: str) -> ReviewedRun:
     InvalidDecisions if the saved review no longer fits the run."""
     run, items, records = completed_run(svc, run_id)
     state, etag = load_state(svc, run_id)
-    problems = check(state, items)
+    unquoted = unquoted_statements(svc, run_id)
+    problems = check(state, items, unquoted)
     if problems:
         raise InvalidDecisions([f"the saved review: {p}" for p in problems])
-    items, records, applied = apply(state, items, records)
+    items, records, applied = apply(state, items, records, unquoted)
     # pending stories of other runs written since: their ADO items (shared/indexing/pending.py)
     records, _ = pending.resolve(svc, records)
     return ReviewedRun(run, items, records, state, etag, applied)

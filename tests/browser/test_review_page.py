@@ -65,6 +65,9 @@ pytestmark = pytest.mark.e2e  # the local host end to end; "browser" comes from 
 KEY = "review-e2e-key"
 PROJECT = "review-ui"
 MEETING = REPO / "tests" / "data" / "review_meeting.txt"
+# the review meeting and five more lines, one of them a requirement sentence that no story quotes
+UNPLACED_MEETING = REPO / "tests" / "data" / "unplaced_meeting.txt"
+UNPLACED = "Take it down to just a scroll wheel."
 HOSTILE = REPO / "tests" / "data" / "hostile_meeting.txt"
 DOC_SHOTS = REPO / "docs" / "screenshots"
 TIMEOUT_MS = 60_000  # any wait for a state of the page (an element, a text, a response)
@@ -660,17 +663,16 @@ def test_hygiene_flags_are_shown_beside_the_story(
 # editing: saved in the run's review, reloaded, carried into the preview and the write
 
 
-@pytest.fixture
-def own_run(
-    browser: Any, host: LocalHost, tmp_path: Path, request: pytest.FixtureRequest
+def run_of_its_own(
+    browser: Any, host: LocalHost, tmp_path: Path, request: pytest.FixtureRequest, meeting: Path
 ) -> Iterator[tuple[Session, str]]:
-    """A run of its own (the review meeting under this test's name) and a tab on it, in a project
-    of its own with the sample backlog: in PROJECT, the main flow's write is in the index now
-    (and reviewed runs' stories are pending), so the same meeting again is all duplicates."""
+    """``meeting`` under this test's name, uploaded into a project of its own with the sample
+    backlog, and a tab on the run: in PROJECT, the main flow's write is in the index now (and
+    reviewed runs' stories are pending), so the same meeting again is all duplicates."""
     from devhost.demo import load_index
 
     copy = tmp_path / f"edit_{request.node.name[5:40]}.txt"
-    copy.write_bytes(MEETING.read_bytes())
+    copy.write_bytes(meeting.read_bytes())
     project = request.node.name[5:35].replace("_", "-")
     load_index(project)
     s = Session(browser, host)
@@ -681,6 +683,22 @@ def own_run(
         yield s, run_id
     finally:
         s.context.close()
+
+
+@pytest.fixture
+def own_run(
+    browser: Any, host: LocalHost, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[Session, str]]:
+    """A run of the review meeting of its own and a tab on it (``run_of_its_own``)."""
+    yield from run_of_its_own(browser, host, tmp_path, request, MEETING)
+
+
+@pytest.fixture
+def unplaced_run(
+    browser: Any, host: LocalHost, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[Session, str]]:
+    """A run of its own of a meeting with a requirement sentence that no story quotes."""
+    yield from run_of_its_own(browser, host, tmp_path, request, UNPLACED_MEETING)
 
 
 def edit_story(page: Any, story_id: str) -> Any:
@@ -747,6 +765,63 @@ def test_merge_two_stories(own_run: tuple[Session, str]) -> None:
     quotes = target.locator("ul.quotes li q").all_inner_texts()
     assert set(gap_quotes) | set(new_quotes_before) == set(quotes)
     assert gap_id in target.locator(".merge-note").inner_text()
+    assert s.problems == []
+
+
+def unplaced_item(page: Any) -> Any:
+    """The sentence no story quotes, in the opened "Not in any story" list; a run where the
+    engine quoted it (or missed another) fails here saying what the list shows."""
+    page.locator("#unquoted > details > summary").click()
+    items = page.locator("#unquoted ul.unquoted > li")
+    texts = items.locator("q").all_inner_texts()
+    assert texts == [UNPLACED], f"the sentences no story quotes are {texts}"
+    item = items.first
+    if item.locator("details.place-controls").count():
+        item.locator("details.place-controls summary").click()
+    return item
+
+
+def test_a_sentence_no_story_quoted_becomes_a_story_or_joins_one(
+    unplaced_run: tuple[Session, str],
+) -> None:
+    s, run_id = unplaced_run
+    page = s.page
+    item = unplaced_item(page)
+    title = item.locator("input[id^='new-title-']")
+    expect(title).to_have_value("Take it down to a scroll wheel")  # the offline draft
+    shot(page.locator("#unquoted"), "review-unquoted.png")
+    title.fill("Offer a scroll wheel only")
+    item.locator("button[id^='new-story-']").click()
+    saved(page, "Story made of the sentence")
+    made = page.locator("article.story").filter(
+        has=page.locator(".story-title", has_text="Offer a scroll wheel only")
+    )
+    expect(made).to_have_count(1)
+    made_id = made.get_attribute("data-story-id")
+    assert re.fullmatch(r".+-ft\d\d-n1", made_id or ""), made_id
+    expect(made.locator(".needs-review")).to_contain_text("added in the review")
+    expect(made.locator(".added-note")).to_be_visible()
+    made.locator("details.source summary").click()
+    assert made.locator("ul.quotes li q").all_inner_texts() == [UNPLACED]
+    expect(made.locator("ul.quotes li .said-by")).to_contain_text("Engineer")
+    page.locator("#unquoted > details > summary").click()
+    expect(page.locator("#unquoted .placed")).to_contain_text("Offer a scroll wheel only")
+
+    # taken back: the story goes and the sentence is free again; then it joins a story
+    page.locator("#unquoted button[id^='unplace-']").click()
+    saved(page, "Sentence taken back")
+    expect(page.locator(f"#story-{made_id}")).to_have_count(0)
+    item = unplaced_item(page)
+    target_id = story(page, "new").get_attribute("data-story-id")
+    item.locator("select[id^='place-target-']").select_option(target_id)
+    item.locator("button[id^='place-']").click()
+    saved(page, "Sentence added to the story")
+    s.open(f"#run={run_id}")  # a reload shows what was saved
+    wait_completed(page)
+    target = page.locator(f"#story-{target_id}")
+    target.locator("details.source summary").click()
+    assert UNPLACED in target.locator("ul.quotes li q").all_inner_texts()
+    expect(target.locator(".added-note")).to_contain_text("1 sentence no story quoted")
     assert s.problems == []
 
 

@@ -26,7 +26,7 @@ from shared.storage.local import LocalFolderStore
 from shared.writer.execute import WriteResult
 from tests.chaos.harness import REPO
 from tests.support.pipeline import fake_services
-from tests.support.review_run import review_backlog, store_run
+from tests.support.review_run import UNQUOTED_TEXT, review_backlog, store_run
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 KEY = "review-state-key"
@@ -281,6 +281,49 @@ def test_the_bundle_shows_the_edited_backlog(svc, run):
     assert question["title"] == "Mute by voice"
     assert question["quotes"][0]["speaker"] == "Ana"
     assert bundle["originals"][mute]["title"] == "Mute by voice"
+
+
+def test_a_sentence_no_story_quoted_becomes_a_story_that_is_written(svc, run, fake, client):
+    run_id, ids, _ = run
+    bundle = api.get_review(svc, run_id).json()
+    [said] = bundle["coverage"]["unquoted"]
+    assert said["text"] == UNQUOTED_TEXT and said["taken_by"] is None
+    assert said["draft"] == {  # the offline drafter's story of the sentence, for the page
+        "title": "Do not go above level forty",
+        "description": "As a user, I want the product never to go above level forty.",
+        "acceptance_criteria": ["The volume never goes above level forty."],
+    }
+    span = {"start": said["start"], "end": said["end"]}
+    new = f"{ids['f2']}-n1"
+    story = {"feature_id": ids["f2"], "title": "Cap the volume", "added_quotes": [span]}
+
+    refused = put(
+        svc, run_id, {"stories": {new: {**story, "added_quotes": [{"start": 0, "end": 4}]}}}
+    )
+    assert refused.status == 400
+    assert "not one of the run's sentences that no story quotes" in " ".join(
+        refused.json()["problems"]
+    )
+
+    saved = put(svc, run_id, {"stories": {new: story}, "decisions": {new: "accept"}})
+    assert saved.status == 200, saved.json()
+    bundle = api.get_review(svc, run_id).json()
+    assert bundle["coverage"]["unquoted"][0]["taken_by"] == new
+    info = bundle["stories"][new]
+    assert info["added_in_review"] is True and info["decision_tag"] == "new"
+    assert [(q["text"], q["speaker"]) for q in info["quotes"]] == [(UNQUOTED_TEXT, "Cy")]
+    segment = bundle["segments"][0]
+    q = info["quotes"][0]
+    assert segment["text"][q["segment_start"] : q["segment_end"]] == UNQUOTED_TEXT
+    assert tree_stories(bundle)[new]["tag"]["needs_review"] is True
+
+    written = api.write_run(
+        svc, run_id, json.dumps({"dry_run": False}).encode(), ado_client=client, requester="bo"
+    )
+    assert written.status == 200, written.json()
+    results = {r["item_id"]: r for r in written.json()["results"]}
+    assert results[new]["status"] == "created"
+    assert fake.item(results[new]["ado_id"])["fields"][ops.TITLE] == "Cap the volume"
 
 
 # ------------------------------------------------------------------------------------------------

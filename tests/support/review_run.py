@@ -3,8 +3,10 @@ the saved review's tests (shared/review/state.py): fast and deterministic, no mo
 
 from __future__ import annotations
 
+import json
+
 from shared import layout
-from shared.models import RunStatus, Segment, SourceQuote
+from shared.models import Coverage, RunStatus, Segment, SourceQuote, UnquotedStatement
 from shared.services import Services
 from shared.storage import dump_jsonl, dump_model
 from tests.support.backlog_items import NOW, Backlog
@@ -16,7 +18,10 @@ TRANSCRIPT = (
     "Cy: The remote beeps twice when the batteries are low.\n"
     "Bo: The display shows the channel number.\n"
     "Ana: Maybe a backlight for the keypad, we are not sure yet.\n"
+    "Cy: The volume must never go above level forty.\n"
 )
+# the requirement sentence no story of ``review_backlog`` quotes (the run's coverage)
+UNQUOTED_TEXT = "The volume must never go above level forty."
 
 
 def quote(text: str) -> SourceQuote:
@@ -25,6 +30,16 @@ def quote(text: str) -> SourceQuote:
     line_start = TRANSCRIPT.rfind("\n", 0, start) + 1
     speaker = TRANSCRIPT[line_start : TRANSCRIPT.index(":", line_start)]
     return SourceQuote(text=text, start=start, end=start + len(text), speaker=speaker)
+
+
+def unquoted() -> list[UnquotedStatement]:
+    """The run's coverage: the one requirement sentence no story quotes, with its speaker."""
+    q = quote(UNQUOTED_TEXT)
+    return [
+        UnquotedStatement(
+            text=q.text, start=q.start, end=q.end, segment_id="seg-0001", speaker=q.speaker
+        )
+    ]
 
 
 def review_backlog(run_id: str = "run-" + "a" * 20) -> tuple[Backlog, dict[str, str]]:
@@ -119,4 +134,11 @@ def store_run(svc: Services, b: Backlog, *, status: str = "completed") -> str:
     store.put(layout.run_file(run_id, "segments.jsonl"), dump_jsonl([segment]))
     store.put(layout.run_file(run_id, "generated_backlog.jsonl"), dump_jsonl(b.items))
     store.put(layout.run_file(run_id, "tagging_analysis.jsonl"), dump_jsonl(b.records))
+    coverage = Coverage(
+        requirement_sentences=7, quoted_sentences=6, share=round(6 / 7, 4), unquoted=unquoted()
+    )
+    store.put(
+        layout.run_summary(run_id),
+        json.dumps({"run_id": run_id, "coverage": coverage.model_dump(mode="json")}).encode(),
+    )
     return run_id

@@ -15,6 +15,7 @@ from shared.api.export import csv_cell, md
 from shared.review.edits import apply
 from shared.review.plan import build_plan
 from shared.review.state import (
+    ADDED_REASON,
     ReviewState,
     StaleReview,
     StoryEdit,
@@ -24,7 +25,7 @@ from shared.review.state import (
 )
 from shared.storage.local import LocalFolderStore
 from tests.support.pipeline import fake_services
-from tests.support.review_run import review_backlog
+from tests.support.review_run import UNQUOTED_TEXT, review_backlog, unquoted
 
 RUN = "run-" + "a" * 20
 
@@ -125,7 +126,7 @@ def test_check_lists_every_problem_against_the_run():
         f"epics: {ids['f1']} is a feature, not a generated epic",
         "epics: ep-nothing is not an item of this run",
         f"features: {ids['epic']} is an epic, not a generated feature",
-        "stories: seg-0009-st01 is not an item of this run, not a user story of this run",
+        "stories: seg-0009-st01 is not a user story of this run (a new story is split from one",
         f"stories: {ids['f2']} is a feature, not a user story",
         f"stories: {show} moves under {beep}, which is a user story, not a generated feature",
         f"stories: merging {beep} into {light} makes a cycle",
@@ -319,6 +320,97 @@ def test_a_split_moves_quotes_and_copies_the_tagging_for_a_decision():
     assert plan[child].action == "blocked" and plan[child].needs_decision
     decided = {p.item_id: p for p in build_plan(RUN, items, records, {child: "accept"}).items}
     assert decided[child].action == "create"
+
+
+def test_a_sentence_no_story_quoted_joins_a_story_or_a_new_one_held_for_a_decision():
+    b, ids = review_backlog()
+    [said] = unquoted()
+    span = {"start": said.start, "end": said.end}
+    louder, f2 = ids["louder"], ids["f2"]
+
+    # joins a story: a quote of it, with its speaker; nothing else of the story changes
+    joined = state(stories={louder: {"added_quotes": [span]}})
+    assert check(joined, b.items, [said]) == []
+    items, records, applied = apply(joined, b.items, b.records, [said])
+    got = by_id(items)[louder]
+    assert [q.text for q in got.source_quotes][-1] == UNQUOTED_TEXT
+    assert got.source_quotes[-1].speaker == "Cy"
+    assert got.title == by_id(b.items)[louder].title and louder in applied.edited_ids
+    assert records == b.records and signatures(items, records) == signatures(b.items, b.records)
+
+    # a new story under a generated feature: after its feature's last story, tagged new and held
+    new = f"{f2}-n1"
+    written = state(
+        stories={
+            new: {
+                "feature_id": f2,
+                "title": "Cap the volume at level forty",
+                "acceptance_criteria": ["The volume never goes above level forty."],
+                "added_quotes": [span],
+            }
+        }
+    )
+    assert check(written, b.items, [said]) == []
+    items, records, applied = apply(written, b.items, b.records, [said])
+    order = [i.item_id for i in items]
+    assert order.index(new) == order.index(ids["light"]) + 1
+    story = by_id(items)[new]
+    assert (story.feature_id, story.epic_id, story.type) == (f2, ids["epic"], "User Story")
+    assert [(q.text, q.start, q.speaker) for q in story.source_quotes] == [
+        (UNQUOTED_TEXT, said.start, "Cy")
+    ]
+    assert story.acceptance_criteria == ["The volume never goes above level forty."]
+    assert applied.added == {new: f2} and new in applied.edited_ids
+    record = next(r for r in records if r.story_id == new)
+    assert record.decision_tag == "new" and record.needs_review
+    assert record.review_reasons == [ADDED_REASON]
+    plan = {p.item_id: p for p in build_plan(RUN, items, records).items}
+    assert plan[new].action == "blocked" and plan[new].needs_decision
+    decided = {p.item_id: p for p in build_plan(RUN, items, records, {new: "accept"}).items}
+    assert decided[new].action == "create" and decided[f2].action == "create"
+
+
+def test_added_sentences_must_be_unquoted_ones_given_once_to_a_named_new_story():
+    b, ids = review_backlog()
+    [said] = unquoted()
+    span = {"start": said.start, "end": said.end}
+    f1, f2, show = ids["f1"], ids["f2"], ids["show"]
+    quoted = by_id(b.items)[show].source_quotes[0]
+    problems = check(
+        state(
+            stories={
+                show: {"added_quotes": [span, {"start": quoted.start, "end": quoted.end}]},
+                ids["beep"]: {"added_quotes": [span]},
+                f"{f1}-n1": {"title": "A", "added_quotes": [span]},
+                f"{show}-n1": {"feature_id": show, "title": "B", "added_quotes": [span]},
+                f"{f2}-n1": {"feature_id": f2, "added_quotes": [span]},
+                f"{f2}-n2": {"feature_id": f2, "title": "C", "added_quotes": []},
+            }
+        ),
+        b.items,
+        [said],
+    )
+    text = "\n".join(problems)
+    expected = [
+        f"stories: {show} adds the sentence at {quoted.start}-{quoted.end}, which is not one of "
+        "the run's sentences that no story quotes",
+        f"to {ids['beep']}; give it to one story",
+        f"stories: {f1}-n1 is a new story and needs the generated feature it goes under",
+        f"stories: {show}-n1 is a new story under {show}, which is not a generated feature",
+        f"stories: {f2}-n1 is a new story and needs a title",
+        f"stories: {f2}-n2 is a new story and needs at least one sentence",
+    ]
+    for line in expected:
+        assert line in text, (line, problems)
+    # without the run's coverage no sentence can be added
+    assert any(
+        "not one of the run's sentences" in p
+        for p in check(state(stories={show: {"added_quotes": [span]}}), b.items)
+    )
+    with pytest.raises(ValidationError, match="split story takes its source's quotes"):
+        StoryEdit(split_from=show, title="x", quotes=[0], added_quotes=[span])
+    with pytest.raises(ValidationError, match="end must be after start"):
+        StoryEdit(added_quotes=[{"start": 5, "end": 5}])
 
 
 def test_an_open_question_leaves_the_backlog_and_is_listed():

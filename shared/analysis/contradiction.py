@@ -112,8 +112,10 @@ for _family, _table in _UNIT_TABLES.items():
 
 _NUM_TOKEN = r"\d+(?:[.,]\d+)*"
 _WORD_NUM = "|".join([*_SMALL, *_TENS, *_SCALE, "point", "half"])
+_HALF = r"and an? half\b"  # "twelve and a half", "2 and a half"
 _QUANTITY = re.compile(
-    rf"(?P<cur>[€$£])?\s?(?<![\w.,/-])(?P<num>{_NUM_TOKEN}|(?:(?:{_WORD_NUM})\b[ -]?)+)"
+    rf"(?P<cur>[€$£])?\s?(?<![\w.,/-])(?P<num>(?:{_NUM_TOKEN}|(?:(?:{_WORD_NUM})\b[ -]?)+)"
+    rf"(?:\s*{_HALF}[ -]?)?)"
     rf"(?![\w/-]*\d)(?:\s*(?P<unit>%|[a-z€$£]+)(?:\s+(?P<noun>[a-z][a-z-]+))?"
     rf"(?:\s+(?P<noun2>[a-z][a-z-]+))?)?",
     re.IGNORECASE,
@@ -122,6 +124,10 @@ _QUANTITY = re.compile(
 
 def _parse_number(token: str) -> float | None:
     token = token.strip().lower().rstrip("-")
+    half = re.search(rf"\s*{_HALF}$", token)
+    if half:
+        whole = _parse_number(token[: half.start()])
+        return None if whole is None else whole + 0.5
     if re.fullmatch(_NUM_TOKEN, token):
         if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")

@@ -8,6 +8,7 @@ from shared.agents import Candidate
 from shared.analysis.contradiction import (
     contradiction_cues,
     limit_violations,
+    limits,
     quantities,
 )
 from shared.embeddings.minilm import MiniLMEmbedder
@@ -214,6 +215,12 @@ def test_quantities_and_limits() -> None:
         "12.50 EUR",
     ]
     assert quantities("our target is twelve point five Euros")[0].value == 12.5
+    # "and a half" belongs to its number, and a cue before it makes it a limit
+    said = "we need production costs of maximum twelve and a half Euro so that we can"
+    assert [(q.value, q.text) for q in quantities(said)] == [(12.5, "twelve and a half Euro")]
+    assert [(lim.kind, lim.quantity.value) for lim in limits(said)] == [("max", 12.5)]
+    assert quantities("it takes 2 and a half hours")[0].value == 2.5 * 3600
+    assert [q.text for q in quantities("25 euros and a half of the team")] == ["25 euros"]
     cap = "ARC-03 The production cost per unit must not exceed 12.50 EUR."
     assert limit_violations("The remote should cost 18.80 EUR to produce.", cap) != []
     assert limit_violations("The production cost is 11.90 EUR.", cap) == []

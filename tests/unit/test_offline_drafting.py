@@ -714,6 +714,9 @@ def test_an_object_that_names_no_thing_gives_no_title(statement: str) -> None:
         "Guess people book on Sunday evenings a lot",  # what a speaker thinks
         "Provide out of an appointment from the email link",  # a preposition, no thing
         "Provide at least",  # a degree, and nothing it is of
+        "Provide what about the idea of automatic on off",  # a question, no thing
+        "Provide how the menu works",
+        "Provide according to your distance to and the angle",
     ],
 )
 def test_a_verb_or_a_clause_where_the_thing_should_be_does_not_read(title: str) -> None:
@@ -734,6 +737,8 @@ def test_a_verb_or_a_clause_where_the_thing_should_be_does_not_read(title: str) 
         "Provide a locked drawer",
         "Provide accessible desks for students",
         "Provide reminders at least once a day",
+        "Show what my team spent",  # what is asked to be shown, not talk
+        "Know how many no-shows we get every month",
     ],
 )
 def test_a_thing_with_a_figure_or_a_quality_still_reads(title: str) -> None:

@@ -443,7 +443,14 @@ _NOT_A_THING_VERB = frozenset(
     getting do does doing see sees seem seems put puts take takes let lets keep keeps want
     wants""".split()
 )
-_BAD_AFTER_PROVIDE = frozenset("that it's its it this these those".split()) | _NOT_A_THING_VERB
+# "Provide what about the idea of ...", "Provide according to your distance": a question or a
+# preposition of talk, never a thing to provide
+_BAD_AFTER_PROVIDE = (
+    frozenset(
+        "that it's its it this these those what how why who whom whose when according".split()
+    )
+    | _NOT_A_THING_VERB
+)
 # what never follows a title's verb: a conjunction that opens a clause ("Make but the LCD display
 # yeah"); "and" / "or" join two verbs ("Add and remove doctors")
 _CONJUNCTION_SECOND = frozenset("but so because 'cause".split())

@@ -297,6 +297,19 @@ def _reviewed(
     return items, records, applied
 
 
+def nearest_story(sentence: dict[str, Any], stories: list[GeneratedItem]) -> str | None:
+    """The story that quotes what was said nearest to ``sentence`` (in its segment first): the
+    page offers it first when the reviewer adds the sentence to a story."""
+    best: tuple[bool, int, str] | None = None
+    for story in stories:
+        for q in story.source_quotes:
+            gap = max(q.start - sentence["end"], sentence["start"] - q.end, 0)
+            key = (story.segment_id != sentence.get("segment_id"), gap, story.item_id)
+            if best is None or key < best:
+                best = key
+    return best[2] if best else None
+
+
 def draft_of(text: str, persona: str) -> dict[str, Any] | None:
     """The offline drafter's story of one sentence alone (title, description, criteria; tidied),
     for the reviewer who makes a story of a sentence no story quoted; None when its draft is
@@ -454,9 +467,11 @@ def build_bundle(
             for q in i.source_quotes
         }
         persona = svc.settings.pipeline.generation.default_persona
+        stories = [i for i in items if i.type == "User Story"]
         for sentence in coverage.get("unquoted", []):
             sentence["taken_by"] = quoted.get((sentence["start"], sentence["end"]))
             sentence["draft"] = draft_of(sentence["text"], persona)
+            sentence["nearest_story"] = nearest_story(sentence, stories)
     bundle["summary"] = summary
     bundle["coverage"] = coverage
     if latest_write is not None:

@@ -470,7 +470,8 @@
     const features = allFeatures();
     const controls = [];
     if (stories.length) {
-      const target = h("select", { id: "place-target-" + key }, stories.map((s) => h("option", { value: s.item_id }, s.title + " (" + s.item_id + ")")));
+      // the story that quotes what was said nearest to the sentence comes first
+      const target = h("select", { id: "place-target-" + key }, stories.map((s) => h("option", { value: s.item_id, selected: s.item_id === u.nearest_story }, s.title + " (" + s.item_id + ")")));
       controls.push(h("div", { class: "field place" },
         h("label", { for: target.id }, "Add it to the story"),
         target,

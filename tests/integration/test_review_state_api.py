@@ -293,6 +293,8 @@ def test_a_sentence_no_story_quoted_becomes_a_story_that_is_written(svc, run, fa
         "description": "As a user, I want the product never to go above level forty.",
         "acceptance_criteria": ["The volume never goes above level forty."],
     }
+    # said right after the keypad backlight, the story the page offers first
+    assert said["nearest_story"] == ids["light"]
     span = {"start": said["start"], "end": said["end"]}
     new = f"{ids['f2']}-n1"
     story = {"feature_id": ids["f2"], "title": "Cap the volume", "added_quotes": [span]}

@@ -257,7 +257,7 @@ def _demo(args: argparse.Namespace) -> int:
                     f"\nDone in {time.monotonic() - started:.0f} s: {run['status']}, "
                     f"coverage {coverage['share']:.0%} of requirement sentences quoted"
                     + (
-                        f" ({missed} not in any story: listed on the review page)."
+                        f" ({missed} not in any story: on the review page to place)."
                         if missed
                         else "."
                     )

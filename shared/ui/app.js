@@ -434,10 +434,12 @@
     const missed = (cov && cov.unquoted) || [];
     if (missed.length) {
       const n = missed.length + " requirement sentence" + (missed.length === 1 ? "" : "s");
+      const placed = missed.filter((u) => u.taken_by).length;
+      const since = placed ? " (" + placed + " placed in the review since)" : "";
       list.append(
         h("dt", {}, "Not in any story"),
         h("dd", { id: "unquoted" }, h("details", {},
-          h("summary", {}, n + " no story quotes: add each to a story, make a story of it, or leave it out"),
+          h("summary", {}, n + " no story of the run quotes" + since + ": add each to a story, make a story of it, or leave it out"),
           h("ul", { class: "quotes unquoted" }, missed.map(unquotedItem))))
       );
     }

@@ -804,7 +804,9 @@ def test_a_sentence_no_story_quoted_becomes_a_story_or_joins_one(
     made.locator("details.source summary").click()
     assert made.locator("ul.quotes li q").all_inner_texts() == [UNPLACED]
     expect(made.locator("ul.quotes li .said-by")).to_contain_text("Engineer")
-    page.locator("#unquoted > details > summary").click()
+    summary = page.locator("#unquoted > details > summary")
+    expect(summary).to_contain_text("1 placed in the review since")
+    summary.click()
     expect(page.locator("#unquoted .placed")).to_contain_text("Offer a scroll wheel only")
 
     # taken back: the story goes and the sentence is free again; then it joins a story

@@ -62,15 +62,17 @@ from typing import Any
 from shared import layout
 from shared.indexing import pending
 from shared.models import (
+    Coverage,
     GeneratedItem,
     PendingRef,
     RunStatus,
     Segment,
     SourceQuote,
     TaggingRecord,
+    UnquotedStatement,
 )
 from shared.review.edits import Applied, apply
-from shared.review.state import ac_key, check, load_state, unquoted_statements
+from shared.review.state import ac_key, check, load_state
 from shared.review.tree import build_tree
 from shared.services import Services
 from shared.storage import NotFound, read_json, read_jsonl
@@ -278,6 +280,7 @@ def _reviewed(
     items: list[GeneratedItem],
     records: list[TaggingRecord],
     bundle: dict[str, Any],
+    unquoted: list[UnquotedStatement],
 ) -> tuple[list[GeneratedItem], list[TaggingRecord], Applied]:
     """The backlog with the saved review applied, and the bundle's review fields filled."""
     state, etag = load_state(svc, run_id)
@@ -285,7 +288,6 @@ def _reviewed(
     bundle["review_state"] = {
         k: view[k] for k in ("version", "etag", "saved_at", "saved_by", "decisions")
     }
-    unquoted = unquoted_statements(svc, run_id)
     problems = check(state, items, unquoted)
     if problems:
         log.warning("review: the saved review of %s is not applied: %s", run_id, problems)
@@ -367,7 +369,13 @@ def build_bundle(
         records = read_jsonl(svc.store, layout.tagging_analysis(run_id), TaggingRecord)
     except NotFound:
         records = []
-    items, records, applied = _reviewed(svc, run_id, items, records, bundle)
+    try:
+        summary = read_json(svc.store, layout.run_summary(run_id))
+    except NotFound:
+        summary = None
+    coverage = (summary or {}).get("coverage")
+    unquoted = Coverage.model_validate(coverage).unquoted if coverage else []
+    items, records, applied = _reviewed(svc, run_id, items, records, bundle, unquoted)
     # pending stories of other runs written since are their ADO items now
     records, unresolved = pending.resolve(svc, records)
     tags = {r.story_id: r for r in records}
@@ -454,11 +462,6 @@ def build_bundle(
         for question in applied.open_questions
     ]
 
-    try:
-        summary = read_json(svc.store, layout.run_summary(run_id))
-    except NotFound:
-        summary = None
-    coverage = (summary or {}).get("coverage")
     if coverage:  # the sentences the review gave a story: which story quotes each now
         quoted = {
             (q.start, q.end): i.item_id

@@ -110,7 +110,7 @@ QUOTES_LIMIT = 500
 SPLIT_REASON = "split from {source}: choose its action"
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 SPLIT_RE = re.compile(r"^(?P<source>.+)-x(?P<n>[1-9][0-9]{0,2})$")
-ADDED_RE = re.compile(r"^(?P<feature>.+)-n(?P<n>[1-9][0-9]{0,2})$")
+ADDED_RE = re.compile(r"^.+-n[1-9][0-9]{0,2}$")  # {feature}-n1, -n2, …
 ADDED_REASON = (
     "added in the review from sentences no story quoted; it was not compared with the existing "
     "backlog: accept or skip it"
@@ -424,8 +424,7 @@ def _added_story_problem(
     if item is not None:
         kind = ("an " if item.type == "Epic" else "a ") + item.type.lower()
         return f"{story_id} is {kind}, not a user story of this run"
-    match = ADDED_RE.fullmatch(story_id)
-    if match is None or edit.added_quotes is None:
+    if ADDED_RE.fullmatch(story_id) is None or edit.added_quotes is None:
         return (
             f"{story_id} is not a user story of this run (a new story is split from one, "
             "with split_from, or written from sentences no story quotes, with added_quotes)"
@@ -472,9 +471,8 @@ def unquoted_statements(svc: Services, run_id: str) -> list[UnquotedStatement]:
         summary = json.loads(svc.store.get(layout.run_summary(run_id)))
     except NotFound:
         return []
-    return Coverage.model_validate(
-        summary.get("coverage") or {"requirement_sentences": 0, "quoted_sentences": 0, "share": 1.0}
-    ).unquoted
+    coverage = summary.get("coverage")
+    return Coverage.model_validate(coverage).unquoted if coverage else []
 
 
 def _cycle(state: ReviewState, start: str) -> bool:

@@ -494,12 +494,8 @@
         field("Its title", title),
         field("Under the feature", feature),
         h("div", { class: "actions" }, h("button", { type: "button", class: "small", id: "new-story-" + key, onclick: () => {
-          const text = title.value.trim();
-          if (!text) {
-            say("review-status", "The new story needs a title.", "error");
-            title.focus();
-            return;
-          }
+          const text = newStoryTitle(title);
+          if (!text) return;
           const fid = feature.value;
           let made = null;
           saveReview((doc) => {
@@ -536,6 +532,17 @@
         if (doc.decisions) delete doc.decisions[id];
       } else if (!Object.keys(edit).length) delete doc.stories[id];
     }
+  }
+
+  /** The title typed for a new story (split off or made of a sentence); "" with the reason
+   * said and the focus back in the field when it is empty. */
+  function newStoryTitle(input) {
+    const text = input.value.trim();
+    if (!text) {
+      say("review-status", "The new story needs a title.", "error");
+      input.focus();
+    }
+    return text;
   }
 
   function madeInReview(id) {
@@ -1082,12 +1089,8 @@
       quoteBoxes.length > 1 ? h("p", { class: "label" }, "Quotes that move to it") : null,
       quoteBoxes.length > 1 ? quoteBoxes : null,
       h("div", { class: "actions" }, h("button", { type: "button", class: "small", id: "split-" + id, onclick: () => {
-        const newTitle = splitTitle.value.trim();
-        if (!newTitle) {
-          say("review-status", "The new story needs a title.", "error");
-          splitTitle.focus();
-          return;
-        }
+        const newTitle = newStoryTitle(splitTitle);
+        if (!newTitle) return;
         const moved = new Set(acBoxes.map((d) => d.querySelector("input")).filter((b) => b.checked).map((b) => Number(b.value)));
         const quotes = quoteBoxes.length > 1 ? quoteBoxes.map((d) => d.querySelector("input")).filter((b) => b.checked).map((b) => Number(b.value)) : [];
         const acs = item.acceptance_criteria || [];

@@ -5,22 +5,14 @@ from __future__ import annotations
 
 from shared.api.bundle import draft_of, nearest_story
 from shared.models import GeneratedItem, SourceQuote
+from tests.support.backlog_items import lone_story
 
 
 def story(item_id: str, segment_id: str, *spans: tuple[int, int]) -> GeneratedItem:
-    return GeneratedItem(
-        run_id="run-" + "b" * 20,
-        segment_id=segment_id,
-        segment_order=int(segment_id[-1]),
-        type="User Story",
-        item_id=item_id,
-        story_id=item_id,
-        title="Provide a power button",
-        source_doc="m.txt",
-        source_doc_segment="0-999",
-        generation_agent_version="v",
-        engine="offline",
-        source_quotes=[SourceQuote(text="x" * (b - a), start=a, end=b) for a, b in spans],
+    """A story of ``segment_id`` quoting these spans of the transcript."""
+    quotes = [SourceQuote(text="x" * (b - a), start=a, end=b) for a, b in spans]
+    return lone_story("Provide a power button", "", item_id=item_id).model_copy(
+        update={"segment_id": segment_id, "source_quotes": quotes}
     )
 
 

@@ -10,6 +10,7 @@ plain strings that must occur verbatim in the segment, and the pipeline locates 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -193,6 +194,30 @@ def locate_quote(segment: Segment, quote: str) -> SourceQuote:
         raise QuoteNotFound(f"quote not found in segment {segment.segment_id}: {text[:80]!r}")
     start = segment.start_char + at
     return SourceQuote(text=text, start=start, end=start + len(text))
+
+
+def locate_quotes(segment: Segment, quotes: Sequence[str]) -> list[SourceQuote]:
+    """The quotes of one story, each located as ``locate_quote`` does, except that a text said
+    more than once in the segment ("Cheap .", "Yes , exactly .") is placed at its occurrence
+    nearest to the story's quotes said only once, and never on a span another of these quotes
+    already holds (two quotes of one text are two statements)."""
+    located = [locate_quote(segment, q) for q in quotes]
+    said: list[list[int]] = []
+    for quote in located:
+        at, starts = quote.start - segment.start_char, []
+        while at >= 0:
+            starts.append(segment.start_char + at)
+            at = segment.raw_text.find(quote.text, at + 1)
+        said.append(starts)
+    once = sorted(starts[0] for starts in said if len(starts) == 1)
+    centre = once[len(once) // 2] if once else None
+    taken: set[int] = set()
+    for n, (quote, starts) in enumerate(zip(located, said, strict=True)):
+        free = [s for s in starts if s not in taken] or starts
+        start = free[0] if centre is None else min(free, key=lambda s: abs(s - centre))
+        taken.add(start)
+        located[n] = SourceQuote(text=quote.text, start=start, end=start + len(quote.text))
+    return located
 
 
 # ------------------------------------------------------------------------------------------------

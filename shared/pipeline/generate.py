@@ -35,6 +35,7 @@ from shared.agents import (
     GenerationResult,
     QuoteNotFound,
     locate_quote,
+    locate_quotes,
 )
 from shared.bus import TAG_QUEUE
 from shared.embeddings import Embedder
@@ -243,8 +244,11 @@ def assemble(
     for n, story in enumerate(draft.stories, start=1):
         warnings = []
         parent = features.get(story.feature_key or "", _Parent())
-        quotes = [locate_quote(segment, q) for q in story.source_quotes]
-        superseded = [locate_quote(segment, q) for q in story.superseded_quotes]
+        located = locate_quotes(segment, story.source_quotes + story.superseded_quotes)
+        quotes, superseded = (
+            located[: len(story.source_quotes)],
+            located[len(story.source_quotes) :],
+        )
         if superseded:
             warnings.append(
                 f"{REVISED_WARNING}: the story states the later decision; the earlier "

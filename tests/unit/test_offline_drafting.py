@@ -56,6 +56,40 @@ from shared.eval.checks import _CONJUNCTION, _title_check, parts
             "Switch the channel",
         ),
         ("and just have pushbuttons for the volume .", "Provide pushbuttons for the volume"),
+        # "for" and "when" after a verb that takes them: whom it is for, the trigger
+        (
+            "So a parent should be able to book for their children from their own account.",
+            "Book for their children from their own account",
+        ),
+        ("Locator: the remote beeps when someone claps twice.", "Beep when someone claps twice"),
+        # "we'll have to", "we'll need to" are the modal, not "we'll have" a thing
+        (
+            "Yeah but then we'll have to make the remote control uh long lasting .",
+            "Make the remote control long lasting",
+        ),
+        ("then we'll need to add a clock .", "Add a clock"),
+        # a place or scope said first is where the need holds; a word of talk said first is not
+        (
+            "So in the day view, online bookings are marked as online.",
+            "Mark online bookings as online in the day view",
+        ),
+        (
+            "For overseas trips, we pay a daily allowance.",
+            "Pay a daily allowance for overseas trips",
+        ),
+        ("In fact, we need a red mute button.", "Provide a red mute button"),
+        # "the reports" is a thing, not the verb "report"
+        ("The reports are sent every Monday .", "Send the reports every Monday"),
+        # a clause after ", who" is no part of the title
+        (
+            "So every claim needs a full history, who created it, every change, who approved it.",
+            "Provide a full history",
+        ),
+        # what is to be seen is a clause, and no talk
+        (
+            "So the practice manager sees how many bookings were made online versus by reception.",
+            "See how many bookings were made online versus by reception",
+        ),
     ],
 )
 def test_titles_are_short_verb_phrases_in_the_meetings_words(statement: str, title: str) -> None:
@@ -121,6 +155,44 @@ def test_a_clause_of_talk_in_a_title_is_not_a_title(title: str) -> None:
 )
 def test_a_verb_and_what_it_acts_on_is_a_title(title: str) -> None:
     assert _title_check(title).passed, _title_check(title).detail
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Go for it when it's ready",
+        "Look for something like that",
+        "Provide for instance the clock",
+        "Book for now and then",
+        "Provide for the cost",  # "for the cost, use only plastic"
+        "Claim for the approver",  # "a queue of pending claims for the approver"
+        "Do when you can",
+        "Provide when the prototype is ready",
+        "Beep when",
+    ],
+)
+def test_for_or_when_after_a_verb_of_talk_is_no_title(title: str) -> None:
+    """ "for" and "when" read as part of a need only after a verb that takes them ("Book for
+    their children", "Beep when someone claps twice"), not in a remark."""
+    assert not reads_as_capability(title)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "To the left is volume down .",  # where a button is, said of no thing
+        "On the left a scroll button , and on the right a scroll button .",
+    ],
+)
+def test_a_place_said_as_the_subject_gives_no_title(statement: str) -> None:
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+def test_the_persona_is_not_repeated_in_what_it_wants() -> None:
+    draft = write_story(["So the practice manager sees how many bookings were made online."])
+    assert draft.description == (
+        "As a practice manager, I want to see how many bookings were made online."
+    )
 
 
 def test_markers_and_fillers_never_reach_the_title() -> None:
@@ -392,6 +464,11 @@ def test_a_drop_names_what_it_drops() -> None:
             "No one should see the phone numbers of other volunteers.",
             "Do not let anyone see the phone numbers",
             "no one to see the phone numbers of other volunteers",
+        ),
+        (  # the title says what nobody may do, and is not cut inside "once it's approved"
+            "Nobody should be able to edit a claim once it's approved without it being logged.",
+            "Do not let anyone edit a claim once it's approved",
+            "nobody to be able to edit a claim once it's approved without it being logged",
         ),
     ],
 )
@@ -1177,6 +1254,23 @@ def test_a_role_that_must_act_is_the_persona_not_a_part_of_the_product(
         ),
         # how often something is provided is its criterion, after "is available"
         (["We need the report weekly."], "Provide the report", "The report is available weekly."),
+        # what a thing must have is said of that thing, not "... is available"
+        (
+            ["So every room needs proper accessibility information, step-free access."],
+            "Provide proper accessibility information, step-free access",
+            "Every room has proper accessibility information, step-free access.",
+        ),
+        (
+            ["Staff bookings need the name of the booker."],
+            "Provide the name of the booker",
+            "Staff bookings have the name of the booker.",
+        ),
+        # said of no thing ("anything over ..."): the statement's own words, no "has"
+        (
+            ["Anything over five hundred pounds also needs the head of department."],
+            "Provide the head of department",
+            "Anything over five hundred pounds also needs the head of department.",
+        ),
         # "how many" asks a figure; it is no vague amount
         (
             ["As the manager I want to know how many no-shows we get every month."],

@@ -10,9 +10,11 @@ import pytest
 
 from shared.agents import (
     GenerationContext,
+    QuoteNotFound,
     RetrievedAdoItem,
     RetrievedChunk,
     locate_quote,
+    locate_quotes,
 )
 from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import OfflineGenerator, OfflineSegmenter
@@ -183,6 +185,24 @@ def test_quotes_are_exact_substrings_on_real_inputs(
             for question in draft.open_questions:
                 assert question in seg.raw_text and question.rstrip().endswith("?")
     assert total >= 60
+
+
+def test_a_text_said_twice_is_quoted_where_the_story_was_said() -> None:
+    """Short statements recur ("Cheap ." at 483 and again later): each quote of a story gets its
+    own span, the one nearest to the story's quotes said only once, never the first occurrence
+    twice (the capture eval read two quotes of IS1006b as one statement)."""
+    text = "Cheap . We talked about colours . We could make it in five Euros . Cheap . Yes ."
+    seg = segment_of(text, start=100)
+    need = "We could make it in five Euros ."
+    one, near = locate_quotes(seg, [need, "Cheap ."])
+    assert (near.start - 100, near.text) == (text.rindex("Cheap ."), "Cheap .")
+    assert one.start - 100 == text.index(need)
+    both = locate_quotes(seg, [need, "Cheap .", "Cheap ."])[1:]
+    assert sorted(q.start - 100 for q in both) == [text.index("Cheap ."), text.rindex("Cheap .")]
+    for quote in both:
+        assert text[quote.start - 100 : quote.end - 100] == quote.text
+    with pytest.raises(QuoteNotFound):
+        locate_quotes(seg, [need, "Too expensive ."])
 
 
 def test_notes_statements_without_modals_count(generator: OfflineGenerator) -> None:

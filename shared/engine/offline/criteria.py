@@ -563,6 +563,36 @@ def _agree(word: str) -> str:
     return third_person(word) if is_base_verb(word) else word
 
 
+# words that make a subject more than a thing named ("a fifteen-year-old might not", "we")
+_NOT_A_THING_SUBJECT = frozenset(
+    """i me we you it they them this that these those one people who which not might may would
+    could can will should must also do does did don't doesn't it's product""".split()
+)
+_THING_OPENERS = frozenset("the every each all our their your its a an".split())
+
+
+def _thing_said_of(subject: str) -> list[str] | None:
+    """The words of the noun phrase a need is said of, up to its first preposition ("every
+    claim", "the switch" of "the switch in our main device", "staff bookings"); None when the
+    subject is a pronoun, a person speaking, "anything over ...", longer than five words or
+    holds a verb."""
+    words = subject.lower().split()
+    if not words or len(words) > 5 or any(w in _NOT_A_THING_SUBJECT for w in words):
+        return None
+    at = next((k for k, w in enumerate(words) if w in ("in", "of", "for", "with", "on")), None)
+    head = words[:at] if at else words
+    if head[0] in _THING_OPENERS or (len(head) <= 2 and _plural(head)):
+        return head
+    return None
+
+
+def _plural(head: list[str]) -> bool:
+    """ "the buttons", "staff bookings" (not "every claim", "the class")."""
+    if head[0] in ("every", "each", "a", "an"):
+        return False
+    return head[-1].endswith("s") and not head[-1].endswith(("ss", "us", "is"))
+
+
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
 
 
@@ -570,6 +600,7 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     """The requirement in the present tense ("it should be red" -> "The power button is red"),
     with the ``details`` its sentence adds after it; every verb agrees with the subject."""
     subject = _subject_words(req.subject)
+    said_of = subject  # who or what the statement says needs it, before any pronoun is resolved
     if _HEDGED.search(subject):
         return ""  # "we might want to flag it for management": a maybe, nothing to check
     team = subject.lower() in ("we", "let's", "let us")
@@ -594,6 +625,13 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         timing = TIMING_TAIL.search(rest)
         if timing and len(rest[: timing.start()].split()) >= 2:  # "the report weekly"
             rest, when = rest[: timing.start()], f" {rest[timing.start() :].strip()}"
+        thing = _thing_said_of(said_of)
+        if thing is not None:
+            # "every claim needs a full history": the thing that has it, not "... is available"
+            return (
+                f"{capital(said_of)} {'have' if _plural(thing) else 'has'} {_lower_first(rest)}"
+                + (f"{when}, {details}" if details else when)
+            )
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     words = _trim(req.rest).split()
     if not words:

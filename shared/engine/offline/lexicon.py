@@ -606,13 +606,42 @@ def _amount_only(words: list[str]) -> bool:
     )
 
 
+# verbs of talk, or of having, that "when" follows in a remark ("Go when you want", "Provide
+# when the prototype is ready"), never in a need
+_TALK_BEFORE_CLAUSE = frozenset(
+    "go come get do look think say know mean see wait try work provide have give put".split()
+)
+# verbs that take "for" as part of what they do ("Book for their children", "Search for a
+# claim"); after any other word "for" opens talk ("Provide for the cost", "Go for it")
+_TAKES_FOR = frozenset(
+    """book pay search apply register sign ask vote check reserve request order filter scan
+    test budget allow account""".split()
+)
+# what "for" opens in talk ("Book for now"), not whom or what it is for
+_NOT_FOR_WHOM = frozenset("instance example now sure me us you him her them it this that".split())
+
+
+def _complement_second(words: list[str]) -> bool:
+    """A verb that takes "for" or "when" after it as part of the need: "Book for their children
+    from their own account", "Beep when someone claps twice" (a trigger), not "Go for it"."""
+    if len(words) < 4:
+        return False
+    if words[1] == "for":
+        return words[0] in _TAKES_FOR and words[2] not in _NOT_FOR_WHOM
+    return words[1] == "when" and words[0] not in _TALK_BEFORE_CLAUSE
+
+
 def reads_as_capability(title: str) -> bool:
     """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
     inside ("Provide for instance we see", "Be, provide simple" do not)."""
     words = [w.strip(",.;:!?\"'").lower() for w in title.split()]
     if len(words) < 2 or not is_verb(words[0]) or words[0] in ("be", "is", "are"):
         return False
-    if words[1] in _BAD_SECOND and words[0] not in ("make", "keep", "let", "help"):
+    if (
+        words[1] in _BAD_SECOND
+        and words[0] not in ("make", "keep", "let", "help")
+        and not _complement_second(words)
+    ):
         return False
     if words[1] in _CONJUNCTION_SECOND or (words[1] in ("and", "or") and len(words) <= 3):
         return False  # "Colour and shape": two nouns and nothing they act on
@@ -635,11 +664,11 @@ def reads_as_capability(title: str) -> bool:
         return False
     if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(" ".join(words[1:])):
         return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
-    if _has_finite_verb(words[1:], _FINITE_ANYWHERE):
-        return False
-    # "Know how many no-shows we get every month", "See what my team spent": the clause is what
-    # is asked to be known or shown, not talk
+    # "Know how many no-shows we get every month", "See how many bookings were made online": the
+    # clause is what is asked to be known or shown, not talk
     rest = " ".join(words[1:])
     if words[0] in _SHOW_OR_KNOW:
         rest = _INDIRECT_QUESTION.sub("", rest)
+    if _has_finite_verb(rest.split(), _FINITE_ANYWHERE):
+        return False
     return not _CLAUSE_IN_TITLE.search(rest)

@@ -98,10 +98,12 @@ _MORE_REQUIREMENTS = re.compile(
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
-    r"|,\s+(?:and|so|or|then)\s+",
+    r"|,\s+(?:and|so|or|then|who|what|whether)\s+",
     re.IGNORECASE,
 )
 _LEADS_TO_FIGURE = frozenset("the a an last next first past within in for after before".split())
+# a clause opens after these: a long title is never cut inside it ("... once it's approved")
+_OPENS_CLAUSE = _SUBORDINATORS | frozenset("once unless because while".split())
 _CUT_BEFORE = frozenset(
     "for with on in to of from by at into onto about via per during within without through "
     "where which who when while because so and or but that than before after until unless "
@@ -147,6 +149,9 @@ def write_story(
     let = _LET_MEANS.match(means)
     if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
         means = f"to {let.group('rest')}"
+    own = re.match(rf"(?:the |an? )?{re.escape(persona)} to (?P<rest>.+)$", means, re.IGNORECASE)
+    if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
+        means = f"to {own.group('rest')}"
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
     if benefit:
         description += f", so that {benefit}"
@@ -337,7 +342,7 @@ def make_title(phrase: str) -> str:
             for k in range(MAX_TITLE_WORDS, MIN_TITLE_WORDS, -1)
             if k < len(words)
             and words[k].lower() in _CUT_BEFORE
-            and not any(w.lower() in _SUBORDINATORS for w in words[1:k])
+            and not any(w.lower() in _OPENS_CLAUSE for w in words[1:k])
         ]
         cut = cuts[0] if cuts else MAX_TITLE_WORDS
         if not cuts:

@@ -69,7 +69,7 @@ _HEDGES = re.compile(
 # a noun phrase ("we need a screen"). Fixed noun-phrase decisions come first ("let's go with X").
 _MODAL = re.compile(
     r"\b(?:(?P<np1>let's go (?:with|for)|let us go (?:with|for)|go with|stick with|we'll use"
-    r"|we will use|let's use|let's have|we'll have|we will have"
+    r"|we will use|let's use|let's have|we'll have(?! to\b)|we will have(?! to\b)"
     r"|(?:(?:is|are|'re) )?aiming (?:for|at)"
     r"|(?:(?<=\bwe )|(?<=\bi )|(?<=\bthey ))aim (?:for|at)"
     # a design decision said as it stands ("we're having push-buttons on the outside", "we're
@@ -81,7 +81,7 @@ _MODAL = re.compile(
     r"|(?:is|are|'re|am|'m) (?:planning|aiming|intending) to|(?:plan|aim|intend)s? to"
     r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have(?! to\b)|use|include|keep"
     r"|make|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
-    r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need)"
+    r"|(?P<np>needs?|wants?|would like|'d like|requires?|(?:will|'ll) need(?! to\b))"
     # a prohibition, contracted ("it shouldn't be heavy"; "should not" is the modal and "not")
     r"|(?P<neg>shouldn['\u2019]t|mustn['\u2019]t|shan['\u2019]t|ought not to))\b",
     re.IGNORECASE,
@@ -151,6 +151,21 @@ _CONDITION = re.compile(
 )
 _CONDITION_FIRST = re.compile(
     r"^(?:when|whenever|if|as soon as|once|after|unless)\s+(?P<cond>[^,;]+),\s*(?P<main>.+)$",
+    re.IGNORECASE,
+)
+# a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
+# "For overseas trips, ...")
+_PLACE_FIRST = re.compile(
+    r"^(?P<where>(?:in|on|at|for|inside|within|from|during)\s+(?:[\w'-]+\s+){0,2}[\w'-]+),\s*"
+    r"(?!and\b|or\b|but\b)(?P<main>.+)$",
+    re.IGNORECASE,
+)
+# "in fact, ...", "for now, ...": a word of talk, not where the need holds
+_DISCOURSE_PLACE = re.compile(
+    r"^(?:in|on|at|for|from)\s+(?:fact|general|particular|short|total|addition|principle"
+    r"|practice|theory|sure|now|instance|example|a moment|the moment|the end|least|most|last|first"
+    r"|any case|that case|this case|my opinion|my view|terms of .+|the other hand|the meantime"
+    r"|my side|our side|my point of view|that|this|it|there)$",
     re.IGNORECASE,
 )
 _KEEP_WORDS = re.compile(
@@ -510,6 +525,18 @@ def _capability(text: str) -> Capability:
     if condition_first and len(condition_first.group("main").split()) >= 2:
         # "when you go to the sofa, take ...": the need is the rest
         text = condition_first.group("main")
+    placed = _PLACE_FIRST.match(text)
+    if placed and len(placed.group("main").split()) >= 3:
+        # "in the day view, online bookings are marked as online": the need, then where it holds
+        # ("for the cost, use only plastic"; a discourse phrase, "in fact, ...", is dropped)
+        need = _capability(placed.group("main"))
+        where = placed.group("where")
+        if _DISCOURSE_PLACE.match(where):
+            return need
+        where = _lower_first(where)
+        return Capability(
+            f"{need.title} {where}", f"{need.means} {where}", obj=need.obj, subject=need.subject
+        )
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
@@ -655,7 +682,9 @@ def _nobody(req: _Requirement, subject: str) -> Capability:
     who = subject.lower()
     if _OBLIGED.search(req.clause):
         return Capability(f"Do not make anyone {vp}", f"{who} to have to {vp}", subject=subject)
-    return Capability(f"Do not let anyone {vp}", f"{who} to {vp}", subject=subject)
+    # "nobody should be able to edit a claim once it's approved": what nobody may do
+    able = re.sub(r"^be able to\s+", "", vp, flags=re.IGNORECASE)
+    return Capability(f"Do not let anyone {able}", f"{who} to {vp}", subject=subject)
 
 
 def says_nobody(req: _Requirement) -> bool:
@@ -1026,6 +1055,12 @@ def _plural_subject_first(words: list[str]) -> bool:
     )
 
 
+_PREPOSITION_FIRST = frozenset("to on in at for from with by".split())
+_DETERMINERS = frozenset(
+    "the a an our their your my his her its all each every these those this some any no".split()
+)
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -1107,13 +1142,18 @@ def _plain(clause: str) -> Capability:
                     obj=subject,
                     subject=subject,
                 )
-            if w in ("is", "are"):
-                return _be(" ".join(words[k + 1 :]), subject)
+            if w in ("is", "are") and words[0].lower() not in _PREPOSITION_FIRST:
+                return _be(" ".join(words[k + 1 :]), subject)  # not "to the left is volume down"
         if w in ("stays", "stay", "remains", "remain", "wins", "win"):
             subject = " ".join(words[:k])
             return Capability(f"Keep {_lower_first(subject)}", _lower_first(subject), obj=subject)
         verb = base_form(w)
-        if verb in VERBS and verb != w and not w.endswith(("ed", "en")):
+        # after "the", "on the left" is no verb "leave", nor "the reports are sent" the verb
+        # "report" (a plural after "the" reads as a verb only when no passive follows it)
+        passive = k + 2 < len(words) and words[k + 1].lower() in ("is", "are")
+        passive = passive and is_participle(words[k + 2].lower())
+        noun = words[k - 1].lower() in _DETERMINERS and (passive or not w.endswith("s"))
+        if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = " ".join(words[k + 1 :])
             return Capability(

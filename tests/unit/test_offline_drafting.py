@@ -80,6 +80,12 @@ from shared.eval.checks import _CONJUNCTION, _title_check, parts
         ("In fact, we need a red mute button.", "Provide a red mute button"),
         # "the reports" is a thing, not the verb "report"
         ("The reports are sent every Monday .", "Send the reports every Monday"),
+        # "I'd like that" points back to what was said before it; a thing and when it comes
+        (
+            "And a notification when it changes, I'd like that for my own claims too.",
+            "Provide a notification when it changes",
+        ),
+        ("A reminder when the claim is approved.", "Provide a reminder when the claim is approved"),
         # a clause after ", who" is no part of the title
         (
             "So every claim needs a full history, who created it, every change, who approved it.",

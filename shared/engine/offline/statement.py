@@ -505,9 +505,22 @@ _DESCRIBES = re.compile(
 )
 
 
+# "a notification when it changes, I'd like that for my own claims too": the want points back
+_WANTS_THAT = re.compile(
+    r"^(?P<need>[^,;]{6,}),\s*(?:and |so |yeah,? )?(?:i|we)(?:'d| would)? (?:really )?"
+    r"(?:like|want|need|love) (?:that|this)\b",
+    re.IGNORECASE,
+)
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for: what is said before a reason given for it
-    when that names one, else the whole statement."""
+    when that names one, else the whole statement; what "I'd like that" points back to."""
+    wants_that = _WANTS_THAT.match(text)
+    if wants_that and len(content_words(wants_that.group("need"))) >= 2:
+        back = capability(wants_that.group("need"))
+        if reads_as_capability(back.title):
+            return back
     reason = _REASON_GIVEN.search(text)
     said = text[: reason.start()] if reason else ""
     if len(set(content_words(said))) >= 2 and not _DESCRIBES.search(said):
@@ -1128,8 +1141,10 @@ def _plain(clause: str) -> Capability:
         )
     for k in range(1, min(len(words), 8)):
         w = words[k].lower().strip(",")
-        if words[k - 1].lower() in ("that", "which", "who"):
-            return _provide(clause)  # "one power button that switches the TV on": a thing
+        if words[k - 1].lower() in ("that", "which", "who", "when", "whenever"):
+            # "one power button that switches the TV on", "a notification when it changes": a
+            # thing, and what it does or when
+            return _provide(clause)
         if w in ("is", "are", "gets", "get") and k + 1 < len(words):
             participle = words[k + 1].lower()
             verb = base_form(participle)

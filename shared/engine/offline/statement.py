@@ -540,8 +540,8 @@ def _capability(text: str) -> Capability:
         text = condition_first.group("main")
     placed = _PLACE_FIRST.match(text)
     if placed and len(placed.group("main").split()) >= 3:
-        # "in the day view, online bookings are marked as online": the need, then where it holds
-        # ("for the cost, use only plastic"; a discourse phrase, "in fact, ...", is dropped)
+        # "in the day view, online bookings are marked as online": the need, then where or for
+        # what it holds ("Use only plastic for the cost"); a word of talk ("in fact, ...") goes
         need = _capability(placed.group("main"))
         where = placed.group("where")
         if _DISCOURSE_PLACE.match(where):

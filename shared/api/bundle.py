@@ -463,14 +463,9 @@ def build_bundle(
     ]
 
     if coverage:  # the sentences the review gave a story: which story quotes each now
-        quoted = {
-            (q.start, q.end): i.item_id
-            for i in items
-            if i.type == "User Story"
-            for q in i.source_quotes
-        }
-        persona = svc.settings.pipeline.generation.default_persona
         stories = [i for i in items if i.type == "User Story"]
+        quoted = {(q.start, q.end): i.item_id for i in stories for q in i.source_quotes}
+        persona = svc.settings.pipeline.generation.default_persona
         for sentence in coverage.get("unquoted", []):
             sentence["taken_by"] = quoted.get((sentence["start"], sentence["end"]))
             sentence["draft"] = draft_of(sentence["text"], persona)

@@ -128,15 +128,12 @@ def _unite_questions(mine: list[OpenQuestion], theirs: list[OpenQuestion]) -> li
 def _quotes_of(
     spans: Sequence[QuoteSpan], said: Mapping[tuple[int, int], UnquotedStatement]
 ) -> list[SourceQuote]:
-    out = []
-    for span in spans:
-        u = said[(span.start, span.end)]
-        out.append(
-            SourceQuote(
-                text=u.text, start=u.start, end=u.end, speaker=u.speaker, timecode=u.timecode
-            )
-        )
-    return out
+    """The sentences ``spans`` name, as quotes with their speaker and timecode."""
+    found = [said[(span.start, span.end)] for span in spans]
+    return [
+        SourceQuote(text=u.text, start=u.start, end=u.end, speaker=u.speaker, timecode=u.timecode)
+        for u in found
+    ]
 
 
 def _added_story(

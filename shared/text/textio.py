@@ -373,6 +373,27 @@ _FILLER_TOKEN = re.compile(
     r"\s*,?",
     re.IGNORECASE,
 )
+# a filler set off by commas after a word that ends no phrase goes with both commas ("under, um,
+# two hundred pounds" -> "under two hundred pounds"); after any other word one comma stays ("red,
+# um, green and blue" -> "red, green and blue"), and so do both when a new clause starts after it
+# ("tips are, um, I think we allow ...": the speaker started again)
+_FILLER_BETWEEN_COMMAS = re.compile(
+    r"(?P<before>[\w']+)\s*,\s*(?:u+m+|u+h+m*|e+r+m*|h+m+|you know|i mean)\s*,\s*"
+    r"(?=\w)(?!(?:i|we|you|they|he|she|it|there|so|and|but|then)\b)",
+    re.IGNORECASE,
+)
+_ENDS_NO_PHRASE = frozenset(
+    """under over about around for with to of in on at by from into than the a an is are was
+    were be been should must can could will would shall may might need needs have has had do
+    does did it we they i you he she and or but that which who""".split()
+)
+
+
+def _without_filler(found: re.Match[str]) -> str:
+    before = found.group("before")
+    return f"{before} " if before.lower() in _ENDS_NO_PHRASE else f"{before}, "
+
+
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.IGNORECASE)  # "to to", "like like"
 # a phrase said again as the speaker restarts ("consistent with consistent with"), a longer word
@@ -466,8 +487,11 @@ def drop_abandoned(text: str) -> str:
     """Raw spoken text without a preposition or article the speaker broke off after ("lots of
     time in {disfmarker} and effort" -> "lots of time {disfmarker} and effort") and without a
     word the repair says again ("change mode {disfmarker} zapping mode" -> "change zapping
-    mode"). For generated text (the offline drafts) only; quotes stay verbatim."""
+    mode"), and without a filler set off by commas after a word that ends no phrase, commas and
+    all ("under, um, two hundred" -> "under two hundred"). For generated text (the offline
+    drafts) only: the analyses keep the text they were measured on; quotes stay verbatim."""
     text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", text))
+    text = _FILLER_BETWEEN_COMMAS.sub(_without_filler, text)
     return _RESTATED.sub(r"\2\1", text)
 
 

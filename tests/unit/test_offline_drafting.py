@@ -10,7 +10,7 @@ from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
-from shared.engine.offline.statement import body
+from shared.engine.offline.statement import _reduced_passive, body
 from shared.engine.offline.wording import articles
 from shared.eval.checks import _CONJUNCTION, _title_check, parts
 
@@ -337,6 +337,16 @@ def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
         (["Receptionists need to see every doctor's day on one screen."], "receptionist"),
         (["So patients log in with their date of birth and a one-time code."], "patient"),
         (["Yes, and as the manager I want to know how many no-shows we get."], "manager"),
+        # "staff" names staff members ("As a student" was taken from later in the sentence)
+        (
+            [
+                "Staff can book teaching rooms up to the end of the next term, students can book"
+                " desks seven days ahead."
+            ],
+            "staff member",
+        ),
+        (["Finance need to see every claim."], "finance team member"),  # not "a finance"
+        (["The crew should be able to mark a bin as missed."], "crew member"),
         (["We need a power button ."], "viewer"),  # none named: the default persona
         (["When a patient cancels, I want to see it on my list as cancelled."], "viewer"),
     ],
@@ -1266,6 +1276,22 @@ def test_a_role_that_must_act_is_the_persona_not_a_part_of_the_product(
             "Provide proper accessibility information, step-free access",
             "Every room has proper accessibility information, step-free access.",
         ),
+        # people wanted to act act ("The managers to approve every claim ... is available")
+        (
+            ["We want the managers to approve every claim over fifty pounds."],
+            "Approve every claim",
+            "The managers approve every claim over fifty pounds.",
+        ),
+        # a relative clause keeps its object: not "who created, it, every change"
+        (
+            [
+                "So every claim needs a full history, who created it, every change, who approved"
+                " it and when, any comments."
+            ],
+            "Provide a full history",
+            "Every claim has a full history, who created it, every change, who approved it and"
+            " when, any comments.",
+        ),
         (
             ["Staff bookings need the name of the booker."],
             "Provide the name of the booker",
@@ -1562,6 +1588,53 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Provide push-buttons on the outside",
             "As a user, I want push-buttons on the outside.",
         ),
+        # a verb and the question it settles: the modal is the question's ("Book each doctor
+        # decides what share of their slots online")
+        (
+            "So each doctor decides what share of their slots can be booked online.",
+            "Decide what share of their slots can be booked online",
+            "As a doctor, I want to decide what share of their slots can be booked online.",
+        ),
+        (
+            "The manager chooses which claims need a receipt.",
+            "Choose which claims need a receipt",
+            "As a manager, I want to choose which claims need a receipt.",
+        ),
+        # ... but talk about a question settles nothing: the need is seeing it
+        (
+            "We need to see what can be booked.",
+            "See what can be booked",
+            "As a user, I want to see what can be booked.",
+        ),
+        # "I'd like" with "each ..." after it is the verb, not a filler ("Provide i'd each ...")
+        (
+            "I'd like each doctor to set their own hours.",
+            "Set their own hours",
+            "As a doctor, I want to set their own hours.",
+        ),
+        # a note of what is done to a thing ("Keep for one year", "Provide receipts stored ...")
+        (
+            "Okay, personal booking history kept for one year, anonymised after that.",
+            "Keep personal booking history for one year",
+            "As a user, I want personal booking history to be kept for one year.",
+        ),
+        (
+            "Receipts stored for six years.",
+            "Store receipts for six years",
+            "As a user, I want receipts to be stored for six years.",
+        ),
+        # a verb, its pronoun and its particle ("Pull, every night")
+        (
+            "The booking system should pull that in, probably every night.",
+            "Pull that in, every night",
+            "As a user, I want the product to pull that in, every night.",
+        ),
+        # ... but a thing and what it is like is no such note
+        (
+            "A simple menu driven by the arrow keys.",
+            "Provide a simple menu driven by the arrow keys",
+            "As a user, I want a simple menu driven by the arrow keys.",
+        ),
         # a thing to have, and what it is for, stays a thing to provide
         (
             "We need a button to switch it off.",
@@ -1575,6 +1648,25 @@ def test_what_a_thing_or_a_person_is_wanted_to_be_or_do_is_the_need(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("Receipts kept for six years", True),
+        ("Personal booking history kept, anonymised after that", True),
+        ("Photos deleted", True),
+        ("Staff booked rooms all afternoon", False),  # an object follows: it happened
+        ("We kept the old system", False),  # said by people
+        ("A menu driven by the arrow keys", False),  # a thing and what it is like
+        ("Everything approved by the manager", False),  # an agent: a description
+        ("The booked rooms", False),  # a participle after a determiner modifies a noun
+    ],
+)
+def test_a_reduced_passive_is_a_note_of_what_is_done_to_a_thing(said: str, note: bool) -> None:
+    words = said.split()
+    found = [k for k in range(1, len(words)) if _reduced_passive(words, k)]
+    assert bool(found) is note
 
 
 @pytest.mark.parametrize(

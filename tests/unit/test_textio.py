@@ -198,3 +198,25 @@ def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:
 )
 def test_an_abandoned_word_leaves_the_generated_text(spoken: str, clean: str) -> None:
     assert clean_restarts(clean_spoken(drop_abandoned(spoken))).lower() == clean.lower()
+
+
+@pytest.mark.parametrize(
+    ("spoken", "clean"),
+    [
+        # a filler set off by commas after a word that ends no phrase takes both commas with it
+        (
+            "running costs have to be under, um, two hundred pounds a month.",
+            "running costs have to be under two hundred pounds a month.",
+        ),
+        ("It should, you know, beep.", "It should beep."),
+        ("we need, uh, a button", "we need a button"),
+        # after a word that can end a phrase, the list's own comma stays
+        ("Red, um, green and blue", "Red, green and blue"),
+        ("Yes, um, okay.", "Yes, okay."),
+        # a new clause after it: the speaker started again
+        ("Tips are, um, I think we allow fifteen", "Tips are, I think we allow fifteen"),
+    ],
+)
+def test_a_filler_set_off_by_commas_leaves_no_stray_comma(spoken: str, clean: str) -> None:
+    """In generated text; the analyses read ``clean_spoken`` as it was measured."""
+    assert clean_spoken(drop_abandoned(spoken)) == clean

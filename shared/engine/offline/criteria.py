@@ -47,6 +47,7 @@ from shared.engine.offline.statement import (
     _parse,
     _Requirement,
     _subject_words,
+    _trim_clause,
     is_finding,
     is_people_description,
     says_nobody,
@@ -593,6 +594,12 @@ def _plural(head: list[str]) -> bool:
     return head[-1].endswith("s") and not head[-1].endswith(("ss", "us", "is"))
 
 
+# "the managers to approve every claim": people (or a thing) wanted to do something
+_WANTED_TO_ACT = re.compile(
+    r"^(?P<who>(?:the|all|every|each|our|their)\s+[\w'-]+(?:\s+[\w'-]+)?)\s+to\s+"
+    r"(?P<verb>[a-z]+)\b(?P<tail>.*)$",
+    re.IGNORECASE,
+)
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
 
 
@@ -614,7 +621,9 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             named, keep = False, "the product"
         subject = _the(cap.obj) if named else keep
     if req.kind == "np":
-        rest = _trim(_REASON_GIVEN.split(req.rest)[0])  # "a lock button, because kids press ..."
+        rest = _trim_clause(
+            _REASON_GIVEN.split(req.rest)[0]
+        )  # "a lock button, because kids press ..."
         if (
             len(content_words(rest)) < 2
             or re.match(r"(?:for|to|in|on|at|by|with)\b", rest, re.I)
@@ -625,6 +634,15 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         timing = TIMING_TAIL.search(rest)
         if timing and len(rest[: timing.start()].split()) >= 2:  # "the report weekly"
             rest, when = rest[: timing.start()], f" {rest[timing.start() :].strip()}"
+        acts = _WANTED_TO_ACT.match(rest)
+        if acts and is_base_verb(acts.group("verb").lower()):
+            # "we want the managers to approve every claim over fifty pounds": who acts, acting
+            who, verb = acts.group("who"), acts.group("verb").lower()
+            plural = _plural(who.lower().split())
+            return capital(
+                f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}"
+                + (f", {details}" if details else "")
+            )
         thing = _thing_said_of(said_of)
         if thing is not None:
             # "every claim needs a full history": the thing that has it, not "... is available"

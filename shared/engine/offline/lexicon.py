@@ -341,6 +341,16 @@ PERSONAS = (
 )
 
 
+# a word that names people in a role without a singular of its own: "staff can book ..." is
+# said by and of a staff member, "finance need to ..." of a finance team member (not "As a
+# finance, I want ...")
+_PERSONA_ALIASES = {
+    "staff": "staff member",
+    "finance": "finance team member",
+    "crew": "crew member",
+}
+
+
 def _persona_forms() -> str:
     """A regex alternation of every persona, singular or plural ("receptionists", "admin")."""
     forms = []
@@ -349,7 +359,7 @@ def _persona_forms() -> str:
         plural = last + ("es" if re.search(r"(?:s|sh|ch|x)$", last) else "s")
         stem = re.escape(p[: len(p) - len(last)])
         forms.append(f"{stem}(?:{re.escape(plural)}|{re.escape(last)})")
-    return "|".join(forms)
+    return "|".join([*forms, *(a for a in _PERSONA_ALIASES if a not in PERSONAS)])
 
 
 PERSONA_FORMS = _persona_forms()
@@ -359,6 +369,8 @@ PERSONA = re.compile(rf"\b({PERSONA_FORMS})\b", re.IGNORECASE)
 def singular_persona(found: str) -> str:
     """'Receptionists' -> 'receptionist', 'the admins' -> 'admin'."""
     low = found.lower().strip()
+    if low in _PERSONA_ALIASES:
+        return _PERSONA_ALIASES[low]
     for p in PERSONAS:
         last = p.split()[-1]
         if low == p or low == p[: len(p) - len(last)] + last + "s" or low == p + "es":

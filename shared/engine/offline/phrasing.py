@@ -149,7 +149,11 @@ def write_story(
     let = _LET_MEANS.match(means)
     if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
         means = f"to {let.group('rest')}"
-    own = re.match(rf"(?:the |an? )?{re.escape(persona)} to (?P<rest>.+)$", means, re.IGNORECASE)
+    own = re.match(
+        rf"(?:the |an? |each |every |all )?{re.escape(persona)}(?:e?s)? to (?P<rest>.+)$",
+        means,
+        re.IGNORECASE,
+    )
     if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
         means = f"to {own.group('rest')}"
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")

@@ -58,7 +58,8 @@ _HEDGES = re.compile(
     # it is the verb only when what it likes follows ("I like do I take ..." is a filler)
     r"|(?<!would )(?<!'d )(?<!\u2019d )(?<!\bi )(?<!\bwe )(?<!they )(?<!\byou )(?<!n't )"
     r"(?<!people )(?<!users )(?<!\bmight )(?<!really )like"
-    r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|\w+ing)\b)"
+    r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|each"
+    r"|every|all|some|any|everyone|everybody|people|us|me|him|\w+ing)\b)"
     r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?"
     r"|as (?:we|you) (?:can|could) see(?: here)?"
     # "let's say for now the system checks the limits": a decision put tentatively
@@ -376,18 +377,60 @@ def body(sentence: str, asides: bool = False) -> str:
     return re.sub(r"\s+", " ", text).strip(" ,;:-")
 
 
+# "each doctor decides what share of their slots can be booked online": a verb and the question
+# it settles; the modal is the question's, the need is deciding it
+_SETTLES_QUESTION = re.compile(
+    r"\b(?P<verb>[a-z]+)\s+(?:what|which|how many|how much|how long|how often|whether|who)\s+\S",
+    re.IGNORECASE,
+)
+
+
+def _asks_within(before_modal: str) -> bool:
+    """Whether the words before a modal hold a verb of the statement's own and the question its
+    modal is said in ("each doctor decides what share ... can")."""
+    found = _SETTLES_QUESTION.search(before_modal)
+    if not found:
+        return False
+    verb = found.group("verb").lower()
+    return verb not in _NOT_SETTLING and is_verb(verb) and not is_participle(verb)
+
+
+# talk about a question, not settling it ("I don't know what", "see who", "ask which")
+_NOT_SETTLING = frozenset(
+    """know knows knew wonder wondered ask asked asks see sees saw tell told says said think
+    thinks is are was were be been do does did""".split()
+)
+
+
+# "a full history, who created it, every change": the object of a relative clause said last is
+# no dangling word ("who created" would leave "it" to the details after it)
+_RELATIVE_OBJECT = re.compile(
+    r"(?:^|,\s*)(?:who|which|that)\s+(?P<verb>[a-z]+)\s+(?:it|them)$", re.I
+)
+
+
+def _trim_clause(text: str) -> str:
+    """``_trim``, but a relative clause keeps its object pronoun ("..., who created it")."""
+    bare = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
+    found = _RELATIVE_OBJECT.search(bare)
+    return bare if found and is_verb(found.group("verb")) else _trim(text)
+
+
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
         (k, m)
         for k, c in enumerate(clauses)
-        if (m := _MODAL.search(c)) and not _NO_OBLIGATION.search(c[: m.start()])
+        if (m := _MODAL.search(c))
+        and not _NO_OBLIGATION.search(c[: m.start()])
+        and not _asks_within(c[: m.start()])
     ]  # "I don't have to chase people" states no need (``_dropped`` reads "we don't need X")
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
         found = [
             (k, m)
             for k, c in enumerate(clauses)
             if (m := _WEAK_MODAL.search(c))
+            and not _asks_within(c[: m.start()])
             and not (k and _PURPOSE.match(c))
             and not (m.group("neg") and _is_user((c[: m.start()].split() or [""])[-1]))
         ]  # "..., so the remote can be used in the dark" is the reason, not the need; "I can't
@@ -404,7 +447,7 @@ def _parse(text: str) -> _Requirement:
                 break  # "book, move and cancel" continues; "it is late" starts anew
             if _reads_whole(rest) and _list_at(clauses, more):
                 break  # "flag possible duplicates, same amount, same date": not one of the list
-            rest = _trim(f"{rest}, {clauses[more]}")
+            rest = _trim_clause(f"{rest}, {clauses[more]}")
             clause = f"{clause}, {clauses[more]}"
             more += 1
         rest = re.sub(r"^to\s+", "", rest)
@@ -435,7 +478,7 @@ def _parse(text: str) -> _Requirement:
                 kind, rest = "vp", f"use {rest}"
         cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL
         wanted = bool(_WANTS.fullmatch(m.group(0)))
-        return _Requirement(_trim(clause), subject, kind, rest, embedded, cannot, wanted)
+        return _Requirement(_trim_clause(clause), subject, kind, rest, embedded, cannot, wanted)
     clause = _continued(clauses) or next((c for c in clauses if len(c.split()) >= 3), text)
     return _Requirement(_trim(clause), "", "", _trim(clause))
 
@@ -1163,6 +1206,16 @@ def _plain(clause: str) -> Capability:
             subject = " ".join(words[:k])
             return Capability(f"Keep {_lower_first(subject)}", _lower_first(subject), obj=subject)
         verb = base_form(w)
+        if _reduced_passive(words, k):
+            # "personal booking history kept for one year", "receipts stored for six years": a
+            # note of what is done to a thing
+            subject, tail = " ".join(words[:k]), " ".join(words[k + 1 :])
+            return Capability(
+                _cap(f"{verb} {_lower_first(subject)} {tail}".strip()),
+                f"{_lower_first(subject)} to be {w} {tail}".strip(),
+                obj=subject,
+                subject=subject,
+            )
         # after "the", "on the left" is no verb "leave", nor "the reports are sent" the verb
         # "report" (a plural after "the" reads as a verb only when no passive follows it)
         passive = k + 2 < len(words) and words[k + 1].lower() in ("is", "are")
@@ -1178,6 +1231,36 @@ def _plain(clause: str) -> Capability:
                 subject=subject,
             )
     return _provide(clause)
+
+
+# what may follow a participle said of a thing in notes: when, how long, where, how, or nothing
+_AFTER_REDUCED_PASSIVE = frozenset(
+    """for in on at after before within until every per as to from with automatically daily
+    weekly monthly yearly overnight""".split()
+)
+
+
+def _reduced_passive(words: list[str], k: int) -> bool:
+    """Whether ``words[k]`` is a past participle said right after the thing it is done to, as in
+    notes ("personal booking history kept for one year, anonymised after that"): the subject
+    names a thing (no pronoun, no person speaking, not "a ..." introducing one) and no object or
+    agent follows the participle ("staff booked rooms" is something that happened)."""
+    w = words[k].lower().strip(",")
+    if not (1 <= k <= 4 and is_participle(w)) or words[k - 1].lower() in _DETERMINERS:
+        return False
+    subject = [x.lower().strip(",") for x in words[:k]]
+    if subject[0] in ("a", "an"):
+        return False  # "a simple menu driven by up / down": a thing and what it is like
+    if any(x in _NOT_A_SUBJECT_THING for x in subject) or not names_a_thing(subject):
+        return False
+    after = words[k + 1].lower() if k + 1 < len(words) else ""
+    return words[k].endswith(",") or not after or after in _AFTER_REDUCED_PASSIVE
+
+
+_NOT_A_SUBJECT_THING = frozenset(
+    """i we you he she it they this that these those who which people everyone someone somebody
+    nobody anyone staff users patients students""".split()
+)
 
 
 def _verb_phrase(text: str) -> str:

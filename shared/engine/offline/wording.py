@@ -19,7 +19,8 @@ _DANGLING = re.compile(
     re.IGNORECASE,
 )
 _PARTICLE = re.compile(
-    r"\b(?P<verb>[a-z]+)\s+(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
+    r"\b(?P<verb>[a-z]+)\s+(?:(?:it|them|that|this|these|those|everything)\s+)?"
+    r"(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
     re.IGNORECASE,
 )
 _ACRONYM_WORDS = re.compile(r"\b(tv|lcd|led|ui|ux|ir|usb|eur|dvd|rgb|pcb|dsp|ac|dc|gdpr|sms|pdf)\b")

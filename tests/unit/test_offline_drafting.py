@@ -8,6 +8,7 @@ import pytest
 from shared.agents import StoryDraft
 from shared.analysis.revision import revise_text, revision
 from shared.engine.offline.criteria import adds_to_title
+from shared.engine.offline.generation import readable
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
 from shared.engine.offline.statement import _reduced_passive, body
@@ -1635,6 +1636,38 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Provide a simple menu driven by the arrow keys",
             "As a user, I want a simple menu driven by the arrow keys.",
         ),
+        # a thing and how it must be ("Provide it quick", "Provide the buttons bigger")
+        (
+            "Yeah, fine, I just want it quick, I'm not attached to the GPS thing.",
+            "Make it quick",
+            "As a user, I want the product to be quick.",
+        ),
+        (
+            "We want the buttons bigger.",
+            "Make the buttons bigger",
+            "As a user, I want the buttons to be bigger.",
+        ),
+        # what it is for said first, without a comma, before who does it ("Provide for overseas
+        # trips we pay a daily allowance instead")
+        (
+            "So for overseas trips we pay a daily allowance instead of people claiming every"
+            " single meal.",
+            "Pay a daily allowance for overseas trips",
+            "As a user, I want to pay a daily allowance for overseas trips instead of people"
+            " claiming every single meal.",
+        ),
+        (
+            "In exam season we block the rooms.",
+            "Block the rooms in exam season",
+            "As a user, I want to block the rooms in exam season.",
+        ),
+        # a thing wanted whose words are also verbs is no list of actions ("I want start
+        # locations and the calculated route")
+        (
+            "So we stick with start and end locations and the calculated route.",
+            "Provide start and end locations and the calculated route",
+            "As a user, I want start and end locations and the calculated route.",
+        ),
         # a thing to have, and what it is for, stays a thing to provide
         (
             "We need a button to switch it off.",
@@ -1648,6 +1681,20 @@ def test_what_a_thing_or_a_person_is_wanted_to_be_or_do_is_the_need(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "At the moment we use spreadsheets.",
+        "For now we keep the old system.",
+        "For some reason they click the off button when they want to use the menu.",
+    ],
+)
+def test_the_situation_today_said_as_a_place_first_names_no_capability(said: str) -> None:
+    """ "at the moment", "for now" are no place a need holds in: the statement is not read as
+    "Use spreadsheets" (a draft that names no capability starts no story)."""
+    assert not readable(write_story([said]))
 
 
 @pytest.mark.parametrize(

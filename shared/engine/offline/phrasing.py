@@ -144,8 +144,8 @@ def write_story(
         persona = persona_of(quotes, context, default_persona)
     title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
     means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
-    to = "to " if means.startswith("to ") else ""
-    means = to + _one_action(means[len(to) :])
+    if means.startswith("to "):  # a thing wanted is no action: "start and end locations"
+        means = "to " + _one_action(means[3:])
     let = _LET_MEANS.match(means)
     if let and singular_persona(let.group(1)) == persona:  # "the product to let patients choose"
         means = f"to {let.group('rest')}"

@@ -158,15 +158,24 @@ _CONDITION_FIRST = re.compile(
 # "For overseas trips, ...")
 _PLACE_FIRST = re.compile(
     r"^(?P<where>(?:in|on|at|for|inside|within|from|during)\s+(?:[\w'-]+\s+){0,2}[\w'-]+),\s*"
-    r"(?!and\b|or\b|but\b)(?P<main>.+)$",
+    r"(?!and\b|or\b|but\b)(?P<main>.+)$"
+    # ... or said without a comma before who does it ("for overseas trips we pay ...")
+    r"|^(?P<where2>(?:in|on|at|for|during)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+"
+    r"(?P<main2>(?:we|they|people|staff|users)\s+[a-z]+\b.+)$",
     re.IGNORECASE,
+)
+# where a need's title stops before the place said first is put after it ("Pay a daily allowance
+# instead of ..." + "for overseas trips")
+_BEFORE_PLACE = re.compile(
+    r",|\s+(?:instead of|rather than|because|'cause|so that|which|but|although|whereas)\s+", re.I
 )
 # "in fact, ...", "for now, ...": a word of talk, not where the need holds
 _DISCOURSE_PLACE = re.compile(
     r"^(?:in|on|at|for|from)\s+(?:fact|general|particular|short|total|addition|principle"
     r"|practice|theory|sure|now|instance|example|a moment|the moment|the end|least|most|last|first"
     r"|any case|that case|this case|my opinion|my view|terms of .+|the other hand|the meantime"
-    r"|my side|our side|my point of view|that|this|it|there)$",
+    r"|my side|our side|my point of view|that|this|it|there|(?:some|that|this|whatever|any|one)"
+    r" reason|a (?:start|change|while|bit)|once|real|good|now on|the time being|the record)$",
     re.IGNORECASE,
 )
 _KEEP_WORDS = re.compile(
@@ -582,17 +591,24 @@ def _capability(text: str) -> Capability:
         # "when you go to the sofa, take ...": the need is the rest
         text = condition_first.group("main")
     placed = _PLACE_FIRST.match(text)
-    if placed and len(placed.group("main").split()) >= 3:
+    if placed and placed.group("where2") and _DISCOURSE_PLACE.match(placed.group("where2")):
+        placed = None  # "at the moment we use spreadsheets": the situation today, as it was said
+    main = (placed.group("main") or placed.group("main2")) if placed else ""
+    if placed and len(main.split()) >= 3:
         # "in the day view, online bookings are marked as online": the need, then where or for
         # what it holds ("Use only plastic for the cost"); a word of talk ("in fact, ...") goes
-        need = _capability(placed.group("main"))
-        where = placed.group("where")
+        need = _capability(main)
+        where = placed.group("where") or placed.group("where2")
         if _DISCOURSE_PLACE.match(where):
             return need
         where = _lower_first(where)
-        return Capability(
-            f"{need.title} {where}", f"{need.means} {where}", obj=need.obj, subject=need.subject
-        )
+        title = _BEFORE_PLACE.split(need.title)[0]
+        if len(title.split()) < 2:
+            title = need.title
+        cut = _BEFORE_PLACE.search(need.means)
+        at = cut.start() if cut and len(need.means[: cut.start()].split()) >= 2 else None
+        means = f"{need.means[:at]} {where}{need.means[at:]}" if at else f"{need.means} {where}"
+        return Capability(f"{title} {where}", means, obj=need.obj, subject=need.subject)
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
@@ -636,6 +652,24 @@ _OBJECT_TO = re.compile(
     r"|[\w'-]+)\s+to\s+(?P<vp>(?!be\b)[a-z][\w'-]*\b.*|be\s+(?P<how>.+))$",
     re.IGNORECASE,
 )
+
+
+def _quality_or_more(word: str) -> bool:
+    """A quality word, or its comparative ("bigger", "easier", "larger")."""
+    if is_quality_word(word):
+        return True
+    if not word.endswith("er") or len(word) < 5:
+        return False
+    stem = word[:-2]
+    return any(is_quality_word(w) for w in (stem, stem[:-1], stem[:-1] + "y", stem + "e"))
+
+
+# "I want it quick", "we want the buttons bigger": a thing and how it must be
+_OBJECT_LIKE = re.compile(
+    r"^(?P<obj>it|them|(?:the|our|all|every|each)\s+[\w'-]+)\s+"
+    r"(?P<how>(?:(?:very|really|quite|pretty|nice and)\s+)?[\w-]+)$",
+    re.IGNORECASE,
+)
 # "..., something trendy and also something user friendly": the list goes on
 _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w", re.I)
 _OBJECT_OPENER = frozenset("the our all every each".split())
@@ -673,6 +707,9 @@ def _wanted_of(rest: str) -> Capability | None:
     done = _object_done(rest)
     if done:
         return done
+    like = _OBJECT_LIKE.match(rest)
+    if like and _quality_or_more(like.group("how").split()[-1].lower()):
+        return _be(like.group("how"), like.group("obj"))  # "I just want it quick": how it is
     found = _OBJECT_TO.match(rest)
     if not found:
         return None

@@ -1661,6 +1661,23 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Block the rooms in exam season",
             "As a user, I want to block the rooms in exam season.",
         ),
+        # a name that opens with a word that is a verb too ("I want to direct channel entry")
+        (
+            "direct channel entry: scroll the digits with up / down, OK jumps to the channel;",
+            "Provide direct channel entry",
+            "As a user, I want direct channel entry.",
+        ),
+        (
+            "Separate accounts for each parent.",
+            "Provide separate accounts for each parent",
+            "As a parent, I want separate accounts for each parent.",
+        ),
+        # ... but with its object after it, it is the verb
+        (
+            "Separate the accounts for each parent.",
+            "Separate the accounts for each parent",
+            "As a parent, I want to separate the accounts for each parent.",
+        ),
         # a thing wanted whose words are also verbs is no list of actions ("I want start
         # locations and the calculated route")
         (

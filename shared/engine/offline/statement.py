@@ -1180,8 +1180,11 @@ def _plain(clause: str) -> Capability:
         and words[0].lower() in VERBS
         and words[0].lower() not in ("be", "have")
         and not _plural_subject_first(words)
+        and not _adjective_first(words)
     ):
         return Capability(_cap(clause), f"to {_lower_first(clause)}")
+    if _adjective_first(words):
+        return _provide(clause)  # "separate accounts for each parent": a thing to have
     if (
         len(words) > 1
         and words[0].lower() == "have"
@@ -1298,6 +1301,22 @@ _NOT_A_SUBJECT_THING = frozenset(
     """i we you he she it they this that these those who which people everyone someone somebody
     nobody anyone staff users patients students""".split()
 )
+
+
+# words that are verbs too, but open a name far more often ("direct channel entry", "separate
+# accounts", "live chat", "free delivery")
+_ADJECTIVE_FIRST = frozenset("direct separate live free empty double secure quiet present".split())
+
+
+def _adjective_first(words: list[str]) -> bool:
+    """Whether a statement opens with one of ``_ADJECTIVE_FIRST`` before a noun (no article or
+    pronoun after it: "separate the accounts" is the verb)."""
+    if len(words) < 2 or words[0].lower() not in _ADJECTIVE_FIRST:
+        return False
+    return words[1].lower().strip(",:;") not in _DETERMINERS | _OBJECT_PRONOUNS
+
+
+_OBJECT_PRONOUNS = frozenset("it them him her me us you everything everyone".split())
 
 
 def _verb_phrase(text: str) -> str:

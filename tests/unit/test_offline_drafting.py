@@ -1627,7 +1627,7 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         # a verb, its pronoun and its particle ("Pull, every night")
         (
             "The booking system should pull that in, probably every night.",
-            "Pull that in, every night",
+            "Pull that in every night",
             "As a user, I want the product to pull that in, every night.",
         ),
         # ... but a thing and what it is like is no such note
@@ -1752,3 +1752,30 @@ def test_a_reduced_passive_is_a_note_of_what_is_done_to_a_thing(said: str, note:
 )
 def test_never_takes_no_do_in_a_criterion(statements: list[str], criterion: str) -> None:
     assert criterion in write_story(statements).acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("phrase", "title"),
+    [
+        # a condition after a comma is no part of the title (the criteria carry conditions)
+        ("make it quick, if it takes a minute to open I won't bother", "Make it quick"),
+        ("keep the old booking, unless the patient cancels it", "Keep the old booking"),
+        # when it happens needs no comma
+        ("pull that in, every night", "Pull that in every night"),
+        # ... and a condition said without a comma stays ("no reminder if it was booked")
+        ("leave out reminder if it was booked", "Leave out reminder if it was booked"),
+    ],
+)
+def test_a_title_stops_at_a_condition_after_a_comma(phrase: str, title: str) -> None:
+    assert make_title(phrase) == title
+
+
+def test_what_the_speaker_will_do_otherwise_is_no_criterion() -> None:
+    draft = write_story(
+        [
+            "And it has to be quick, if it takes a minute to open I just won't bother, I'll go"
+            " back to stuffing receipts in my pocket."
+        ]
+    )
+    assert draft.title == "Make it quick"
+    assert not any("stuffing" in c for c in draft.acceptance_criteria)

@@ -347,6 +347,8 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
             continue
         behaviour = _BEHAVIOUR.match(clause)
         if _MODAL.search(clause):
+            if _remark(clause):
+                continue  # "I'll go back to stuffing receipts in my pocket": the speaker, no check
             item = _declarative(_parse(clause), cap, persona, clause)
         elif behaviour and base_form(behaviour.group(1).lower()) in _BEHAVIOUR_VERBS:
             item = capital(clause)  # "they get a friendly message after two no-shows"

@@ -98,8 +98,12 @@ _MORE_REQUIREMENTS = re.compile(
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
-    r"|,\s+(?:and|so|or|then|who|what|whether)\s+",
+    r"|,\s+(?:and|so|or|then|who|what|whether|if|unless)\s+",
     re.IGNORECASE,
+)
+# "Pull that in, every night": when it happens needs no comma in a title
+_TIMING_AFTER_COMMA = re.compile(
+    r",\s+(?=(?:every|each|daily|nightly|weekly|monthly|yearly|hourly|once a|twice a)\b)", re.I
 )
 _LEADS_TO_FIGURE = frozenset("the a an last next first past within in for after before".split())
 # a clause opens after these: a long title is never cut inside it ("... once it's approved")
@@ -359,7 +363,7 @@ def make_title(phrase: str) -> str:
         at = [k for k in range(MIN_TITLE_WORDS, len(words)) if words[k].lower() in _CUT_BEFORE]
         if at:
             words = words[: at[-1]]
-    title = _trim(" ".join(words))
+    title = _TIMING_AFTER_COMMA.sub(" ", _trim(" ".join(words)))
     bare = re.fullmatch(r"(Provide|Use|Add|Offer)\s+([a-z][\w-]*)", title)
     if bare and bare.group(2) in MATERIALS and bare.group(1) in ("Provide", "Use"):
         title = f"Make it of {bare.group(2)}"  # "plastic or something": not "Provide a plastic"

@@ -1678,6 +1678,31 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Separate the accounts for each parent",
             "As a parent, I want to separate the accounts for each parent.",
         ),
+        # a need of one word names what it is said of ("Provide receipts"), unless that is the
+        # product, a person or a pronoun
+        (
+            "No receipts for meals, hotels still need receipts.",
+            "Provide receipts for hotels",
+            "As a user, I want receipts for hotels.",
+        ),
+        (
+            "Every claim needs a receipt.",
+            "Provide a receipt for every claim",
+            "As a user, I want a receipt for every claim.",
+        ),
+        ("The remote needs buttons.", "Provide buttons", "As a user, I want buttons."),
+        ("Patients need reminders.", "Provide reminders", "As a patient, I want reminders."),
+        # a second action after "and" goes, with what follows it ("..., and see if it works")
+        (
+            "Yeah but then we'll have to just put five covers on it, and see if it works.",
+            "Put five covers",
+            "As a user, I want to put five covers.",
+        ),
+        (
+            "You use this jog wheel and select which ever option on the LCD.",
+            "Use this jog wheel",
+            "As a user, I want to use this jog wheel.",
+        ),
         # a thing wanted whose words are also verbs is no list of actions ("I want start
         # locations and the calculated route")
         (

@@ -201,7 +201,7 @@ _COORDINATED_FIRST = re.compile(
 )
 _AND_VERB = re.compile(
     r",?\s+(?:and|or)\s+(?:then\s+|also\s+)?(?P<verb>[a-z]+)\s+(?:the|a|an|its|their|his|her|my"
-    r"|our|your|it|them|any|all|each|every)\b",
+    r"|our|your|it|them|any|all|each|every|which|whichever|what|whatever|if|whether)\b",
     re.IGNORECASE,
 )
 
@@ -223,6 +223,16 @@ def _one_action(phrase: str) -> str:
         if all(is_base_verb(v.lower()) for v in verbs if v):
             one = f"{joined.group('verb')} {joined.group('rest')}"
             return one if len(one.split()) >= MIN_TITLE_WORDS else phrase
+    last = re.search(r",?\s+(?:and|or)\s+(?P<verb>[a-z]+)$", phrase)
+    before = phrase[: last.start()] if last else ""
+    if (
+        last
+        and is_base_verb(last.group("verb"))
+        and len(before.split()) >= 3
+        and not re.search(r"\bto\s+\w+$", before)  # "easier to see and use": how it is
+        and not re.search(r"^provide\b|\s(?:and|or)\s", before, re.IGNORECASE)  # a list of things
+    ):
+        return before  # "use this jog wheel and select | which ever option"
     for more in _AND_VERB.finditer(phrase):
         verb = more.group("verb").lower()
         before = _trim(phrase[: more.start()])

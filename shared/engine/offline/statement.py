@@ -804,9 +804,34 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     noun_phrase = _lower_first(_trim(noun_phrase))
     # "an back light" as said: the article a reviewer would fix first (not "an hour", "an LCD")
     noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
-    return Capability(
-        title=f"Provide {noun_phrase}", means=noun_phrase, obj=noun_phrase, subject=subject
-    )
+    means = noun_phrase
+    owner = _owner(subject)
+    if owner and len(re.sub(r"^(?:an?|the)\s+", "", noun_phrase).split()) == 1:
+        means += f" for {owner}"  # "hotels still need receipts": "Provide receipts for hotels"
+    return Capability(title=f"Provide {means}", means=means, obj=noun_phrase, subject=subject)
+
+
+# what a need of one word is said of, named in its title: a thing ("hotels", "every claim"), not
+# a person, the product or a pronoun
+_OWNER = re.compile(r"^(?:(?:every|each|all|the)\s+)?(?P<head>[a-z][\w-]*?s?)$", re.IGNORECASE)
+
+
+_VAGUE_OWNERS = frozenset("things stuff ones others lots loads bits parts options".split())
+
+
+def _owner(subject: str) -> str:
+    """The subject a one-word need is said of, when it names a thing other than the product."""
+    words = re.sub(r"\s+(?:still|also|only|just|always|really|then)$", "", subject.strip())
+    found = _OWNER.match(words) if words else None
+    if not found or _PRODUCT_SUBJECT.match(words) or _is_user(words):
+        return ""
+    head = found.group("head").lower()
+    if head in _VAGUE_OWNERS:
+        return ""
+    if head in _NOT_A_SUBJECT_THING or PERSONA.fullmatch(head) or not head.endswith("s"):
+        if not re.match(r"(?:every|each)\s", words, re.IGNORECASE):
+            return ""
+    return _lower_first(words)
 
 
 def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capability:

@@ -1692,6 +1692,11 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         ),
         ("The remote needs buttons.", "Provide buttons", "As a user, I want buttons."),
         ("Patients need reminders.", "Provide reminders", "As a patient, I want reminders."),
+        (
+            "Every patient needs a reminder.",
+            "Provide a reminder",
+            "As a patient, I want a reminder.",
+        ),
         # a second action after "and" goes, with what follows it ("..., and see if it works")
         (
             "Yeah but then we'll have to just put five covers on it, and see if it works.",

@@ -826,11 +826,10 @@ def _owner(subject: str) -> str:
     if not found or _PRODUCT_SUBJECT.match(words) or _is_user(words):
         return ""
     head = found.group("head").lower()
-    if head in _VAGUE_OWNERS:
+    if head in _VAGUE_OWNERS or head in _NOT_A_SUBJECT_THING or PERSONA.fullmatch(head):
         return ""
-    if head in _NOT_A_SUBJECT_THING or PERSONA.fullmatch(head) or not head.endswith("s"):
-        if not re.match(r"(?:every|each)\s", words, re.IGNORECASE):
-            return ""
+    if not head.endswith("s") and not re.match(r"(?:every|each)\s", words, re.IGNORECASE):
+        return ""  # "the remote needs buttons" is said of the product: "a claim", "the room"
     return _lower_first(words)
 
 

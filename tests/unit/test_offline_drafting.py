@@ -663,6 +663,8 @@ def _after_a_need(said: str) -> StoryDraft:
         "That costs more than a car .",
         "This is an option .",
         "Clearly voice recognition is something to think about .",
+        # the team's own doing ("The product remembers that our company")
+        "We should remember that our company makes these .",
         # a piece of a sentence: a condition without its result, a phrase without a verb
         "If you're watching something .",
         "Which change colours .",

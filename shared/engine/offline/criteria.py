@@ -428,7 +428,8 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
 # should think about the colour"; "we load the bank holidays automatically" and "we aim for
 # three steps" are the product's)
 _TEAM_ACTIVITY = frozenset(
-    "meet talk discuss decide think wrap review report present consider".split()
+    "meet talk discuss decide think wrap review report present consider remember forget mention"
+    " note".split()
 )
 
 

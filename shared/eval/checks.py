@@ -129,7 +129,9 @@ def check_story(
         _clean_text_check(story),
     ]
 
-    wants = len(_WANT.findall(description))
+    # a benefit may say what I can then do ("so that I can show the committee"): one story
+    benefits = len(re.findall(r"\bso that\s+" + _WANT.pattern, description, re.IGNORECASE))
+    wants = len(_WANT.findall(description)) - benefits
     roles = len(re.findall(r"(?:^|[.;]\s*)as an?\s", description, re.IGNORECASE))
     checks.append(
         Check(

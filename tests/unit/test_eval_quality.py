@@ -116,6 +116,14 @@ def test_a_bad_story_fails_the_check_that_names_its_flaw(description: str, check
     assert check in failed(story(description))
 
 
+def test_a_benefit_saying_what_i_can_then_do_is_one_story() -> None:
+    """ "so that I can ..." is the benefit of the one "I want", not a second story."""
+    said = "As a parent, I want to lock the keys, so that I can leave the room."
+    assert "atomic" not in failed(story(said))
+    two = "As a parent, I want to lock the keys and I want to see the log, so that I can rest."
+    assert "atomic" in failed(story(two))
+
+
 def test_no_benefit_is_fine_when_none_was_stated() -> None:
     assert failed(story("As a parent, I want to lock the keys of the remote.")) == {}
 

@@ -1811,3 +1811,8 @@ def test_what_the_speaker_will_do_otherwise_is_no_criterion() -> None:
     )
     assert draft.title == "Make it quick"
     assert not any("stuffing" in c for c in draft.acceptance_criteria)
+
+
+def test_a_benefit_keeps_the_pronoun_i() -> None:
+    draft = write_story(["We need occupancy by room, so I can show the committee real numbers."])
+    assert draft.description.endswith(", so that I can show the committee real numbers.")

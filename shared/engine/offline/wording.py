@@ -91,4 +91,6 @@ def capital(text: str) -> str:
 def _lower_first(text: str) -> str:
     if len(text) > 1 and text[1].isupper():
         return text  # an acronym: "LCD ..."
+    if re.match(r"I(?:\b|')", text):
+        return text  # the pronoun: "so that I can show the committee"
     return text[:1].lower() + text[1:]

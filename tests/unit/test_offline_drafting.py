@@ -1710,6 +1710,19 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Use this jog wheel",
             "As a user, I want to use this jog wheel.",
         ),
+        # people named with who they are keep their need ("Provide students with a support
+        # plan ... should be able to book those first"), and "before" stays "before"
+        (
+            "Students with a support plan from the disability service should be able to book"
+            " those first, before they open to everyone.",
+            "Book those first before they open to everyone",
+            "As a student, I want to book those first.",
+        ),
+        (
+            "Patients with a carer should be able to book double slots.",
+            "Book double slots",
+            "As a patient, I want to book double slots.",
+        ),
         # a thing wanted whose words are also verbs is no list of actions ("I want start
         # locations and the calculated route")
         (

@@ -87,6 +87,13 @@ _MODALS = frozenset("can could should must need needs want wants will would have
 _LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
 _PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
 _LET_MEANS = re.compile(rf"^(?:the product to |to )?{_LETS} (?:to )?(?P<rest>.+)$", re.IGNORECASE)
+# the people named first and who they are, then what they must be able to do ("Students with a
+# support plan from the disability service should be able to book those first")
+_PERSONA_QUALIFIED = re.compile(
+    rf"^(?:the |all |our )?({PERSONA_FORMS})\s+(?:with|who|from|that|in|on)\b[^,.;?]*?\b"
+    r"(?:should|must|can|could|need to|needs to|have to|has to|are able|is able|will)\b",
+    re.IGNORECASE,
+)
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )
@@ -333,14 +340,17 @@ def _condition_of(text: str) -> str:
 
 def _with_condition(phrase: str, text: str) -> str:
     """A short title phrase with the condition its statement holds ("Mute" + "if you hold the
-    wheel down" -> "Mute when you hold the wheel down")."""
+    wheel down" -> "Mute when you hold the wheel down"); a time said by "before", "after",
+    "unless" or "once" keeps its word ("Book those first before they open to everyone", never
+    "when they open")."""
     if len(phrase.split()) >= 4:
         return phrase
     when = _condition_of(text)
     words = len(when.split())
     if words < 2 or len(phrase.split()) + 1 + words > MAX_TITLE_WORDS:
         return phrase
-    return f"{phrase} when {when}"
+    said = re.search(rf"\b(before|after|unless|once|as soon as)\s+{re.escape(when)}", text, re.I)
+    return f"{phrase} {said.group(1).lower() if said else 'when'} {when}"
 
 
 def make_title(phrase: str) -> str:
@@ -405,6 +415,10 @@ def _before_figure(words: list[str], cut: int) -> int:
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
+    for text in quotes:  # "students with a support plan ... should be able to"
+        m = _PERSONA_QUALIFIED.match(body(text))
+        if m:
+            return singular_persona(m.group(1))
     for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_WANTED, _PERSONA_LET, _PERSONA_FOR):
         m = pattern.search(joined)
         if m:

@@ -632,7 +632,10 @@ def _capability(text: str) -> Capability:
         return capability(first)
     if req.kind == "vp" and says_nobody(req) and not req.embedded:
         return _nobody(req, subject)
-    if req.embedded or (req.kind and len(_named(req.subject).split()) > 8):
+    # a subject of more than eight words is a clause said before the need, unless it names the
+    # people and who they are ("students with a support plan from the disability service")
+    longest = 14 if re.match(rf"(?:the |all |our )?(?:{PERSONA_FORMS})\b", subject, re.I) else 8
+    if req.embedded or (req.kind and len(_named(req.subject).split()) > longest):
         return _plain(req.clause)
     if req.kind == "np":
         wanted_of = _wanted_of(req.rest)

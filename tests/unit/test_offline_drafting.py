@@ -347,6 +347,7 @@ def test_a_contracted_would_keeps_its_subject_when_the_hedge_goes() -> None:
             "staff member",
         ),
         (["Finance need to see every claim."], "finance team member"),  # not "a finance"
+        (["So reception needs a way to mark a no-show."], "receptionist"),
         (["The crew should be able to mark a bin as missed."], "crew member"),
         (["We need a power button ."], "viewer"),  # none named: the default persona
         (["When a patient cancels, I want to see it on my list as cancelled."], "viewer"),
@@ -1723,6 +1724,19 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Book double slots",
             "As a patient, I want to book double slots.",
         ),
+        # what a thing must include, and the thing ("Provide the cost centre")
+        (
+            "So the export has to include everything approved by the eighteenth.",
+            "Include everything approved by the eighteenth in the export",
+            "As a user, I want the export to include everything approved by the eighteenth.",
+        ),
+        (
+            "Each reminder should include the doctor's name.",
+            "Include the doctor's name in each reminder",
+            "As a user, I want each reminder to include the doctor's name.",
+        ),
+        # ... but the product including something is a thing it has
+        ("The remote should include a torch.", "Provide a torch", "As a user, I want a torch."),
         # a thing wanted whose words are also verbs is no list of actions ("I want start
         # locations and the calculated route")
         (

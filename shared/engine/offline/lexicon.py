@@ -343,11 +343,12 @@ PERSONAS = (
 
 # a word that names people in a role without a singular of its own: "staff can book ..." is
 # said by and of a staff member, "finance need to ..." of a finance team member (not "As a
-# finance, I want ...")
+# finance, I want ..."), "reception needs a way to ..." of a receptionist
 _PERSONA_ALIASES = {
     "staff": "staff member",
     "finance": "finance team member",
     "crew": "crew member",
+    "reception": "receptionist",
 }
 
 

@@ -836,6 +836,17 @@ def _owner(subject: str) -> str:
     return _lower_first(words)
 
 
+def _container(subject: str) -> str:
+    """The thing a statement says must include something ("the export", "each report"), named as
+    said; "" for the product, a pronoun or people."""
+    words = subject.strip().split()
+    if not 2 <= len(words) <= 4 or words[0].lower() not in ("the", "each", "every", "our", "all"):
+        return ""
+    if _PRODUCT_SUBJECT.match(subject.strip()) or _is_user(subject) or PERSONA.search(subject):
+        return ""
+    return _lower_first(subject.strip())
+
+
 def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capability:
     """``wanted``: said as someone's want; whoever wants is a person who acts ("Linda wants to
     see every doctor's day" -> "to see every doctor's day", not "the product to see ..."), unless
@@ -848,6 +859,13 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
+    container = _container(subject) if first in ("include", "contain") else ""
+    if container and len(words) > 1 and words[1].lower() not in ("to", "it", "them"):
+        # "the export has to include everything approved by the eighteenth": what goes in it
+        what = " ".join(words[1:])
+        return Capability(
+            f"Include {what} in {container}", f"{container} to include {what}", subject=subject
+        )
     if first in _POSSESSION and len(words) > 1:
         what = " ".join(words[1:])
         if words[1].lower() in ("to", "it", "them", "that", "this") or (

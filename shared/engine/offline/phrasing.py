@@ -70,8 +70,11 @@ _USER_STORY = re.compile(
     re.IGNORECASE,
 )
 _PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE)
+# the role before its modal, with one word between ("receptionists really need") or who they
+# are ("students with a support plan from the disability service should be able to ...")
 _PERSONA_SUBJECT = re.compile(
-    rf"\b({PERSONA_FORMS})\b(?:\s+\w+)?\s+(?:should|must|can|could|will|would|need|needs|want"
+    rf"\b({PERSONA_FORMS})\b(?:\s+\w+|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
+    r"\s+(?:should|must|can|could|will|would|need|needs|want"
     r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b",
     re.IGNORECASE,
 )
@@ -87,13 +90,6 @@ _MODALS = frozenset("can could should must need needs want wants will would have
 _LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
 _PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
 _LET_MEANS = re.compile(rf"^(?:the product to |to )?{_LETS} (?:to )?(?P<rest>.+)$", re.IGNORECASE)
-# the people named first and who they are, then what they must be able to do ("Students with a
-# support plan from the disability service should be able to book those first")
-_PERSONA_QUALIFIED = re.compile(
-    rf"^(?:the |all |our )?({PERSONA_FORMS})\s+(?:with|who|from|that|in|on)\b[^,.;?]*?\b"
-    r"(?:should|must|can|could|need to|needs to|have to|has to|are able|is able|will)\b",
-    re.IGNORECASE,
-)
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )
@@ -415,10 +411,6 @@ def _before_figure(words: list[str], cut: int) -> int:
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
-    for text in quotes:  # "students with a support plan ... should be able to"
-        m = _PERSONA_QUALIFIED.match(body(text))
-        if m:
-            return singular_persona(m.group(1))
     for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_WANTED, _PERSONA_LET, _PERSONA_FOR):
         m = pattern.search(joined)
         if m:

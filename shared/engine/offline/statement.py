@@ -819,19 +819,34 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
 _OWNER = re.compile(r"^(?:(?:every|each|all|the)\s+)?(?P<head>[a-z][\w-]*?s?)$", re.IGNORECASE)
 
 
-_VAGUE_OWNERS = frozenset("things stuff ones others lots loads bits parts options".split())
+def _other_thing(subject: str) -> bool:
+    """Whether a subject names a thing other than the product: no product ("the remote", "it"),
+    no pronoun, no people ("users", "staff", "patients") and nothing vague ("things")."""
+    words = subject.lower().split()
+    return bool(words) and not (
+        _PRODUCT_SUBJECT.match(subject)
+        or _is_user(subject)
+        or PERSONA.search(subject)
+        or any(w in _PRONOUNS or w in _VAGUE_THINGS for w in words)
+    )
+
+
+_PRONOUNS = frozenset(
+    """i we you he she it they this that these those who which everyone someone somebody nobody
+    anyone""".split()
+)
+_VAGUE_THINGS = frozenset("things stuff ones others lots loads bits parts options".split())
 
 
 def _owner(subject: str) -> str:
     """The subject a one-word need is said of, when it names a thing other than the product."""
     words = re.sub(r"\s+(?:still|also|only|just|always|really|then)$", "", subject.strip())
     found = _OWNER.match(words) if words else None
-    if not found or _PRODUCT_SUBJECT.match(words) or _is_user(words):
+    if not found or not _other_thing(words):
         return ""
-    head = found.group("head").lower()
-    if head in _VAGUE_OWNERS or head in _NOT_A_SUBJECT_THING or PERSONA.fullmatch(head):
-        return ""
-    if not head.endswith("s") and not re.match(r"(?:every|each)\s", words, re.IGNORECASE):
+    if not found.group("head").lower().endswith("s") and not re.match(
+        r"(?:every|each)\s", words, re.I
+    ):
         return ""  # "the remote needs buttons" is said of the product: "a claim", "the room"
     return _lower_first(words)
 
@@ -842,9 +857,7 @@ def _container(subject: str) -> str:
     words = subject.strip().split()
     if not 2 <= len(words) <= 4 or words[0].lower() not in ("the", "each", "every", "our", "all"):
         return ""
-    if _PRODUCT_SUBJECT.match(subject.strip()) or _is_user(subject) or PERSONA.search(subject):
-        return ""
-    return _lower_first(subject.strip())
+    return _lower_first(subject.strip()) if _other_thing(subject.strip()) else ""
 
 
 def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capability:
@@ -1336,16 +1349,10 @@ def _reduced_passive(words: list[str], k: int) -> bool:
     subject = [x.lower().strip(",") for x in words[:k]]
     if subject[0] in ("a", "an"):
         return False  # "a simple menu driven by up / down": a thing and what it is like
-    if any(x in _NOT_A_SUBJECT_THING for x in subject) or not names_a_thing(subject):
+    if not _other_thing(" ".join(subject)) or not names_a_thing(subject):
         return False
     after = words[k + 1].lower() if k + 1 < len(words) else ""
     return words[k].endswith(",") or not after or after in _AFTER_REDUCED_PASSIVE
-
-
-_NOT_A_SUBJECT_THING = frozenset(
-    """i we you he she it they this that these those who which people everyone someone somebody
-    nobody anyone staff users patients students""".split()
-)
 
 
 # words that are verbs too, but open a name far more often ("direct channel entry", "separate

@@ -1489,6 +1489,11 @@ def test_a_capital_a_inside_a_text_is_a_letter_not_an_article() -> None:
             "Provide hard plastic",
         ),
         ("We need a lock button because kids press everything.", "Provide a lock button"),
+        # an instruction with a reason (was "Move it again", the reason's own modal)
+        (
+            "Yeah, and honestly just make that date a setting, because they'll move it again.",
+            "Make that date a setting",
+        ),
         # what is said before the reason only describes how things are: the reason may name it
         (
             "Two days is maybe too short, because people with exams on Monday want to book on "
@@ -1735,8 +1740,24 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "Include the doctor's name in each reminder",
             "As a user, I want each reminder to include the doctor's name.",
         ),
-        # ... but the product including something is a thing it has
+        # ... and what a thing must show or say (was "Provide ever say date and time")
+        (
+            "The messages should only ever say date and time, never the reason.",
+            "Say date and time in the messages, never the reason",
+            "As a user, I want the messages to say date and time, never the reason.",
+        ),
+        (
+            "The screen should display the channel number.",
+            "Display the channel number on the screen",
+            "As a user, I want the screen to display the channel number.",
+        ),
+        # ... but the product including or showing something is a thing it has or does
         ("The remote should include a torch.", "Provide a torch", "As a user, I want a torch."),
+        (
+            "It should show the battery level.",
+            "Show the battery level",
+            "As a user, I want the product to show the battery level.",
+        ),
         # a thing wanted whose words are also verbs is no list of actions ("I want start
         # locations and the calculated route")
         (
@@ -1819,6 +1840,7 @@ def test_never_takes_no_do_in_a_criterion(statements: list[str], criterion: str)
         # a condition after a comma is no part of the title (the criteria carry conditions)
         ("make it quick, if it takes a minute to open I won't bother", "Make it quick"),
         ("keep the old booking, unless the patient cancels it", "Keep the old booking"),
+        ("make it a setting, in case it changes again", "Make it a setting"),
         # when it happens needs no comma
         ("pull that in, every night", "Pull that in every night"),
         # ... and a condition said without a comma stays ("no reminder if it was booked")
@@ -1843,3 +1865,46 @@ def test_what_the_speaker_will_do_otherwise_is_no_criterion() -> None:
 def test_a_benefit_keeps_the_pronoun_i() -> None:
     draft = write_story(["We need occupancy by room, so I can show the committee real numbers."])
     assert draft.description.endswith(", so that I can show the committee real numbers.")
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "It's very expensive .",
+        "Yeah , it does feel all cold and slimy .",
+        "It's the same solution .",
+        "Something a bit squishy .",
+    ],
+)
+def test_a_remark_on_it_is_no_criterion(remark: str) -> None:
+    # was kept as "It's very expensive." and the like: nothing a tester could check
+    draft = write_story(["We need a scroll wheel on the side .", remark])
+    assert draft.acceptance_criteria == []
+
+
+@pytest.mark.parametrize(
+    ("detail", "criterion"),
+    [
+        ("It takes under two seconds , even on a slow phone .", "two seconds"),
+        ("There's no menu .", "There's no menu."),
+        ("It opens on the side .", "It opens on the side."),
+    ],
+)
+def test_what_it_does_a_figure_or_a_decision_stays_a_criterion(detail: str, criterion: str) -> None:
+    draft = write_story(["We need a scroll wheel on the side .", detail])
+    assert any(criterion in c for c in draft.acceptance_criteria)
+
+
+def test_a_benefit_is_the_one_the_written_statement_states() -> None:
+    # the reminders' purpose is no benefit of marking a transaction as personal
+    draft = write_story(
+        [
+            "The employee should be able to mark a transaction as personal.",
+            "If the system reminded them automatically after seven days, I'd be a happy man, so "
+            "I don't have to chase people myself.",
+        ]
+    )
+    assert "so that" not in draft.description
+    assert write_story(
+        ["We need occupancy by room, so I can show the committee real numbers.", "Yes."]
+    ).description.endswith(", so that I can show the committee real numbers.")

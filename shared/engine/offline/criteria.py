@@ -151,7 +151,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
-    kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona)]
+    kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     for text in texts:
         for item in [*_enumeration(text), *_clause_items(text, cap, persona)]:
             if len(kept) >= MAX_CRITERIA:
@@ -160,7 +160,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             mine = set(content_words(item))
             if len(mine - said) < max(1, len(mine) // 2):
                 continue  # mostly said already (the statement's own criterion, the title)
-            if adds_to_title(item, title, persona):
+            if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
 
@@ -712,6 +712,27 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True  # "..., daily ideally, not monthly": how often is something to check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+# a criterion about "it", "this" or "something" that only says what it is, looks or feels like
+# ("It's very expensive.", "It does feel all cold and slimy.", "Something a bit squishy."): a
+# remark on an option under discussion, with nothing a tester could check it against
+_VAGUE = re.compile(
+    r"^(?:it|this|that|there|something)(?:'s\b|\s+(?:is|was|are|were|does|do|looks?|feels?|seems?"
+    r"|sounds?|depends|becomes?|become|not|going|gonna|might|would|could|will|won't)\b"
+    r"|\s+(?:a|an|the|very|quite|rather|bit|too|more|less|much)\b|\W*$)",
+    re.IGNORECASE,
+)
+# a decision said with "there" ("There's no menu.") is no remark
+_THERE_IS_NO = re.compile(r"^there(?:'s| is| are) no\b", re.IGNORECASE)
+
+
+def _vague(criterion: str) -> bool:
+    """Whether a criterion is a remark on an unnamed "it" (``_VAGUE``) with no figure to check."""
+    text = criterion.strip()
+    if not _VAGUE.match(text) or _THERE_IS_NO.match(text):
+        return False
+    return not (quantities(text) or re.search(r"\d", text))
 
 
 def _dedupe(items: list[str]) -> list[str]:

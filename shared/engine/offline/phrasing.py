@@ -101,7 +101,7 @@ _MORE_REQUIREMENTS = re.compile(
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
-    r"|,\s+(?:and|so|or|then|who|what|whether|if|unless)\s+",
+    r"|,\s+(?:and|so|or|then|who|what|whether|if|unless|in case)\s+",
     re.IGNORECASE,
 )
 # "Pull that in, every night": when it happens needs no comma in a title
@@ -135,9 +135,9 @@ def write_story(
     written = main_text if main_text is not None else quotes[0]
     main = body(written)
     story = _USER_STORY.search(main)
-    benefit = benefit_of(
-        [q for k, q in enumerate(quotes) if criteria_from is None or k == 0 or criteria_from[k]]
-    )
+    # the purpose the statement it is written from states: one said with another statement is
+    # that statement's ("..., so I don't have to chase people" is the reminders', not the story's)
+    benefit = benefit_of([written])
     extra: list[str] = []  # "..., and the keypad must have 20 buttons": a criterion of its own
     if story:
         persona = story.group("role").strip().lower()

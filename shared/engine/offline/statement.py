@@ -30,7 +30,7 @@ from shared.engine.offline.lexicon import (
     names_a_thing,
     reads_as_capability,
 )
-from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim
+from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim, capital
 from shared.text.language import clean, content_words
 from shared.text.textio import clean_restarts, drop_abandoned
 
@@ -575,7 +575,10 @@ def capability(text: str) -> Capability:
             return back
     reason = _REASON_GIVEN.search(text)
     said = text[: reason.start()] if reason else ""
-    if len(set(content_words(said))) >= 2 and not _DESCRIBES.search(said):
+    # what it is the reason for: a clause with two content words, or an instruction ("make that
+    # date a setting, because they'll move it again")
+    bidden = len(said.split()) >= 3 and is_base_verb(said.split()[0].lower())
+    if (len(set(content_words(said))) >= 2 or bidden) and not _DESCRIBES.search(said):
         head = capability(said)
         if reads_as_capability(head.title):
             return head
@@ -851,6 +854,15 @@ def _owner(subject: str) -> str:
     return _lower_first(words)
 
 
+# what a thing must include, show or say names the thing ("Include X in the export")
+_SAYS_WHAT = frozenset("include contain show say display list".split())
+# what is shown on a thing rather than in it ("Show the channel on the screen")
+_SHOWN_ON = frozenset(
+    "screen screens display displays page pages dashboard site website button buttons card"
+    " cards label labels remote receipt receipts badge badges".split()
+)
+
+
 def _container(subject: str) -> str:
     """The thing a statement says must include something ("the export", "each report"), named as
     said; "" for the product, a pronoun or people."""
@@ -864,7 +876,9 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     """``wanted``: said as someone's want; whoever wants is a person who acts ("Linda wants to
     see every doctor's day" -> "to see every doctor's day", not "the product to see ..."), unless
     the subject is the product ("it wants to ...")."""
-    rest = re.sub(r"^(?:only|just|also|really|always|simply|still|even|definitely)\s+", "", rest)
+    rest = re.sub(
+        r"^(?:(?:only|just|also|really|always|simply|still|even|definitely|ever)\s+)+", "", rest
+    )  # "only ever say the date and time"
     words = rest.split()
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")
@@ -872,12 +886,18 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
-    container = _container(subject) if first in ("include", "contain") else ""
+    container = _container(subject) if first in _SAYS_WHAT else ""
     if container and len(words) > 1 and words[1].lower() not in ("to", "it", "them"):
-        # "the export has to include everything approved by the eighteenth": what goes in it
+        # "the export has to include everything approved by the eighteenth": what goes in it;
+        # "the messages should only say date and time, never the reason": what they say
         what = " ".join(words[1:])
+        head, comma, tail = what.partition(", ")
+        verb = "Include" if first == "contain" else capital(base_form(first))
+        on = "on" if container.split()[-1].lower() in _SHOWN_ON else "in"
         return Capability(
-            f"Include {what} in {container}", f"{container} to include {what}", subject=subject
+            f"{verb} {head} {on} {container}{comma}{tail}",
+            f"{container} to {first if first != 'contain' else 'include'} {what}",
+            subject=subject,
         )
     if first in _POSSESSION and len(words) > 1:
         what = " ".join(words[1:])

@@ -483,14 +483,24 @@ _RESTATED_VERB = re.compile(
 )
 
 
+# a noun phrase broken off and said again from its determiner ("these messages {disfmarker}
+# these key buttons"): the repair replaces it
+_RESTARTED_PHRASE = re.compile(
+    r"\b(these|those|this|the|our|their|your|my)\s+(?:[\w']+\s+){1,2}\{\s*disfmarker\s*\}\s+"
+    r"(?=\1\s)",
+    re.IGNORECASE,
+)
+
+
 def drop_abandoned(text: str) -> str:
     """Raw spoken text without a preposition or article the speaker broke off after ("lots of
     time in {disfmarker} and effort" -> "lots of time {disfmarker} and effort") and without a
     word the repair says again ("change mode {disfmarker} zapping mode" -> "change zapping
-    mode"), and without a filler set off by commas after a word that ends no phrase, commas and
+    mode", "these messages {disfmarker} these key buttons" -> "these key buttons"), and without
+    a filler set off by commas after a word that ends no phrase, commas and
     all ("under, um, two hundred" -> "under two hundred"). For generated text (the offline
     drafts) only: the analyses keep the text they were measured on; quotes stay verbatim."""
-    text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", text))
+    text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", _RESTARTED_PHRASE.sub("", text)))
     text = _FILLER_BETWEEN_COMMAS.sub(_without_filler, text)
     return _RESTATED.sub(r"\2\1", text)
 

@@ -7,7 +7,7 @@ import pytest
 
 from shared.agents import StoryDraft
 from shared.analysis.revision import revise_text, revision
-from shared.engine.offline.criteria import adds_to_title
+from shared.engine.offline.criteria import _vague, adds_to_title
 from shared.engine.offline.generation import readable
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
@@ -1908,3 +1908,52 @@ def test_a_benefit_is_the_one_the_written_statement_states() -> None:
     assert write_story(
         ["We need occupancy by room, so I can show the committee real numbers.", "Yes."]
     ).description.endswith(", so that I can show the committee real numbers.")
+
+
+def test_a_noun_phrase_said_again_from_its_determiner_is_the_repair() -> None:
+    draft = write_story(
+        [
+            "And then these messages {disfmarker} these key buttons can be transferred into some"
+            " kind of message ."
+        ]
+    )
+    assert draft.title == "Transfer these key buttons into some message"
+
+
+def test_a_remark_after_and_well_is_no_part_of_the_description() -> None:
+    draft = write_story(
+        [
+            "functions that may be used by the user in the current available remote controls and"
+            " uh well the tables look very nice to read ."
+        ]
+    )
+    assert draft.description == (
+        "As a user, I want functions that may be used by the user in the current available"
+        " remote controls."
+    )
+    # "well" as a word of the thing stays
+    assert write_story(["We need a manual that is clear and well written."]).description == (
+        "As a user, I want a manual that is clear and well written."
+    )
+
+
+def test_what_we_will_have_keeps_its_article() -> None:
+    draft = write_story(["W we'll have a screen with a back light which can change colours ,"])
+    assert (draft.title, draft.description) == (
+        "Provide a screen with a back light",
+        "As a user, I want a screen with a back light which can change colours.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("criterion", "vague"),
+    [
+        ("On the LCD.", True),  # a piece of a sentence: a preposition and no verb
+        ("Instead of speaker.", True),
+        ("For this budget twelve Euros.", False),  # a figure to check
+        ("Only for the television.", False),
+        ("On the cover we have the bare essentials.", False),  # a verb
+    ],
+)
+def test_a_piece_of_a_sentence_is_no_criterion(criterion: str, vague: bool) -> None:
+    assert _vague(criterion) is vague

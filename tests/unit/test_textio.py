@@ -194,6 +194,10 @@ def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:
             "all the buttons has to {disfmarker} have to be the same colour",
             "all the buttons have to be the same colour",
         ),
+        # a noun phrase said again from its determiner
+        ("these messages {disfmarker} these key buttons", "these key buttons"),
+        # ... but a phrase after which the speaker goes on with another is kept
+        ("the red one {disfmarker} and the blue one", "the red one and the blue one"),
     ],
 )
 def test_an_abandoned_word_leaves_the_generated_text(spoken: str, clean: str) -> None:

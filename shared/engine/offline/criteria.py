@@ -728,11 +728,20 @@ _THERE_IS_NO = re.compile(r"^there(?:'s| is| are) no\b", re.IGNORECASE)
 
 
 def _vague(criterion: str) -> bool:
-    """Whether a criterion is a remark on an unnamed "it" (``_VAGUE``) with no figure to check."""
+    """Whether a criterion is a remark on an unnamed "it" (``_VAGUE``) or a piece of a sentence
+    with no verb that opens with a preposition or "something" ("On the LCD.", "Something to
+    phones."), with no figure to check."""
     text = criterion.strip()
-    if not _VAGUE.match(text) or _THERE_IS_NO.match(text):
+    if quantities(text) or re.search(r"\d", text):
         return False
-    return not (quantities(text) or re.search(r"\d", text))
+    if _PIECE_FIRST.match(text) and not _has_verb(text):
+        return True
+    return bool(_VAGUE.match(text)) and not _THERE_IS_NO.match(text)
+
+
+_PIECE_FIRST = re.compile(
+    r"^(?:something|for|on|in|at|with|to|from|by|instead of)\b", re.IGNORECASE
+)
 
 
 def _dedupe(items: list[str]) -> list[str]:

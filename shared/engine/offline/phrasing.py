@@ -98,6 +98,13 @@ _MORE_REQUIREMENTS = re.compile(
     r"|has to|have to)\b)",
     re.IGNORECASE,
 )
+# where the means of a description ends: the speaker's next want, or a remark that follows
+# "and well" ("... remote controls and well the tables look very nice to read")
+_NEXT_REMARK = re.compile(
+    r",?\s+\b(?:i|we) (?:want|need|would like)\b"
+    r"|,?\s+and,? well,? (?=(?:the|it|we|i|you|they|this|that)\b)",
+    re.IGNORECASE,
+)
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
@@ -150,7 +157,7 @@ def write_story(
         cap = capability(main)
         persona = persona_of(quotes, context, default_persona)
     title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
-    means = re.split(r",?\s+\b(?:i|we) (?:want|need|would like)\b", cap.means, flags=re.I)[0]
+    means = _NEXT_REMARK.split(cap.means)[0]
     if means.startswith("to "):  # a thing wanted is no action: "start and end locations"
         means = "to " + _one_action(means[3:])
     let = _LET_MEANS.match(means)

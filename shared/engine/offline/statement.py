@@ -481,8 +481,6 @@ def _parse(text: str) -> _Requirement:
         if aim:  # "we're aiming for a profit of fifty million": the aim is the need
             kind, rest = "vp", f"aim {aim.group(1).lower()} {rest}"
         elif groups.get("np1"):
-            if not re.search(r"(?:having|for|with)$", groups["np1"], re.IGNORECASE):
-                rest = re.sub(r"^(?:the|a|an)\s+", "", rest, flags=re.IGNORECASE)
             if re.search(r"use$", groups["np1"], re.IGNORECASE):
                 kind, rest = "vp", f"use {rest}"
         cannot = bool(groups.get("neg")) and m.re is _WEAK_MODAL

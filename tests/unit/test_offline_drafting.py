@@ -1957,3 +1957,24 @@ def test_what_we_will_have_keeps_its_article() -> None:
 )
 def test_a_piece_of_a_sentence_is_no_criterion(criterion: str, vague: bool) -> None:
     assert _vague(criterion) is vague
+
+
+@pytest.mark.parametrize(
+    ("statement", "criterion"),
+    [
+        (
+            "So we will have a p portable device which will send message to the the main device"
+            " like T_V_ .",
+            "The portable device sends message to the main device TV.",
+        ),
+        (
+            "W we'll have a screen with a back light which can change colours ,",
+            "The screen with a back light can change colours.",
+        ),
+    ],
+)
+def test_what_a_thing_does_said_as_a_relative_clause_is_its_criterion(
+    statement: str, criterion: str
+) -> None:
+    # was "A portable device which will send message to the main device TV is available."
+    assert write_story([statement]).acceptance_criteria == [criterion]

@@ -653,6 +653,20 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
                 f"{capital(said_of)} {'have' if _plural(thing) else 'has'} {_lower_first(rest)}"
                 + (f"{when}, {details}" if details else when)
             )
+        relative = _RELATIVE_BEHAVIOUR.match(rest)
+        verb = relative.group("verb").lower() if relative else ""
+        if (
+            relative
+            and not _plural(relative.group("np").lower().split())
+            and (is_verb(verb) and (base_form(verb) != verb or relative.group("modal")))
+        ):
+            # "a portable device which will send message to the TV": what the thing does
+            modal = (relative.group("modal") or "").lower()
+            verb = verb if modal == "can" else third_person(base_form(verb))
+            does = f"{'can ' if modal == 'can' else ''}{verb}{relative.group('tail')}"
+            return capital(f"{_the(relative.group('np'))} {does}{when}") + (
+                f", {details}" if details else ""
+            )
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     words = _trim(req.rest).split()
     if not words:
@@ -694,6 +708,15 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     if not subject:
         subject = "the product"
     return capital(_trim(f"{subject} {verb_phrase}"))
+
+
+# a thing and what it does, said as a relative clause ("a portable device which will send
+# message to the TV", "a screen which can change colours")
+_RELATIVE_BEHAVIOUR = re.compile(
+    r"^(?P<np>(?:an?|the|one|some)\s+[^,;]+?)\s+(?:which|that)\s+"
+    r"(?:(?P<modal>can|will|would|should|must|'ll)\s+)?(?P<verb>[a-z]+)(?P<tail>\b[^,;]*)$",
+    re.IGNORECASE,
+)
 
 
 def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:

@@ -1978,3 +1978,52 @@ def test_what_a_thing_does_said_as_a_relative_clause_is_its_criterion(
 ) -> None:
     # was "A portable device which will send message to the main device TV is available."
     assert write_story([statement]).acceptance_criteria == [criterion]
+
+
+def test_a_second_verb_in_the_present_takes_the_form_of_the_first() -> None:
+    draft = write_story(
+        ["So the system warns the doctor and flags the affected appointments for reception."]
+    )
+    # was "Warn the doctor and flags the affected appointments for reception"
+    assert draft.title == "Warn the doctor"
+    assert "warn the doctor and flag the affected" in draft.description
+    draft = write_story(["The system should warn the doctor and flag the affected appointments."])
+    # was "The system warns the doctor and flag the affected appointments."
+    assert draft.acceptance_criteria == [
+        "The system warns the doctor and flags the affected appointments."
+    ]
+
+
+def test_after_can_every_verb_of_a_list_stays_as_it_is() -> None:
+    draft = write_story(
+        [
+            "The practice manager should be able to add and remove doctors, set their working"
+            " hours, and set the appointment types."
+        ]
+    )
+    # was "The practice manager can add and remove doctors, sets their working hours, ..."
+    assert draft.acceptance_criteria == [
+        "The practice manager can add and remove doctors, set their working hours, and set the"
+        " appointment types."
+    ]
+
+
+def test_a_thing_and_who_acts_on_it_is_a_thing_to_provide() -> None:
+    draft = write_story(["Yeah, a setting Linda can change."])
+    # was "Make a setting Linda change", "As a user, I want the product to change."
+    assert (draft.title, draft.description) == (
+        "Provide a setting Linda can change",
+        "As a user, I want a setting Linda can change.",
+    )
+    # ... but a person who may act is the persona
+    assert write_story(["The manager can approve."]).description == (
+        "As a manager, I want to approve."
+    )
+
+
+def test_a_thing_and_who_acts_on_it_is_a_criterion_as_said() -> None:
+    draft = write_story(
+        ["Patients can book up to six weeks ahead.", "Yeah, a setting Linda can change."]
+    )
+    # was "A setting Linda changes."
+    assert draft.acceptance_criteria == ["A setting Linda can change."]

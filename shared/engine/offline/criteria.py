@@ -45,6 +45,7 @@ from shared.engine.offline.statement import (
     Capability,
     _list_at,
     _parse,
+    _reduced_relative,
     _Requirement,
     _subject_words,
     _trim_clause,
@@ -557,8 +558,8 @@ def _details_after(clause: str, text: str) -> str:
 # doctors"), or after a comma before its object ("..., set their working hours, and set the ...")
 _COORDINATED_VERB = re.compile(
     r"^((?:and|or)\s+)([a-z]+)\b"
-    r"|(,\s+(?:(?:and|or)\s+)?)([a-z]+)(?=\s+(?:the|a|an|their|his|her|its|our|your|my|them|it"
-    r"|all|any|every|each)\b)"
+    r"|((?:,\s+(?:(?:and|or)\s+)?|\s(?:and|or)\s+))([a-z]+)"
+    r"(?=\s+(?:the|a|an|their|his|her|its|our|your|my|them|it|all|any|every|each)\b)"
 )
 
 
@@ -668,6 +669,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
                 f", {details}" if details else ""
             )
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
+    if _reduced_relative(req.subject, req.rest):
+        return capital(_trim(req.clause))  # "A setting Linda can change.": as said
     words = _trim(req.rest).split()
     if not words:
         return ""
@@ -700,7 +703,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         return ""
     if details:
         verb_phrase = f"{verb_phrase}, {details}"
-    if not plural and base_form(head) in VERBS:  # "adds and removes doctors, sets their ..."
+    if not plural and base_form(head) in VERBS and not verb_phrase.startswith("can "):
+        # "adds and removes doctors, sets their ..." (after "can" every verb stays as it is)
         verb, _, rest = verb_phrase.partition(" ")
         verb_phrase = f"{verb} " + _COORDINATED_VERB.sub(
             lambda m: (m.group(1) or m.group(3)) + _agree(m.group(2) or m.group(4)), rest

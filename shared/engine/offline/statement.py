@@ -643,9 +643,28 @@ def _capability(text: str) -> Capability:
         if wanted_of:
             return wanted_of
         return _provide(req.rest, subject)
+    if req.kind == "vp" and _reduced_relative(subject, req.rest):
+        return _provide(req.clause)  # "a setting Linda can change": a thing, and who acts on it
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
     return _plain(req.clause)
+
+
+# who acts on a thing, said after it without "that" ("a setting Linda can change")
+_ACTOR_LAST = re.compile(
+    rf"^(?:a|an|the|some|one)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+"
+    rf"(?P<who>[A-Z][a-z]+|we|you|they|i|people|(?:the\s+)?(?:{PERSONA_FORMS}))$",
+)
+
+
+def _reduced_relative(subject: str, rest: str) -> bool:
+    """Whether a subject and a verb with no object are a thing and a clause said of it ("a
+    setting Linda can change", "a report we can print"), not someone who must act."""
+    words = rest.split()
+    if len(words) != 1 or not is_base_verb(words[0].lower()):
+        return False
+    found = _ACTOR_LAST.match(subject.strip())
+    return found is not None and _other_thing(subject.strip()[: found.start("who")].strip())
 
 
 # "we want it to be something original", "I'd like the buttons to be bigger", "we need the system
@@ -1339,7 +1358,7 @@ def _plain(clause: str) -> Capability:
         noun = words[k - 1].lower() in _DETERMINERS and (passive or not w.endswith("s"))
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
-            tail = " ".join(words[k + 1 :])
+            tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))
             return Capability(
                 _cap(f"{verb} {tail}".strip()),
                 f"{_lower_first(subject)} to {verb} {tail}".strip(),
@@ -1347,6 +1366,22 @@ def _plain(clause: str) -> Capability:
                 subject=subject,
             )
     return _provide(clause)
+
+
+# a second verb of a statement in the present ("the system warns the doctor and flags the
+# affected appointments"): in the base form, as the first one is, after "to" or in a title
+_COORDINATED_PRESENT = re.compile(
+    r"\b(and|or)\s+([a-z]+s)\b(?=\s+(?:the|a|an|their|his|her|its|our|your|them|it|each|every"
+    r"|all)\b)",
+    re.IGNORECASE,
+)
+
+
+def _base_of_coordinated(found: re.Match[str]) -> str:
+    verb = base_form(found.group(2).lower())
+    if verb == found.group(2).lower() or verb not in VERBS:
+        return found.group(0)
+    return f"{found.group(1)} {verb}"
 
 
 # what may follow a participle said of a thing in notes: when, how long, where, how, or nothing

@@ -2027,3 +2027,34 @@ def test_a_thing_and_who_acts_on_it_is_a_criterion_as_said() -> None:
     )
     # was "A setting Linda changes."
     assert draft.acceptance_criteria == ["A setting Linda can change."]
+
+
+def test_a_thing_and_the_details_listed_after_it_leave_the_details_to_the_criteria() -> None:
+    draft = write_story(
+        [
+            "So every claim needs a full history, who created it, every change, who approved it"
+            " and when, any comments."
+        ]
+    )
+    # was "As a user, I want a full history, who created."
+    assert (draft.title, draft.description) == (
+        "Provide a full history",
+        "As a user, I want a full history.",
+    )
+    assert "who created it, every change" in draft.acceptance_criteria[0]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The comment has to stay on the claim, by the way, for audit.",
+        "The comment stays on the claim.",
+    ],
+)
+def test_a_thing_that_must_stay_somewhere_is_kept_there(statement: str) -> None:
+    draft = write_story([statement])
+    # was "Stay on the claim" / "I want the product to stay on the claim", "Keep the comment"
+    assert (draft.title, draft.description) == (
+        "Keep the comment on the claim",
+        "As a user, I want the comment to stay on the claim.",
+    )

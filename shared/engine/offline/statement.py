@@ -824,6 +824,9 @@ def _is_user(subject: str) -> bool:
 
 
 def _provide(noun_phrase: str, subject: str = "") -> Capability:
+    # "a full history, who created it, every change, ...": the thing, its details left to the
+    # criteria
+    noun_phrase = re.split(r",\s+(?=(?:who|what|which|when|where|whose)\b)", noun_phrase)[0]
     noun_phrase = _lower_first(_trim(noun_phrase))
     # "an back light" as said: the article a reviewer would fix first (not "an hour", "an LCD")
     noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
@@ -903,6 +906,12 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
+    if first in ("stay", "remain") and len(words) > 1 and _other_thing(subject):
+        # "the comment has to stay on the claim": keep the thing where it is
+        thing = _lower_first(subject)
+        return Capability(
+            f"Keep {thing} {' '.join(words[1:])}", f"{thing} to {rest}", obj=thing, subject=thing
+        )
     container = _container(subject) if first in _SAYS_WHAT else ""
     if container and len(words) > 1 and words[1].lower() not in ("to", "it", "them"):
         # "the export has to include everything approved by the eighteenth": what goes in it;
@@ -1339,7 +1348,12 @@ def _plain(clause: str) -> Capability:
                 return _be(" ".join(words[k + 1 :]), subject)  # not "to the left is volume down"
         if w in ("stays", "stay", "remains", "remain", "wins", "win"):
             subject = " ".join(words[:k])
-            return Capability(f"Keep {_lower_first(subject)}", _lower_first(subject), obj=subject)
+            where = " ".join(words[k + 1 :]) if w.startswith(("stay", "remain")) else ""
+            thing = _lower_first(subject)
+            means = f"{thing} to {base_form(w)} {where}" if where else thing
+            return Capability(  # "the comment stays on the claim": "Keep the comment on the claim"
+                _trim(f"Keep {thing} {where}"), _trim(means), obj=subject
+            )
         verb = base_form(w)
         if _reduced_passive(words, k):
             # "personal booking history kept for one year", "receipts stored for six years": a

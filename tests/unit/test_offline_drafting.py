@@ -1950,6 +1950,14 @@ def test_what_we_will_have_keeps_its_article() -> None:
     [
         ("On the LCD.", True),  # a piece of a sentence: a preposition and no verb
         ("Instead of speaker.", True),
+        ("Something to phones.", True),
+        ("Since we are focusing only on TV remote controls.", True),  # a reason alone
+        ("Imagine that popping up on someone's phone.", True),  # talk
+        ("Think of all these young people who would love it.", True),
+        ("Does it beep.", True),  # a question without its mark
+        ("Can we have it on the side.", True),
+        ("Because it is cheaper, we use plastic.", False),  # a reason and what it is for
+        ("Something where you clap and then it beeps.", False),
         ("For this budget twelve Euros.", False),  # a figure to check
         ("Only for the television.", False),
         ("On the cover we have the bare essentials.", False),  # a verb
@@ -2058,3 +2066,11 @@ def test_a_thing_that_must_stay_somewhere_is_kept_there(statement: str) -> None:
         "Keep the comment on the claim",
         "As a user, I want the comment to stay on the claim.",
     )
+
+
+def test_a_purpose_that_opens_with_a_conjunction_is_no_benefit() -> None:
+    draft = write_story(
+        ["We can have some speech recognition so that and we will put the simple recogniser ."]
+    )
+    # was "..., so that and we will put the simple recogniser."
+    assert "so that" not in draft.description

@@ -763,9 +763,24 @@ def _vague(criterion: str) -> bool:
         return False
     if _PIECE_FIRST.match(text) and not _has_verb(text):
         return True
+    if _TALK_FIRST.match(text):
+        return True
     return bool(_VAGUE.match(text)) and not _THERE_IS_NO.match(text)
 
 
+# a reason without what it is the reason for ("Since we are focusing only on TV remote
+# controls."), a thing with no predicate ("Something to phones."), an invitation to picture
+# something ("Think of all these young people ...", "Imagine that popping up on someone's phone.")
+# or a question
+_TALK_FIRST = re.compile(
+    r"^(?:(?:since|because|'cause|although|though|whereas)\b(?!.*,)"
+    r"|something (?:to|for|like|in|on)\s+\w+\W*$"
+    r"|(?:think of|think about|imagine|suppose|picture)\b"
+    # a question said without its mark ("Would it be on the outer.")
+    r"|(?:would|could|should|shall|can|do|does|did|is|are|was|were)\s+(?:\w+\s+)?"
+    r"(?:we|you|it|they|i|he|she|there)\b)",
+    re.IGNORECASE,
+)
 _PIECE_FIRST = re.compile(
     r"^(?:something|for|on|in|at|with|to|from|by|instead of)\b", re.IGNORECASE
 )

@@ -444,6 +444,8 @@ def benefit_of(quotes: Sequence[str]) -> str | None:
         ends = _trim(_HEDGES.sub("", m.group("ends")))
         ends = re.split(r"\s(?:but|because|and then|whereas|although)\s", ends)[0]
         ends = _trim(ends)
+        if re.match(r"(?:and|but|or|then|so)\b", ends, re.IGNORECASE):
+            continue  # "so that and we will put ...": no purpose, the sentence goes on
         if 3 <= len(ends.split()) <= 20 and content_words(ends):
             return _lower_first(ends)
     return None

@@ -2074,3 +2074,18 @@ def test_a_purpose_that_opens_with_a_conjunction_is_no_benefit() -> None:
     )
     # was "..., so that and we will put the simple recogniser."
     assert "so that" not in draft.description
+
+
+def test_for_a_role_in_a_list_of_rules_names_no_persona() -> None:
+    draft = write_story(
+        [
+            "Booking windows are seven days for desks, three in the exam period, fourteen for"
+            " group rooms, and end of next term for staff."
+        ]
+    )
+    # was "As a staff member, ...": staff are one of the list's cases
+    assert draft.description.startswith("As a user, ")
+    # ... but the need's own "for staff" names them
+    assert write_story(
+        ["Weekly recurring bookings for staff, for the whole term."]
+    ).description == ("As a staff member, I want weekly recurring bookings for staff.")

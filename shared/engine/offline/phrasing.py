@@ -418,8 +418,17 @@ def _before_figure(words: list[str], cut: int) -> int:
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
-    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT, _PERSONA_WANTED, _PERSONA_LET, _PERSONA_FOR):
-        m = pattern.search(joined)
+    # "for staff" names the persona only in a statement's first clause, not in a list of rules
+    # ("seven days for desks, ..., and end of next term for staff")
+    need = " ".join(re.split(r"[,;:]", clean(t))[0] for t in quotes)
+    for pattern, said in (
+        (_PERSONA_AS, joined),
+        (_PERSONA_SUBJECT, joined),
+        (_PERSONA_WANTED, joined),
+        (_PERSONA_LET, joined),
+        (_PERSONA_FOR, need),
+    ):
+        m = pattern.search(said)
         if m:
             return singular_persona(m.group(1))
     for text in quotes:

@@ -755,9 +755,9 @@ _THERE_IS_NO = re.compile(r"^there(?:'s| is| are) no\b", re.IGNORECASE)
 
 
 def _vague(criterion: str) -> bool:
-    """Whether a criterion is a remark on an unnamed "it" (``_VAGUE``) or a piece of a sentence
-    with no verb that opens with a preposition or "something" ("On the LCD.", "Something to
-    phones."), with no figure to check."""
+    """Whether a criterion, with no figure to check, is a remark on an unnamed "it" (``_VAGUE``),
+    a piece of a sentence with no verb that opens with a preposition ("On the LCD."), or talk
+    (``_TALK_FIRST``: a reason alone, "Something to phones.", "Imagine ...", a question)."""
     text = criterion.strip()
     if quantities(text) or re.search(r"\d", text):
         return False

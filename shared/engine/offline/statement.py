@@ -884,8 +884,8 @@ _SHOWN_ON = frozenset(
 
 
 def _container(subject: str) -> str:
-    """The thing a statement says must include something ("the export", "each report"), named as
-    said; "" for the product, a pronoun or people."""
+    """The thing a statement says must include, show or say something ("the export", "each
+    report", "the messages"), named as said; "" for the product, a pronoun or people."""
     words = subject.strip().split()
     if not 2 <= len(words) <= 4 or words[0].lower() not in ("the", "each", "every", "our", "all"):
         return ""

@@ -883,6 +883,13 @@ _SHOWN_ON = frozenset(
 )
 
 
+def _kept(thing: str, verb: str, where: str, obj: str, subject: str = "") -> Capability:
+    """A thing that must stay where it is ("the comment stays on the claim"): "Keep the comment
+    on the claim", "the comment to stay on the claim"; what wins is kept ("Keep teaching")."""
+    means = f"{thing} to {verb} {where}" if where else thing
+    return Capability(_trim(f"Keep {thing} {where}"), _trim(means), obj=obj, subject=subject)
+
+
 def _container(subject: str) -> str:
     """The thing a statement says must include, show or say something ("the export", "each
     report", "the messages"), named as said; "" for the product, a pronoun or people."""
@@ -907,11 +914,8 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
     if first in ("stay", "remain") and len(words) > 1 and _other_thing(subject):
-        # "the comment has to stay on the claim": keep the thing where it is
-        thing = _lower_first(subject)
-        return Capability(
-            f"Keep {thing} {' '.join(words[1:])}", f"{thing} to {rest}", obj=thing, subject=thing
-        )
+        thing = _lower_first(subject)  # "the comment has to stay on the claim"
+        return _kept(thing, first, " ".join(words[1:]), obj=thing, subject=thing)
     container = _container(subject) if first in _SAYS_WHAT else ""
     if container and len(words) > 1 and words[1].lower() not in ("to", "it", "them"):
         # "the export has to include everything approved by the eighteenth": what goes in it;
@@ -1349,11 +1353,7 @@ def _plain(clause: str) -> Capability:
         if w in ("stays", "stay", "remains", "remain", "wins", "win"):
             subject = " ".join(words[:k])
             where = " ".join(words[k + 1 :]) if w.startswith(("stay", "remain")) else ""
-            thing = _lower_first(subject)
-            means = f"{thing} to {base_form(w)} {where}" if where else thing
-            return Capability(  # "the comment stays on the claim": "Keep the comment on the claim"
-                _trim(f"Keep {thing} {where}"), _trim(means), obj=subject
-            )
+            return _kept(_lower_first(subject), base_form(w), where, obj=subject)
         verb = base_form(w)
         if _reduced_passive(words, k):
             # "personal booking history kept for one year", "receipts stored for six years": a

@@ -2089,3 +2089,86 @@ def test_for_a_role_in_a_list_of_rules_names_no_persona() -> None:
     assert write_story(
         ["Weekly recurring bookings for staff, for the whole term."]
     ).description == ("As a staff member, I want weekly recurring bookings for staff.")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make what I want that the booking system"
+        (
+            "So what I want is that the booking system is the single source of truth for rooms.",
+            "Make the booking system the single source of truth",
+        ),
+        # was "Make what we need a way to see who"
+        (
+            "What we really need is a way to see who is on call.",
+            "Provide a way to see who is on call",
+        ),
+        # was "Make the only thing we need a power button"
+        ("The only thing we need is a power button .", "Provide only a power button"),
+        # was "Make all we need a list of the volunteers"
+        (
+            "All we need is a list of the volunteers for each shift.",
+            "Provide a list of the volunteers for each shift",
+        ),
+        ("What we want is to see who is on call .", "See who is on call"),
+        # was "Make only buttons we need on off, volume": the list, without its hedge
+        (
+            "Only buttons we need is on off , volume , channels and maybe some options or"
+            " something else , and please make a click",
+            "Limit the buttons to on off, volume, channels",
+        ),
+    ],
+)
+def test_a_pseudo_cleft_names_what_is_said_after_is(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_what_a_cleft_says_a_person_wants_names_the_person() -> None:
+    draft = write_story(["What I want is for the coordinator to see every shift."])
+    assert (draft.title, draft.description) == (
+        "See every shift",
+        "As a coordinator, I want to see every shift.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make our target only twelve point five Euros"
+        (
+            "because our target is only like twelve point five Euros",
+            "Keep within our target of twelve point five Euros",
+        ),
+        ("Our budget is twenty five Euros .", "Keep within our budget of twenty five Euros"),
+    ],
+)
+def test_a_budget_or_target_amount_is_a_limit_to_keep_within(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_a_budget_that_is_no_amount_is_no_limit() -> None:
+    # "the budget per unit" names no amount after "is" here: read as before
+    assert not write_story(["The budget is too low to use an LCD ."]).title.startswith(
+        "Keep within"
+    )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Provide say the date, time and doctor"
+        (
+            "Messages should only say the date, time and doctor.",
+            "Say the date, time and doctor in messages",
+        ),
+        ("Reports should show the total per team.", "Show the total per team in reports"),
+        # a list stays whole; what comes after it does not go in the title's middle
+        (
+            "The messages should only say date and time, never the reason.",
+            "Say date and time in the messages, never the reason",
+        ),
+    ],
+)
+def test_what_plural_things_must_say_or_show_names_them(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -605,7 +605,7 @@ DIGITS = r"[£$€]?\d[\d.,]*%?"  # a figure in digits: "15", "12.50", "£15", "
 _DIGITS = re.compile(DIGITS)
 
 
-def _amount_only(words: list[str]) -> bool:
+def amount_only(words: list[str]) -> bool:
     """Whether the words are only an amount of money or time ("ten pounds a month maximum", "two
     days before", "between five and nine pm", "£15 each", "at least nightly")."""
     parts = [p for w in words for p in w.replace("-", " ").split()]
@@ -664,7 +664,7 @@ def reads_as_capability(title: str) -> bool:
         return False  # "Make it does feel all cold and slimy": a clause of its own
     if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):
         return False  # "Make forty eight and sixty four": figures, and nothing they are of
-    if words[0] in ("provide", "make", "have", "get", "give") and _amount_only(words[1:]):
+    if words[0] in ("provide", "make", "have", "get", "give") and amount_only(words[1:]):
         return False  # "Provide ten pounds a month maximum": how much of what was said before
     if words[0] == "provide" and (
         words[1] in _BAD_AFTER_PROVIDE

@@ -21,6 +21,7 @@ from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
     VERBS,
+    amount_only,
     base_form,
     is_base_verb,
     is_participle,
@@ -563,9 +564,59 @@ _WANTS_THAT = re.compile(
 )
 
 
+# "what I want is that the booking system ...", "all we need is a list of ...", "the only thing
+# we need is a power button", "only buttons we need is on off, volume, channels": the need is
+# what is said after "is"
+_CLEFT = re.compile(
+    r"^(?:(?:so|and|but|well|now|okay|ok|yeah|right)\b[,\s]*)*"
+    r"(?P<head>what|all|(?:the\s+)?(?:only|main|one|first|key)\s+(?P<noun>thing|things|[a-z\-]+s))"
+    r"\s+(?:that\s+)?(?:i|we|you|they|people|users|the\s+[a-z]+)\s+"
+    r"(?:(?:really|still|actually|also|just|would|'d|will|do|mostly)\s+)*"
+    r"(?:need|want|require|expect)s?\s+(?:is|are|would be)\s+(?P<what>.+)$",
+    re.IGNORECASE,
+)
+
+
+# where a list said after "is" ends: a hedge, a new clause
+_LIST_ENDS = re.compile(
+    r"\s+(?:and|or)\s+(?:maybe|perhaps|something)\b|,\s+(?:and|but|so)\s|\s+maybe\s"
+)
+
+
+def _cleft(text: str) -> Capability | None:
+    """The need a pseudo-cleft states ("what we need is ..."), or None when it is not one."""
+    found = _CLEFT.match(text)
+    if not found:
+        return None
+    what = found.group("what").strip()
+    if re.match(r"(?:that|for)\s", what, re.IGNORECASE):
+        clause = re.sub(r"^that\s+", "", what, flags=re.IGNORECASE)
+        if clause.lower().startswith("for "):  # "what I want is for the remote to beep"
+            clause = re.sub(r"^for\s+(.+?)\s+to\s+", r"\1 must ", clause, count=1)
+        cap = capability(clause)
+    elif what.lower().startswith("to "):  # "what we want is to see who is on call"
+        cap = capability(f"we need {what}")
+    else:
+        head = found.group("head").lower()
+        only = "only " if "only" in head.split() else ""  # "all we need is": what, not a limit
+        noun = (found.group("noun") or "").lower()
+        if noun and noun not in ("thing", "things"):  # "only buttons we need is on off, ..."
+            items = _trim(_LIST_ENDS.split(what)[0])
+            if not items:
+                return None
+            return Capability(f"Limit the {noun} to {items}", f"the {noun} limited to {items}")
+        else:
+            cap = capability(f"we need {only}{what}")
+    return cap if reads_as_capability(cap.title) else None
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for: what is said before a reason given for it
-    when that names one, else the whole statement; what "I'd like that" points back to."""
+    when that names one, else the whole statement; what "I'd like that" points back to; what a
+    pseudo-cleft says is needed ("what we need is ...")."""
+    cleft = _cleft(text)
+    if cleft is not None:
+        return cleft
     wants_that = _WANTS_THAT.match(text)
     if wants_that and len(content_words(wants_that.group("need"))) >= 2:
         back = capability(wants_that.group("need"))
@@ -892,9 +943,11 @@ def _kept(thing: str, verb: str, where: str, obj: str, subject: str = "") -> Cap
 
 def _container(subject: str) -> str:
     """The thing a statement says must include, show or say something ("the export", "each
-    report", "the messages"), named as said; "" for the product, a pronoun or people."""
+    report", "the messages", "messages"), named as said; "" for the product, a pronoun or people."""
     words = subject.strip().split()
-    if not 2 <= len(words) <= 4 or words[0].lower() not in ("the", "each", "every", "our", "all"):
+    plural = len(words) == 1 and len(words[0]) > 3 and words[0].lower().endswith("s")
+    determined = 2 <= len(words) <= 4 and words[0].lower() in ("the", "each", "every", "our", "all")
+    if not (plural or determined):  # "messages", "the export"
         return ""
     return _lower_first(subject.strip()) if _other_thing(subject.strip()) else ""
 
@@ -922,6 +975,8 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         # "the messages should only say date and time, never the reason": what they say
         what = " ".join(words[1:])
         head, comma, tail = what.partition(", ")
+        if comma and _list_at([head, *tail.split(", ")], 0):
+            head, comma, tail = what, "", ""  # "the date, time and doctor": one list
         verb = "Include" if first == "contain" else capital(base_form(first))
         on = "on" if container.split()[-1].lower() in _SHOWN_ON else "in"
         return Capability(
@@ -1000,11 +1055,28 @@ def _no_need(vp: str) -> Capability:
     return Capability(f"Remove the need to {vp}", f"not to have to {vp}")
 
 
+# what a cost must stay within ("our target", "the budget per unit")
+_BUDGET = re.compile(
+    r"(?P<det>our|the|a)\s+(?P<noun>(?:cost\s+|price\s+)?(?:target|budget))", re.IGNORECASE
+)
+
+
 def _be(complement: str, subject: str) -> Capability:
     """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
     'Show the number on the LCD'; 'users should be notified' -> 'Notify users'; 'we have to be
     careful with that word' is how the team should be, no capability (said as it was)."""
     words = complement.split()
+    budget = _BUDGET.fullmatch(subject)
+    amount = re.sub(r"^(?:only|just|about|around|roughly)\s+", "", complement, flags=re.I)
+    if budget and amount_only(amount.lower().split()):
+        # "our target is only twelve point five Euros": a limit on what it costs, not a target
+        # to make
+        noun = budget.group("noun").lower()
+        return Capability(
+            f"Keep within {budget.group('det').lower()} {noun} of {amount}",
+            f"the product to keep within {budget.group('det').lower()} {noun} of {amount}",
+            subject=subject,
+        )
     if subject.lower() in ("we", "i", "you") and words and words[0].lower() in _ATTITUDES:
         said = f"{subject} to be {complement}"
         return Capability(_cap(said), said)

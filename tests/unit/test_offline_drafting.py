@@ -2172,3 +2172,187 @@ def test_a_budget_that_is_no_amount_is_no_limit() -> None:
 )
 def test_what_plural_things_must_say_or_show_names_them(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Provide it would be nice"
+        (
+            "It would be nice if users could export the results to Excel.",
+            "Export the results to Excel",
+        ),
+        # was "Provide it would be great to have a dark mode"
+        ("It would be great to have a dark mode.", "Provide a dark mode"),
+        # was "Provide it's important that the results are kept anonymous"
+        ("It's important that the results are kept anonymous.", "Keep the results anonymous"),
+        # was "Provide it's important for us to keep the data"
+        ("It's really important for us to keep the data in the EU.", "Keep the data in the EU"),
+        # was "Make the key thing for us"
+        (
+            "The key thing for us is that nobody outside HR sees individual answers.",
+            "Do not let anyone outside HR see individual answers",
+        ),
+        # was "Provide we make sure"
+        (
+            "We have to make sure that nobody can delete a closed survey.",
+            "Do not let anyone delete a closed survey",
+        ),
+        # was "Comment to a question"
+        ("Would it be possible to add comments to a question?", "Add comments to a question"),
+        # was "My biggest problem"
+        (
+            "My biggest problem is that I can't see who hasn't answered yet.",
+            "See who hasn't answered yet",
+        ),
+        # was "Be cheap when it was cheap"
+        ("It would be good if it was cheap.", "Keep it cheap"),
+        # was "Leave out people to have to log in twice"
+        ("We don't want people to have to log in twice.", "Remove the need to log in twice"),
+        # was "Love to be able to filter by region"
+        ("I'd love to be able to filter by region.", "Filter by region"),
+        # was "Make the idea to let residents report missed bins online"
+        (
+            "The idea is to let residents report missed bins online.",
+            "Let residents report missed bins online",
+        ),
+        # was "Be thinking a weekly digest email"
+        ("We were thinking maybe a weekly digest email.", "Provide a weekly digest email"),
+        # was "Provide something a calendar view would be useful"
+        ("Something like a calendar view would be really useful.", "Provide a calendar view"),
+        # was "Provide so that admins can override a booking"
+        ("Make it so that admins can override a booking.", "Override a booking"),
+    ],
+)
+def test_a_frame_around_a_need_is_no_part_of_its_title(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_a_frame_is_no_part_of_the_criterion_or_the_persona() -> None:
+    draft = write_story(["Can we make sure that managers get an email when a survey closes?"])
+    assert draft.description == "As a manager, I want to get an email when a survey closes."
+    draft = write_story(["The key thing for us is that nobody outside HR sees individual answers."])
+    assert draft.acceptance_criteria == ["Nobody outside HR sees individual answers."]
+
+
+def test_what_the_main_thing_is_without_that_stays_talk() -> None:
+    # no "that": a remark ("The main thing is we look at the costs"), read as before
+    assert write_story(["The main thing is we look at the costs ."]).title != "Look at the costs"
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Result are anonymous" / "I want the to result are anonymous" (as "The buttons are
+        # regular colour" is "Make the buttons regular colour")
+        (
+            "The results are anonymous.",
+            "Make the results anonymous",
+            "As a user, I want the results to be anonymous.",
+        ),
+        # was "Report are emailed"
+        (
+            "The system reports are emailed.",
+            "Email the system reports",
+            "As a user, I want the system reports to be emailed.",
+        ),
+        # was "Survey results are shown per business unit"
+        (
+            "Survey results are shown per business unit.",
+            "Show survey results per business unit",
+            "As a user, I want survey results to be shown per business unit.",
+        ),
+        # the verb in the present stays a verb
+        (
+            "The system reports errors to the admin.",
+            "Report errors to the admin",
+            "As a user, I want the system to report errors to the admin.",
+        ),
+    ],
+)
+def test_a_plural_subject_before_are_is_no_verb(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make there a way to reset your password"
+        ("There should be a way to reset your password.", "Provide a way to reset your password"),
+        ("There needs to be an audit log.", "Provide an audit log"),
+        # was "Make there no ads"
+        ("There should be no ads.", "Leave out ads"),
+    ],
+)
+def test_what_there_should_be_is_a_thing_to_provide(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # was "see individual answers": the need turned around
+        "Nobody outside HR can see individual answers.",
+        "Nobody outside HR sees individual answers.",
+    ],
+)
+def test_nobody_but_some_people_keeps_who_may(statement: str) -> None:
+    draft = write_story([statement])
+    assert draft.title == "Do not let anyone outside HR see individual answers"
+    assert draft.description == "As a user, I want nobody outside HR to see individual answers."
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Do not see individual answers" / "As a manager, I want never to see ..."
+        (
+            "The managers should not see individual answers.",
+            "Do not let the managers see individual answers",
+            "As a user, I want the managers never to see individual answers.",
+        ),
+        (
+            "We don't want the managers to see individual answers.",
+            "Do not let the managers see individual answers",
+            "As a user, I want the managers never to see individual answers.",
+        ),
+        # what they should not have to do is theirs
+        (
+            "Patients shouldn't have to call the practice.",
+            "Remove the need to call the practice",
+            "As a patient, I want not to have to call the practice.",
+        ),
+    ],
+)
+def test_a_rule_on_people_is_not_their_want(statement: str, title: str, description: str) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+def test_ideally_is_no_part_of_the_thing() -> None:
+    draft = write_story(["Ideally the dashboard loads in under three seconds."])
+    # was "I want ideally the dashboard to load ..."
+    assert draft.description == "As a user, I want the dashboard to load in under three seconds."
+
+
+def test_make_it_so_that_is_no_benefit() -> None:
+    draft = write_story(["Make it so that admins can override a booking."])
+    # was "..., so that admins can override a booking"
+    assert draft.description == "As an admin, I want to override a booking."
+
+
+def test_that_would_be_nice_names_nothing() -> None:
+    assert not reads_as_capability(write_story(["That would be nice ."]).title)
+
+
+def test_a_limit_cut_from_a_condition_leaves_the_condition_whole() -> None:
+    draft = write_story(["Admins should be notified when a claim is over 500 pounds."])
+    # was "Notify admins when a claim"
+    assert draft.title == "Notify admins when a claim is over 500 pounds"
+    # a limit said of the thing itself still goes to the criteria
+    assert write_story(["online cancellation up to two hours before"]).title == (
+        "Provide online cancellation"
+    )

@@ -52,6 +52,7 @@ from shared.engine.offline.statement import (
     is_finding,
     is_people_description,
     says_nobody,
+    unframed,
 )
 from shared.engine.offline.wording import _article, _lower_first, _the, _trim, capital
 from shared.text.language import content_words, is_topical
@@ -97,7 +98,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     does not; every figure in them is one a statement says."""
     out: list[str] = []
     figures: set[str] = set()
-    for k, text in enumerate(texts):
+    for k, spoken in enumerate(texts):
+        text = unframed(spoken)  # "it's important that ...": what is important
         req = _parse(text)
         if says_nobody(req):  # "nobody has to log in ...": in the statement's own words
             whole = _trim(text)

@@ -58,6 +58,7 @@ from shared.engine.offline.statement import (
     _verb_phrase,
     body,
     capability,
+    unframed,
 )
 from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
 from shared.text.language import clean, content_words
@@ -75,12 +76,14 @@ _PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE
 _PERSONA_SUBJECT = re.compile(
     rf"\b({PERSONA_FORMS})\b(?:\s+\w+|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
     r"\s+(?:should|must|can|could|will|would|need|needs|want"
-    r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b",
+    r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b"
+    r"(?!\s+not\s+(?!have to\b|need to\b|need\b))",  # "must not delete": a rule on them
     re.IGNORECASE,
 )
 # "we want the managers to approve every claim": who is wanted to act
 _PERSONA_WANTED = re.compile(
-    rf"\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every )?({PERSONA_FORMS})"
+    rf"(?<!n't )(?<!not )\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every )?"
+    rf"({PERSONA_FORMS})"
     r"\s+to\b",
     re.IGNORECASE,
 )
@@ -140,11 +143,11 @@ def write_story(
     kept only as evidence, a weak statement, gives none)."""
     texts = [body(q, asides=True) for q in quotes]
     written = main_text if main_text is not None else quotes[0]
-    main = body(written)
+    main = unframed(body(written))  # "it would be good if it was cheap": "it should be cheap"
     story = _USER_STORY.search(main)
     # the purpose the statement it is written from states: one said with another statement is
     # that statement's ("..., so I don't have to chase people" is the reminders', not the story's)
-    benefit = benefit_of([written])
+    benefit = benefit_of([unframed(body(written))])  # not "make it so that ..."
     extra: list[str] = []  # "..., and the keypad must have 20 buttons": a criterion of its own
     if story:
         persona = story.group("role").strip().lower()
@@ -278,11 +281,17 @@ def _still_a_title(short: str) -> bool:
     """Whether a title cut short still names a capability and does not end on a word that needs
     what was cut."""
     last = short.split()[-1].lower() if short else ""
+    # "Notify admins when a claim": a condition cut before its verb
+    cut_condition = any(w.lower() in _CONDITION_OPENERS for w in short.split()[-3:])
     return (
         len(short.split()) >= MIN_TITLE_WORDS
         and last not in _CUT_BEFORE
+        and not cut_condition
         and reads_as_capability(short)
     )
+
+
+_CONDITION_OPENERS = frozenset("when whenever if once unless after before until".split())
 
 
 def split_vague(found: Sequence[str], title: str = "") -> tuple[list[str], list[str]]:
@@ -415,6 +424,14 @@ def _before_figure(words: list[str], cut: int) -> int:
     return cut
 
 
+# a modal said with "not" of what people do (not of what they have to do): a rule on them
+_RESTRICTS = re.compile(
+    r"(?:shouldn't|mustn't|can't|cannot|won't|(?:should|must|can|may|will) not)\s+"
+    r"(?!have to\b|need to\b|need\b|be made\b|be asked\b)",
+    re.IGNORECASE,
+)
+
+
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
     joined = " ".join(clean(t) for t in quotes)
@@ -432,8 +449,13 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
         if m:
             return singular_persona(m.group(1))
     for text in quotes:
-        m = _PERSONA_START.match(body(text))
+        said = unframed(body(text))  # "can we make sure that managers get ..."
+        m = _PERSONA_START.match(said)
         verb = m.group("verb").lower() if m else ""
+        if verb in ("shouldn", "mustn", "needn"):  # "patients shouldn't have to call"
+            verb = verb[:-1]
+        if m and _RESTRICTS.match(said[m.start("verb") :]):
+            continue  # "users must not delete a closed survey": a rule on them, not their want
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
     context_text = " ".join(clean(t) for t in context)  # the question a need answers

@@ -44,7 +44,8 @@ _LEAD = re.compile(
     r"|i believe|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note|oh|ooh"
     r"|ah|ha|hmm|um|uh|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
     r"|anyway|look|listen|please|just|maybe|perhaps|probably|i'd say|i would say|i reckon"
-    r"|i suppose|i feel like|for me|for us|in general|again|and then|or)\b[\s,:;-]*)+",
+    r"|i suppose|i feel like|for me|for us|in general|again|and then|or|ideally|preferably)\b"
+    r"[\s,:;-]*)+",
     re.IGNORECASE,
 )
 # "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
@@ -79,7 +80,7 @@ _MODAL = re.compile(
     # a TV, a video recorder", "then we have thirteen Euros")
     r"|(?<=\bwe)(?:'re| are) having|(?<=\bwe)(?:'re| are) going (?:in )?(?:for|with))"
     r"|(?P<vp>must|shall|should|ought to|needs? to|have to|has to|had to|got to|gotta"
-    r"|would like to|'d like to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
+    r"|would like to|'d like to|would love to|'d love to|wants? to|(?:is|are|'re) going to|decided to|agreed to|let's"
     r"|(?:is|are|'re|am|'m) (?:planning|aiming|intending) to|(?:plan|aim|intend)s? to"
     r"|let us|(?:will|'ll|can|could)(?:(?= also| still) \w+)?(?= (?:have(?! to\b)|use|include|keep"
     r"|make|add|put|drop|offer|support|show|provide|go|train|implement|integrate|build|be able)\b))"
@@ -117,7 +118,7 @@ _PRODUCT_SUBJECT = re.compile(
     r"^(?:it|this|that|the (?:product|device|system|app|remote(?: control)?|page|site|tool))$",
     re.IGNORECASE,
 )
-_WANTS = re.compile(r"(?:wants?|would like|'d like) to", re.IGNORECASE)
+_WANTS = re.compile(r"(?:wants?|would like|'d like|would love|'d love) to", re.IGNORECASE)
 _USER_SUBJECT = re.compile(
     r"^(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
     rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b",
@@ -219,7 +220,11 @@ _IS_OUT = re.compile(
 )
 _POSSESSION = frozenset("have get include contain offer need".split())
 # a need said of nobody ("nobody has to log in to see their bin day"): the title keeps the negation
-_NOBODY = re.compile(r"^(?:nobody|no one|no-one|none of (?:them|us|the \w+))$", re.IGNORECASE)
+_NOBODY = re.compile(
+    r"^(?:nobody|no one|no-one|none of (?:them|us|the \w+))"
+    r"(?P<but>\s+(?:outside|except|but|other than|apart from|else|from|in)\s+\S.*)?$",
+    re.IGNORECASE,
+)  # "nobody outside HR": the people it is said of, and who is left out
 _OBLIGED = re.compile(r"^\S+(?: \S+)?\s+(?:has to|have to|needs? to|must|got to|gotta)\b", re.I)
 _NEW_CLAUSE = re.compile(
     r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people)"
@@ -610,13 +615,136 @@ def _cleft(text: str) -> Capability | None:
     return cap if reads_as_capability(cap.title) else None
 
 
+# what frames a need rather than states it: "it would be nice if users could export ...", "it's
+# important that the results are anonymous", "can we make sure that managers get ...", "would it
+# be possible to add ...", "my biggest problem is that I can't see who ...", "a calendar view
+# would be really useful": the need is the clause inside (``clause``), the verb phrase (``vp``),
+# the thing (``np``) or what cannot be done today (``cannot``)
+_OPENING_WORDS = r"^(?:(?:so|and|but|well|now|okay|ok|yeah|also|i think|actually)\b[,\s]*)*"
+_FOR_US = r"(?:\s+for\s+(?:us|me|them|you|everyone|the\s+\w+))?"
+_FRAMES = (
+    re.compile(
+        _OPENING_WORDS + r"it(?:'d|'s| would| will| is)(?:\s+(?:really|also|so|just))?\s+be\s+"
+        r"(?:nice|great|good|helpful|useful|ideal|cool|handy|brilliant|lovely|amazing|better)"
+        + _FOR_US
+        + r"\s+(?:if\s+(?P<clause>.+)|to\s+(?P<vp>.+))$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        _OPENING_WORDS + r"it(?:'s| is)(?:\s+(?:really|very|quite|super|also|absolutely))?\s+"
+        r"(?:important|essential|crucial|vital|critical|key|a must)"
+        + _FOR_US
+        + r"\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+))$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        _OPENING_WORDS + r"(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest|important"
+        r"|first|one)\s+)?(?:thing|point|requirement|priority|idea|plan|proposal|suggestion)"
+        + _FOR_US
+        + r"\s+is\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+))$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        _OPENING_WORDS + r"(?:(?:can|could)\s+(?:we|you)\s+(?:please\s+)?|(?:we|you)\s+"
+        r"(?:have to|need to|must|should)\s+|let's\s+|please\s+)?(?:make sure|ensure)\s+"
+        r"(?:that\s+)?(?P<clause>.+?)\??$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "make it so that admins can override a booking"
+        _OPENING_WORDS + r"(?:(?:we|you)\s+(?:should|could|can)\s+)?make\s+it\s+so\s+(?:that\s+)?"
+        r"(?P<clause>.+)$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "a calendar view would be really useful": the thing
+        _OPENING_WORDS + r"(?:something\s+(?:like\s+)?|some\s+(?:kind|sort)\s+of\s+)?"
+        r"(?P<np>(?:an?|some|the)\s+[^,;]+?)\s+(?:would|will)\s+be\s+"
+        r"(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
+        + _FOR_US
+        + r"[\s.!]*$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "we were thinking maybe a weekly digest email"
+        _OPENING_WORDS + r"(?:we|i)(?:'re|'m|\s+are|\s+am|\s+were|\s+was)\s+(?:also\s+)?thinking"
+        r"\s+(?:of\s+|about\s+)?(?:(?:maybe|perhaps|possibly)\s+)?"
+        r"(?:that\s+(?P<clause>.+)|(?P<np>(?:an?|some|the)\s+.+))$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        _OPENING_WORDS
+        + r"(?:would|will|is)\s+it\s+(?:be\s+)?(?:possible|an option)"
+        + _FOR_US
+        + r"\s+to\s+(?P<vp>.+?)\??$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        _OPENING_WORDS + r"(?:my|our|the)\s+(?:(?:biggest|main|big|real|only)\s+)?"
+        r"(?:problem|issue|frustration|complaint|pain point)"
+        r"(?:\s+(?:today|at the moment|right now|now))?\s+is\s+(?:that\s+)?"
+        r"(?P<who>i|we|they|people|users|staff|the\s+\w+)\s+(?:can't|cannot|can not|don't know how to)"
+        r"\s+(?P<cannot>.+)$",
+        re.IGNORECASE,
+    ),
+)
+
+
+# "we don't want people to have to log in twice": what they should not have to do
+_NOT_WANTED_TO = re.compile(
+    _OPENING_WORDS + r"(?:we|i)\s+(?:really\s+)?(?:don't|do not|wouldn't|would not)\s+want\s+"
+    r"(?P<who>people|users|anyone|anybody|them|customers|staff|the\s+\w+)\s+to\s+(?P<vp>.+)$",
+    re.IGNORECASE,
+)
+
+
+def unframed(text: str) -> str:
+    """What a frame around a need says, as a plain statement of it ("it's important that the
+    results are anonymous": "the results are anonymous"; "it would be great to have a dark
+    mode": "we need to have a dark mode"; ``_FRAMES``), else the text as it is."""
+    said = text.strip()
+    unwanted = _NOT_WANTED_TO.match(said)
+    if unwanted:
+        return f"{unwanted.group('who')} should not {unwanted.group('vp')}"
+    for frame in _FRAMES:
+        found = frame.match(said)
+        if not found:
+            continue
+        groups = found.groupdict()
+        if groups.get("clause"):
+            return _subjunctive(groups["clause"])
+        if groups.get("vp"):
+            return f"we need to {groups['vp']}"
+        if groups.get("np"):
+            return f"we need {groups['np']}"
+        return f"{groups['who']} need to {groups['cannot']}"
+    return text
+
+
+def _subjunctive(clause: str) -> str:
+    """'it was cheap' (said after "it would be good if") -> 'it should be cheap'."""
+    return re.sub(
+        r"^(it|they|this|that|(?:the|our)\s+\w+)\s+(?:was|were)\s+",
+        r"\1 should be ",
+        clause,
+        flags=re.IGNORECASE,
+    )
+
+
+def _framed(text: str) -> Capability | None:
+    """The need a frame around it states (``unframed``), or None when there is no frame or
+    what it frames names no capability."""
+    inside = unframed(text)
+    if inside == text:
+        return None
+    cap = capability(inside)
+    return cap if reads_as_capability(cap.title) else None
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for: what is said before a reason given for it
     when that names one, else the whole statement; what "I'd like that" points back to; what a
-    pseudo-cleft says is needed ("what we need is ...")."""
-    cleft = _cleft(text)
-    if cleft is not None:
-        return cleft
+    pseudo-cleft says is needed ("what we need is ..."), or a frame ("it would be nice if ...")."""
+    inside = _cleft(text) or _framed(text)
+    if inside is not None:
+        return inside
     wants_that = _WANTS_THAT.match(text)
     if wants_that and len(content_words(wants_that.group("need"))) >= 2:
         back = capability(wants_that.group("need"))
@@ -846,12 +974,14 @@ def _nobody(req: _Requirement, subject: str) -> Capability:
     bin day'; 'no one should see the phone numbers' -> 'Do not let anyone see the phone
     numbers'. The means keeps the statement's words: 'nobody to have to log in ...'."""
     vp = re.sub(r"^(?:ever|really|actually)\s+", "", req.rest.split(", ")[0])
-    who = subject.lower()
+    who = _lower_first(subject)
+    said = _NOBODY.match(_subject_words(subject))
+    anyone = f"anyone{said.group('but')}" if said and said.group("but") else "anyone"
     if _OBLIGED.search(req.clause):
-        return Capability(f"Do not make anyone {vp}", f"{who} to have to {vp}", subject=subject)
+        return Capability(f"Do not make {anyone} {vp}", f"{who} to have to {vp}", subject=subject)
     # "nobody should be able to edit a claim once it's approved": what nobody may do
     able = re.sub(r"^be able to\s+", "", vp, flags=re.IGNORECASE)
-    return Capability(f"Do not let anyone {able}", f"{who} to {vp}", subject=subject)
+    return Capability(f"Do not let {anyone} {able}", f"{who} to {vp}", subject=subject)
 
 
 def says_nobody(req: _Requirement) -> bool:
@@ -1028,8 +1158,8 @@ _LEAVE_OUT_VERBS = _POSSESSION | frozenset("use afford put add".split())
 def _prohibition(vp: str, subject: str, user: bool) -> Capability:
     """A need said with a negation: 'it shouldn't be too heavy' -> 'Do not make it too heavy';
     'we can't have solar panels with rubber' -> 'Leave out solar panels with rubber'; 'we can't
-    lose the battery' -> 'Keep the battery'; 'users must not see phone numbers' -> 'Do not see
-    phone numbers'."""
+    lose the battery' -> 'Keep the battery'; 'users must not see phone numbers' -> 'Do not let
+    users see phone numbers' (a rule on them, not their want)."""
     words = vp.split()
     first = words[0].lower()
     what = " ".join(words[1:])
@@ -1046,6 +1176,11 @@ def _prohibition(vp: str, subject: str, user: bool) -> Capability:
         return Capability(
             f"Do not {_lower_first(be.title)}", f"{named} not to be {what}", be.obj, subject
         )
+    people = _subject_words(subject)
+    if user and people and people.lower() not in ("i", "we", "you", "one"):
+        # "users must not delete a closed survey": a rule on them, not what they want
+        who = _lower_first(people)
+        return Capability(f"Do not let {who} {vp}", f"{who} never to {vp}", subject=subject)
     actor = "" if user else "the product "
     return Capability(f"Do not {vp}", f"{actor}never to {vp}".strip(), subject=subject)
 
@@ -1066,6 +1201,9 @@ def _be(complement: str, subject: str) -> Capability:
     'Show the number on the LCD'; 'users should be notified' -> 'Notify users'; 'we have to be
     careful with that word' is how the team should be, no capability (said as it was)."""
     words = complement.split()
+    if subject.lower() == "there" and words and words[0].lower() not in ("not", "never"):
+        # "there should be a way to reset your password", "there should be no ads"
+        return _plain(complement) if words[0].lower() == "no" else _provide(complement)
     budget = _BUDGET.fullmatch(subject)
     amount = re.sub(r"^(?:only|just|about|around|roughly)\s+", "", complement, flags=re.I)
     if budget and amount_only(amount.lower().split()):
@@ -1264,8 +1402,11 @@ _LIMIT_FIRST = re.compile(
 )
 # a rule said of nobody without a modal: "nobody bumps anybody"
 _NOBODY_DOES = re.compile(
-    r"^(?:nobody|no one|no-one)\s+(?P<verb>[a-z]+)\b\s*(?P<rest>.*)$", re.IGNORECASE
-)
+    r"^(?P<who>nobody|no one|no-one)"
+    r"(?P<but>\s+(?:outside|except|other than|apart from)\s+(?:\S+\s+){0,2}?\S+(?=\s+\w+s\b))?"
+    r"\s+(?P<verb>[a-z]+)\b\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)  # "nobody outside HR sees individual answers"
 
 
 # what nobody thinks, knows or minds is talk, not a rule ("nobody knows", "nobody cares")
@@ -1323,9 +1464,8 @@ def _plural_subject_first(words: list[str]) -> bool:
     return (
         second.endswith("s")
         and not second.endswith("ss")
-        and is_base_verb(third)
-        and third not in ("be", "have")
-    )
+        and ((is_base_verb(third) and third not in ("be", "have")) or third == "are")
+    )  # "Survey results are shown per business unit"
 
 
 _PREPOSITION_FIRST = frozenset("to on in at for from with by".split())
@@ -1341,7 +1481,12 @@ def _plain(clause: str) -> Capability:
     verb = _bare_present(nobody.group("verb")) if nobody else ""
     if nobody and verb and verb not in _NOBODY_TALK:  # "nobody bumps anybody": what no one may do
         vp = _trim(f"{verb} {nobody.group('rest')}")
-        return Capability(f"Do not let anyone {vp}", f"nobody to {vp}", subject="nobody")
+        but = nobody.group("but") or ""
+        return Capability(
+            f"Do not let anyone{but} {vp}",
+            f"{nobody.group('who').lower()}{but} to {vp}",
+            subject=f"{nobody.group('who').lower()}{but}",
+        )
     leave = _LEAVE_OUT.match(clause)
     if leave:
         what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
@@ -1439,9 +1584,12 @@ def _plain(clause: str) -> Capability:
             )
         # after "the", "on the left" is no verb "leave", nor "the reports are sent" the verb
         # "report" (a plural after "the" reads as a verb only when no passive follows it)
+        # ("the results are anonymous": a plural before "are" is a noun whatever follows, as
+        # "the buttons are regular colour" is)
         passive = k + 2 < len(words) and words[k + 1].lower() in ("is", "are")
         passive = passive and is_participle(words[k + 2].lower())
         noun = words[k - 1].lower() in _DETERMINERS and (passive or not w.endswith("s"))
+        noun = noun or (w.endswith("s") and k + 1 < len(words) and words[k + 1] == "are")
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))

@@ -2356,3 +2356,76 @@ def test_a_limit_cut_from_a_condition_leaves_the_condition_whole() -> None:
     assert write_story(["online cancellation up to two hours before"]).title == (
         "Provide online cancellation"
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Let you book a slot up to two weeks ahead" / "the product to let you book"
+        (
+            "So the app should let you book a slot up to two weeks ahead.",
+            "Book a slot",
+            "As a user, I want to book a slot up to two weeks ahead.",
+        ),
+        # was "Provide automatically archive surveys"
+        (
+            "The system should automatically archive surveys after 90 days.",
+            "Archive surveys after 90 days automatically",
+            "As a user, I want the product to archive surveys after 90 days automatically.",
+        ),
+        # was "Provide it remember my last search"
+        (
+            "Can it remember my last search?",
+            "Remember my last search",
+            "As a user, I want the product to remember my last search.",
+        ),
+        # was "Provide we have a search by postcode"
+        (
+            "Could we have a search by postcode?",
+            "Provide a search by postcode",
+            "As a user, I want a search by postcode.",
+        ),
+        # was "the product to be possible to reopen a closed claim"
+        (
+            "It should be possible for managers to reopen a closed claim.",
+            "Reopen a closed claim",
+            "As a manager, I want to reopen a closed claim.",
+        ),
+    ],
+)
+def test_a_request_said_round_about_is_the_need(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize("statement", ["Can we go to the next slide?", "Can we move on?"])
+def test_a_question_about_the_meeting_is_no_request(statement: str) -> None:
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+def test_a_hedge_before_the_verb_is_dropped_a_manner_goes_after() -> None:
+    # was "Provide possibly do away" (no story), and "Provide automatically archive surveys"
+    assert write_story(["we could possibly do away with all buttons ."]).title == (
+        "Do away with all buttons"
+    )
+    assert write_story(["Users should quickly find the power button."]).title == (
+        "Find the power button quickly"
+    )
+
+
+def test_only_some_people_may_do_it() -> None:
+    draft = write_story(["Only admins can delete a survey."])
+    # was "Delete a survey" / "As an admin, I want the product to delete a survey."
+    assert (draft.title, draft.description) == (
+        "Let only admins delete a survey",
+        "As an admin, I want to delete a survey.",
+    )
+
+
+def test_a_title_cut_after_make_is_not_cut() -> None:
+    # was "Do not make": the limit cut off left a verb without what it makes
+    assert write_story(["It should not be more than three clicks to book."]).title == (
+        "Do not make it more than three clicks to book"
+    )

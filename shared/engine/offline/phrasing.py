@@ -286,6 +286,7 @@ def _still_a_title(short: str) -> bool:
     return (
         len(short.split()) >= MIN_TITLE_WORDS
         and last not in _CUT_BEFORE
+        and last not in ("make", "be", "keep", "let")  # "Do not make"
         and not cut_condition
         and reads_as_capability(short)
     )

@@ -650,6 +650,18 @@ _FRAMES = (
         r"(?:that\s+)?(?P<clause>.+?)\??$",
         re.IGNORECASE,
     ),
+    re.compile(  # "it should be possible to reopen a closed claim"
+        _OPENING_WORDS + r"it\s+(?:should|must|needs to|has to|will|would)\s+be\s+possible"
+        r"(?:\s+for\s+(?P<who>(?:the\s+|our\s+)?[a-z]+))?\s+to\s+(?P<vp>.+)$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "could we have a search by postcode?", "can it remember my last search?"
+        _OPENING_WORDS + r"(?:can|could|would|will)\s+(?:(?P<asker>it|the\s+(?:system|app|remote"
+        r"|product|device|site|website|tool|dashboard|page|portal))|(?P<we>we))\s+(?:please\s+)?"
+        r"(?:also\s+)?(?(we)(?=(?:have|get|add|include|offer|support|provide|build)\b))"
+        r"(?P<asked>.+?)\?$",
+        re.IGNORECASE,
+    ),
     re.compile(  # "make it so that admins can override a booking"
         _OPENING_WORDS + r"(?:(?:we|you)\s+(?:should|could|can)\s+)?make\s+it\s+so\s+(?:that\s+)?"
         r"(?P<clause>.+)$",
@@ -710,8 +722,10 @@ def unframed(text: str) -> str:
         groups = found.groupdict()
         if groups.get("clause"):
             return _subjunctive(groups["clause"])
+        if groups.get("asked"):
+            return f"{groups['asker'] or groups['we']} should {groups['asked']}"
         if groups.get("vp"):
-            return f"we need to {groups['vp']}"
+            return f"{groups.get('who') or 'we'} need to {groups['vp']}"
         if groups.get("np"):
             return f"we need {groups['np']}"
         return f"{groups['who']} need to {groups['cannot']}"
@@ -1089,6 +1103,24 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     rest = re.sub(
         r"^(?:(?:only|just|also|really|always|simply|still|even|definitely|ever)\s+)+", "", rest
     )  # "only ever say the date and time"
+    how = re.match(r"^(?P<how>[a-z]+ly)\s+(?P<vp>(?P<verb>[a-z]+)\b.*)$", rest, re.IGNORECASE)
+    if how and is_verb(how.group("verb").lower()):
+        if how.group("how").lower() in _HEDGE_ADVERBS:  # "we could possibly do away with ..."
+            rest = how.group("vp")
+        elif _manner_adverb(how.group("how")):  # "archive surveys after 90 days automatically"
+            rest = f"{_trim(how.group('vp'))} {how.group('how')}"
+    lets = re.match(
+        r"^(?:let|allow|enable|help)s?\s+(?:you|us|me|people|everyone|anyone)\s+(?:to\s+)?(?P<vp>.+)$",
+        rest,
+        re.IGNORECASE,
+    )
+    if lets and is_verb(lets.group("vp").split()[0].lower()):
+        rest, subject = lets.group("vp"), "you"  # "the app should let you book a slot"
+    only = re.match(r"^only\s+(?P<who>.+)$", subject.strip(), re.IGNORECASE)
+    if only and _is_user(only.group("who")) and is_verb(rest.split()[0].lower()):
+        # "only admins can delete a survey": who may, and what they do
+        who = _lower_first(only.group("who"))
+        return Capability(f"Let only {who} {rest}", f"to {rest}", subject=only.group("who"))
     words = rest.split()
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")
@@ -1144,10 +1176,20 @@ _NOT_MANNER = frozenset(
 )
 
 
+# how sure the speaker is, not how it is done ("we could possibly do away with all buttons")
+_HEDGE_ADVERBS = frozenset(
+    """possibly probably presumably potentially hopefully ideally basically actually definitely
+    certainly obviously really likely maybe perhaps surely honestly literally essentially
+    generally usually normally""".split()
+)
+
+
 def _manner_adverb(word: str) -> bool:
     """'quickly', 'automatically': an adverb that says how something is done."""
     w = word.lower().strip(".,;:!?")
-    return len(w) > 4 and w.endswith("ly") and w not in _NOT_MANNER and not is_verb(w)
+    return (
+        len(w) > 4 and w.endswith("ly") and w not in _NOT_MANNER | _HEDGE_ADVERBS and not is_verb(w)
+    )
 
 
 # "we can't lose the battery" keeps it; "we can't have / afford / use X" leaves X out

@@ -502,7 +502,16 @@ def drop_abandoned(text: str) -> str:
     drafts) only: the analyses keep the text they were measured on; quotes stay verbatim."""
     text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", _RESTARTED_PHRASE.sub("", text)))
     text = _FILLER_BETWEEN_COMMAS.sub(_without_filler, text)
+    text = _LIKE_STRESSED.sub(r"\1 \2", text)
     return _RESTATED.sub(r"\2\1", text)
+
+
+# "we'd really like automatic reminders": the want, without the stress on it (which the spoken
+# cleaning would take for a filler "really like", and drop both words)
+_LIKE_STRESSED = re.compile(
+    r"\b(would|'d|\u2019d)\s+(?:really|just|also|so|very much|actually|definitely)\s+(like|love)\b",
+    re.IGNORECASE,
+)
 
 
 def clean_restarts(text: str) -> str:

@@ -2429,3 +2429,50 @@ def test_a_title_cut_after_make_is_not_cut() -> None:
     assert write_story(["It should not be more than three clicks to book."]).title == (
         "Do not make it more than three clicks to book"
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Make what I'd a dashboard that shows me all open" ("really like" read as fillers)
+        (
+            "What I'd really like is a dashboard that shows me all open claims by team.",
+            "Provide a dashboard that shows me all open claims",
+        ),
+        # was "Make the main pain": the want after "so"
+        (
+            "Um, so, from our side, the main pain is that volunteers sign up on a spreadsheet and"
+            " then forget, so we'd really like automatic reminders.",
+            "Provide automatic reminders",
+        ),
+        # was "Provide the other thing would be letting coordinators see gaps"
+        (
+            "Yeah, and I guess the other thing would be letting coordinators see gaps in the rota.",
+            "Let coordinators see gaps in the rota",
+        ),
+        # was "Provide that would be a huge win"
+        (
+            "Honestly, if we could just get rid of the paper forms, that would be a huge win.",
+            "Get rid of the paper forms",
+        ),
+        # was "Provide there be a way to bulk approve"
+        ("Could there be a way to bulk approve?", "Provide a way to bulk approve"),
+        # was "Provide the thing"
+        (
+            "I mean, the thing is, people lose receipts, so photo upload is a must.",
+            "Provide photo upload",
+        ),
+    ],
+)
+def test_a_need_said_at_length_is_found_in_it(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_who_the_need_lets_act_is_the_persona() -> None:
+    draft = write_story(["And the other thing would be letting coordinators see gaps in the rota."])
+    assert draft.description == "As a coordinator, I want to see gaps in the rota."
+
+
+def test_a_quality_that_is_essential_stays_a_quality() -> None:
+    # one word is no thing to provide ("Provide a security")
+    assert write_story(["Security is essential."]).title == "Make security essential"

@@ -435,7 +435,7 @@ _RESTRICTS = re.compile(
 
 def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
     """The role the statements name for the need, else one named just before, else ``default``."""
-    joined = " ".join(clean(t) for t in quotes)
+    joined = " ".join(unframed(clean(t)) for t in quotes)  # "the thing would be letting ..."
     # "for staff" names the persona only in a statement's first clause, not in a list of rules
     # ("seven days for desks, ..., and end of next term for staff")
     need = " ".join(re.split(r"[,;:]", clean(t))[0] for t in quotes)

@@ -60,7 +60,8 @@ _HEDGES = re.compile(
     # it is the verb only when what it likes follows ("I like do I take ..." is a filler)
     r"|(?<!would )(?<!'d )(?<!\u2019d )(?<!\bi )(?<!\bwe )(?<!they )(?<!\byou )(?<!n't )"
     r"(?<!people )(?<!users )(?<!\bmight )(?<!really )like"
-    r"|like(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|each"
+    r"|(?<!would )(?<!'d )(?<!\u2019d )like"  # "what I'd like is ...": always the verb
+    r"(?!\s+(?:to|it|that|this|the|a|an|them|these|those|my|our|your|their|his|her|each"
     r"|every|all|some|any|everyone|everybody|people|us|me|him|\w+ing)\b)"
     r"|i don't know|i dunno|i'm not sure|it seems(?: like| to me)?(?: that)?"
     r"|as (?:we|you) (?:can|could) see(?: here)?"
@@ -575,9 +576,10 @@ _WANTS_THAT = re.compile(
 _CLEFT = re.compile(
     r"^(?:(?:so|and|but|well|now|okay|ok|yeah|right)\b[,\s]*)*"
     r"(?P<head>what|all|(?:the\s+)?(?:only|main|one|first|key)\s+(?P<noun>thing|things|[a-z\-]+s))"
-    r"\s+(?:that\s+)?(?:i|we|you|they|people|users|the\s+[a-z]+)\s+"
-    r"(?:(?:really|still|actually|also|just|would|'d|will|do|mostly)\s+)*"
-    r"(?:need|want|require|expect)s?\s+(?:is|are|would be)\s+(?P<what>.+)$",
+    r"\s+(?:that\s+)?(?:i|we|you|they|people|users|the\s+[a-z]+)(?:'d|\u2019d)?\s+"
+    r"(?:(?:really|still|actually|also|just|would|will|do|mostly)\s+)*"
+    r"(?:(?:need|want|require|expect)s?|(?<='d )(?:like|love)|(?<=\u2019d )(?:like|love)"
+    r"|(?<=would )(?:like|love))\s+(?:is|are|would be)\s+(?P<what>.+)$",
     re.IGNORECASE,
 )
 
@@ -620,7 +622,10 @@ def _cleft(text: str) -> Capability | None:
 # be possible to add ...", "my biggest problem is that I can't see who ...", "a calendar view
 # would be really useful": the need is the clause inside (``clause``), the verb phrase (``vp``),
 # the thing (``np``) or what cannot be done today (``cannot``)
-_OPENING_WORDS = r"^(?:(?:so|and|but|well|now|okay|ok|yeah|also|i think|actually)\b[,\s]*)*"
+_OPENING_WORDS = (
+    r"^(?:(?:so|and|but|well|now|okay|ok|yeah|yes|also|i think|i guess|i suppose|i mean|you know"
+    r"|actually|honestly|basically|really|um|uh)\b[,\s]*)*"
+)
 _FOR_US = r"(?:\s+for\s+(?:us|me|them|you|everyone|the\s+\w+))?"
 _FRAMES = (
     re.compile(
@@ -638,10 +643,11 @@ _FRAMES = (
         re.IGNORECASE,
     ),
     re.compile(
-        _OPENING_WORDS + r"(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest|important"
-        r"|first|one)\s+)?(?:thing|point|requirement|priority|idea|plan|proposal|suggestion)"
+        _OPENING_WORDS + r"(?:(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest"
+        r"|important|first|one|other|next)\s+)?|another\s+)"
+        r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion)"
         + _FOR_US
-        + r"\s+is\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+))$",
+        + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+))$",
         re.IGNORECASE,
     ),
     re.compile(
@@ -660,6 +666,15 @@ _FRAMES = (
         r"|product|device|site|website|tool|dashboard|page|portal))|(?P<we>we))\s+(?:please\s+)?"
         r"(?:also\s+)?(?(we)(?=(?:have|get|add|include|offer|support|provide|build)\b))"
         r"(?P<asked>.+?)\?$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "if we could just get rid of the paper forms, that would be a huge win"
+        _OPENING_WORDS + r"if\s+(?:we|you|they|people|users)\s+could\s+(?P<vp>[^,]+),\s*"
+        r"(?:that|it|this)(?:'d|\u2019d|\s+would|'ll|\s+will)\s+be\s+.+$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "could there be a way to bulk approve?"
+        _OPENING_WORDS + r"(?:could|can|would|will)\s+there\s+be\s+(?P<np>.+?)\?$",
         re.IGNORECASE,
     ),
     re.compile(  # "make it so that admins can override a booking"
@@ -707,6 +722,15 @@ _NOT_WANTED_TO = re.compile(
 )
 
 
+# "..., so photo upload is a must": the thing, said last as what cannot be done without
+_A_MUST = re.compile(
+    r"(?:^|[,;]\s+(?:so\s+|and\s+)?|\bso\s+)(?P<np>(?:an?\s+|the\s+)?[a-z][a-z\s-]{2,40}?)\s+"
+    r"(?:is|are)\s+(?:an?\s+)?(?:absolute\s+)?(?:must(?:-have)?|essential|non-negotiable"
+    r"|mandatory)[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
 def unframed(text: str) -> str:
     """What a frame around a need says, as a plain statement of it ("it's important that the
     results are anonymous": "the results are anonymous"; "it would be great to have a dark
@@ -728,8 +752,29 @@ def unframed(text: str) -> str:
             return f"{groups.get('who') or 'we'} need to {groups['vp']}"
         if groups.get("np"):
             return f"we need {groups['np']}"
+        if groups.get("ing"):  # "the other thing would be letting coordinators see gaps"
+            verb, _, more = groups["ing"].partition(" ")
+            return f"we need to {_base_of_gerund(verb)} {more}"
         return f"{groups['who']} need to {groups['cannot']}"
+    must = _A_MUST.search(said)
+    thing = must.group("np").split() if must else []
+    if (
+        must
+        and (len(thing) > 1 or thing[0].lower().endswith("s"))  # not "security is essential"
+        and not re.match(r"(?:it|this|that|there)\b", must.group("np"), re.IGNORECASE)
+    ):
+        return f"we need {must.group('np')}"
     return text
+
+
+def _base_of_gerund(word: str) -> str:
+    """'letting' -> 'let', 'having' -> 'have', 'sending' -> 'send'; the word itself when no verb
+    of the lexicon is its base."""
+    stem = word.lower()[:-3]
+    for candidate in (stem, f"{stem}e", stem[:-1]):
+        if candidate in VERBS and (candidate != stem[:-1] or stem[-1:] == stem[-2:-1]):
+            return candidate
+    return word
 
 
 def _subjunctive(clause: str) -> str:
@@ -1148,7 +1193,7 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         )
     if first in _POSSESSION and len(words) > 1:
         what = " ".join(words[1:])
-        if words[1].lower() in ("to", "it", "them", "that", "this") or (
+        if words[1].lower() in ("to", "it", "them", "that", "this", "rid") or (
             first not in ("have", "need") and _manner_adverb(words[-1])
         ):  # "get a result quickly": the adverb says how to get it, no thing to provide
             return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)

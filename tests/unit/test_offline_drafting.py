@@ -2476,3 +2476,39 @@ def test_who_the_need_lets_act_is_the_persona() -> None:
 def test_a_quality_that_is_essential_stays_a_quality() -> None:
     # one word is no thing to provide ("Provide a security")
     assert write_story(["Security is essential."]).title == "Make security essential"
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Keep it's simple for older residents"
+        (
+            "So it's got to be really simple for older residents.",
+            "Keep it simple for older residents",
+        ),
+        ("We've got to have a search box.", "Provide a search box"),
+    ],
+)
+def test_got_to_is_has_to(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "criterion"),
+    [
+        # said without a comma (transcripts often have none): was no criterion
+        (
+            "If it's rejected the employee gets an email with the reason.",
+            "Given a manager, when it's rejected, then the employee gets an email with the reason.",
+        ),
+        (
+            "if the manager rejects the claim the employee gets an email",
+            "Given a manager, when the manager rejects the claim, then the employee gets an email.",
+        ),
+    ],
+)
+def test_a_condition_said_without_a_comma_ends_where_its_result_begins(
+    follow_up: str, criterion: str
+) -> None:
+    draft = write_story(["Managers approve claims.", follow_up])
+    assert draft.acceptance_criteria == [criterion]

@@ -191,7 +191,8 @@ _BEHAVIOUR_VERBS = frozenset(
 # the behaviour that answers a condition said without a comma ("if we bump someone | they get a
 # notification")
 _BEHAVIOUR_AFTER = re.compile(
-    r"(?<=\s)(they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b", re.IGNORECASE
+    r"(?<=\s)(they|it|the\s+[a-z]+)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b",
+    re.IGNORECASE,
 )
 
 
@@ -227,10 +228,15 @@ def _then_result(req: _Requirement, text: str, persona: str) -> str:
 def _behaviour_at(text: str, start: int) -> re.Match[str] | None:
     """The first "it" / "they" and a behaviour that agrees with it after ``start`` (``_behaves``):
     where the result of a condition said without a comma begins."""
-    return next(
-        (b for b in _BEHAVIOUR_AFTER.finditer(text, start) if _behaves(b.group(1), b.group(2))),
-        None,
-    )
+    at = start
+    while (b := _BEHAVIOUR_AFTER.search(text, at)) is not None:
+        # "if the manager rejects the claim the employee gets ...": not the condition's own
+        # subject, and "the claim the" is no behaviour ("the employee gets" may follow it)
+        own = b.start() == start and b.group(1).lower() not in ("it", "they")
+        if not own and _behaves(b.group(1), b.group(2)):
+            return b
+        at = b.start() + 1
+    return None
 
 
 def _behaves(subject: str, verb: str) -> bool:
@@ -240,7 +246,12 @@ def _behaves(subject: str, verb: str) -> bool:
     base = base_form(verb)
     if base not in _BEHAVIOUR_VERBS:
         return False
-    return (base != verb) if subject.lower() == "it" else (base == verb)
+    thing = subject.lower().split()
+    if thing[0] == "the":  # "the employee gets", "the managers get"
+        if thing[-1] in ("same", "other", "next", "first", "last") or is_base_verb(thing[-1]):
+            return False
+        thing = ["they" if thing[-1].endswith("s") else "it"]
+    return (base != verb) if thing[0] == "it" else (base == verb)
 
 
 _DECIDED = re.compile(

@@ -353,6 +353,10 @@ _TAIL_REMARK = re.compile(
 
 # "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
 # its modal stay
+# "it's got to be simple", "we've got to have it": has to, have to
+_GOT_TO = re.compile(
+    r"\b(\w+)(?:(['\u2019]s|\s+has)|['\u2019]ve|\s+have)\s+got\s+to\b", re.IGNORECASE
+)
 _THAT_WOULD = re.compile(r"\b(?:that|this)['\u2019]d\b(?!\s+been\b)", re.I)
 
 _PASSIVE_S = re.compile(
@@ -365,6 +369,7 @@ def body(sentence: str, asides: bool = False) -> str:
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
     text = _THAT_WOULD.sub("it would", clean(drop_abandoned(sentence)))
+    text = _GOT_TO.sub(lambda m: f"{m.group(1)} {'has' if m.group(2) else 'have'} to", text)
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
     text = re.sub(r",\s*like\s+", " ", text)

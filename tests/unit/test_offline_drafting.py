@@ -2512,3 +2512,36 @@ def test_a_condition_said_without_a_comma_ends_where_its_result_begins(
 ) -> None:
     draft = write_story(["Managers approve claims.", follow_up])
     assert draft.acceptance_criteria == [criterion]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Phone numbers stay private" / "I want to phone numbers stay private": whose the
+        # numbers are is no persona, and "phone" is no verb here
+        (
+            "volunteers' phone numbers stay private",
+            "Keep volunteers' phone numbers private",
+            "As a user, I want volunteers' phone numbers to stay private.",
+        ),
+        # was "Make volunteers' phone numbers stay private" / "the product to stay private"
+        (
+            "Volunteers' phone numbers should stay private.",
+            "Keep volunteers' phone numbers private",
+            "As a user, I want volunteers' phone numbers to stay private.",
+        ),
+        # was "Make the phone numbers stay private"
+        (
+            "The phone numbers stay private.",
+            "Keep the phone numbers private",
+            "As a user, I want the phone numbers to stay private.",
+        ),
+        # people who stay are people, and what they do is theirs
+        ("Users stay logged in.", "Stay logged in", "As a user, I want to stay logged in."),
+    ],
+)
+def test_a_thing_of_someones_that_must_stay_so_is_kept_so(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

@@ -741,3 +741,29 @@ def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, reada
     from shared.engine.offline.phrasing import write_story
 
     assert stands(write_story([statement])) is readable
+
+
+def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
+    generator: OfflineGenerator,
+) -> None:
+    """An interviewee's needs in everyday phrasing: each its own story with a literal title. Was:
+    "automatic reminders" folded as the criterion "Automatic reminders is available." of "Set
+    their availability" (two alike sentences about volunteers), the digest email quoted under
+    "Let only coordinators delete a shift", and "Phone numbers stay private"."""
+    text = normalize(
+        "Ben: So the main pain right now is that volunteers sign up on a spreadsheet and then"
+        " forget, so we'd really like automatic reminders.\n"
+        "Anna: And it's important that volunteers' phone numbers stay private.\n"
+        "Ben: We were thinking maybe a weekly digest email for coordinators.\n"
+        "Anna: Only coordinators can delete a shift.\n"
+        "Ben: It should be possible for volunteers to set their availability for the month.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == [
+        "Provide automatic reminders",
+        "Keep volunteers' phone numbers private",
+        "Provide a weekly digest email for coordinators",
+        "Let only coordinators delete a shift",
+        "Set their availability for the month",
+    ]
+    assert all(len(s.source_quotes) == 1 for s in stories)

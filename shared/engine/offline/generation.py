@@ -273,8 +273,8 @@ class OfflineGenerator:
     ) -> list[tuple[_Story, StoryDraft]]:
         """A need said once, with nothing beyond its title, joins the most similar need of the
         segment (cosine >= ``BARE_FOLD_SIMILARITY``) as one of its criteria and quotes, when that
-        story gains a criterion from it; otherwise, or when it states a limit, it stays a story of
-        its own."""
+        story gains a criterion from it and says a word of the need's title; otherwise, or when it
+        states a limit, it stays a story of its own."""
         if BARE_FOLD_SIMILARITY > 1.0:
             return drafted
         out = list(drafted)
@@ -295,6 +295,13 @@ class OfflineGenerator:
             if best < BARE_FOLD_SIMILARITY:
                 continue
             target, before = out[n]
+            said = {w for m in target.members for w in content_words(sentences[m].text.lower())}
+            if not set(content_words(d.title.lower())) & (
+                said | set(content_words(before.title.lower()))
+            ):
+                # "automatic reminders" is no detail of "Set their availability for the month",
+                # however alike the two sentences read
+                continue
             target.members = target.members[:1] + sorted([*target.members[1:], k])
             target.drafting.add(k)
             after = self._draft(target, sentences, verdicts, persona)

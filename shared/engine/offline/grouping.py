@@ -27,7 +27,9 @@ import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
 from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
+from shared.engine.offline.statement import body, unframed
 from shared.text.language import clean, cue_flags, meaningful_word_count
+from shared.text.textio import drop_abandoned
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
 SEED_AT = 0.85
@@ -53,7 +55,9 @@ MAX_QUOTES = 12
 
 _FOLLOW_UP = re.compile(
     r"^(?:and|also|plus|but|so|yes|yeah|yep|okay|ok|right|exactly|it|its|it's|they|that|this"
-    r"|those|these|which|with|without|maybe|preferably|ideally|only|at least|at most|no more"
+    r"|those|these|which|with|without|maybe|preferably|ideally|at least|at most|no more"
+    # "only on weekdays" goes on; "only coordinators can delete a shift" is a rule of its own
+    r"|only(?!(?:\s+\w+){1,2}\s+(?:can|could|should|must|may|will|is|are|has|have)\b)"
     r"|up to|then|or)\b",
     re.IGNORECASE,
 )
@@ -296,9 +300,15 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
 
 def _states_a_need(text: str) -> bool:
     """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
-    prohibition, the user-story form (``language.cue_flags``)."""
-    flags = cue_flags(text)
-    return any(flags[name] for name in _NEED_CUES) or bool(_NEEDS_A_THING.search(text))
+    prohibition, the user-story form (``language.cue_flags``), or a frame round a need ("it would
+    be nice if ...", ``statement.unframed``)."""
+    flags = cue_flags(drop_abandoned(text))  # "we'd really like ..." keeps its "like"
+    said = body(text)
+    return (
+        any(flags[name] for name in _NEED_CUES)
+        or bool(_NEEDS_A_THING.search(text))
+        or unframed(said) != said  # "we were thinking maybe a weekly digest email"
+    )
 
 
 # "the remote needs a button ...", "the keys need a soft backlight": the need verb with its

@@ -364,7 +364,8 @@ def _persona_forms() -> str:
 
 
 PERSONA_FORMS = _persona_forms()
-PERSONA = re.compile(rf"\b({PERSONA_FORMS})\b", re.IGNORECASE)
+# a role named as who acts, not as whose a thing is ("volunteers' phone numbers")
+PERSONA = re.compile(rf"\b({PERSONA_FORMS})\b(?!['\u2019])", re.IGNORECASE)
 
 
 def singular_persona(found: str) -> str:

@@ -121,10 +121,10 @@ _PRODUCT_SUBJECT = re.compile(
 )
 _WANTS = re.compile(r"(?:wants?|would like|'d like|would love|'d love) to", re.IGNORECASE)
 _USER_SUBJECT = re.compile(
-    r"^(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
-    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b",
+    r"^(?:(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
+    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
     re.IGNORECASE,
-)
+)  # not "volunteers' phone numbers", "the user's settings": a thing of theirs
 _SUBORDINATORS = frozenset(
     "what which where that who whom if whether when than how time why whatever".split()
 )
@@ -1636,6 +1636,9 @@ def _plain(clause: str) -> Capability:
     ):
         subject = _lower_first(plural.group("subject"))
         said = clause[len(plural.group("subject")) :].strip()
+        verb = plural.group("verb").lower()
+        if verb in ("stay", "remain") and not _is_user(subject):  # "the phone numbers stay
+            return _kept(subject, verb, plural.group("rest").strip(), obj=subject)  # private"
         return Capability(
             f"Make {subject} {said}", f"{subject} to {said}", obj=subject, subject=subject
         )

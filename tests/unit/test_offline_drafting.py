@@ -2545,3 +2545,21 @@ def test_a_thing_of_someones_that_must_stay_so_is_kept_so(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+def test_someone_wanted_to_act_is_the_criterion_with_when() -> None:
+    draft = write_story(
+        ["Managers keep forgetting, so I'd like them to get a reminder after three days."]
+    )
+    # was "Provide a reminder" (too little to stand as a story) and the criterion "Them to get a
+    # reminder is available after three days."
+    assert draft.title == "Provide a reminder after three days"
+    assert draft.description == "As a manager, I want a reminder after three days."
+
+
+def test_a_reason_said_after_a_comma_is_no_part_of_the_need() -> None:
+    draft = write_story(
+        ["And honestly it needs to be really easy, most of our staff are not very technical."]
+    )
+    # was "I want the product to be easy, most of our staff are not very technical."
+    assert draft.description == "As a user, I want the product to be easy."

@@ -613,10 +613,10 @@ def _plural(head: list[str]) -> bool:
 
 # "the managers to approve every claim": people (or a thing) wanted to do something
 _WANTED_TO_ACT = re.compile(
-    r"^(?P<who>(?:the|all|every|each|our|their)\s+[\w'-]+(?:\s+[\w'-]+)?)\s+to\s+"
-    r"(?P<verb>[a-z]+)\b(?P<tail>.*)$",
+    r"^(?P<who>(?:the|all|every|each|our|their)\s+[\w'-]+(?:\s+[\w'-]+)?|them|people|users"
+    r"|everyone|everybody)\s+to\s+(?P<verb>[a-z]+)\b(?P<tail>.*)$",
     re.IGNORECASE,
-)
+)  # "I'd like them to get a reminder": "They get a reminder"
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
 
 
@@ -655,9 +655,10 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         if acts and is_base_verb(acts.group("verb").lower()):
             # "we want the managers to approve every claim over fifty pounds": who acts, acting
             who, verb = acts.group("who"), acts.group("verb").lower()
-            plural = _plural(who.lower().split())
+            who = "they" if who.lower() == "them" else who
+            plural = who.lower() in ("they", "people", "users") or _plural(who.lower().split())
             return capital(
-                f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}"
+                f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}{when}"
                 + (f", {details}" if details else "")
             )
         thing = _thing_said_of(said_of)

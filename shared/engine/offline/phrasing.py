@@ -285,6 +285,8 @@ def _still_a_title(short: str) -> bool:
     cut_condition = any(w.lower() in _CONDITION_OPENERS for w in short.split()[-3:])
     return (
         len(short.split()) >= MIN_TITLE_WORDS
+        # "Provide a reminder" names too little to stand ("Know how many no-shows we get" does)
+        and (len(content_words(short)) >= 2 or len(short.split()) >= 5)
         and last not in _CUT_BEFORE
         and last not in ("make", "be", "keep", "let")  # "Do not make"
         and not cut_condition

@@ -228,10 +228,12 @@ _NOBODY = re.compile(
 )  # "nobody outside HR": the people it is said of, and who is left out
 _OBLIGED = re.compile(r"^\S+(?: \S+)?\s+(?:has to|have to|needs? to|must|got to|gotta)\b", re.I)
 _NEW_CLAUSE = re.compile(
-    r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people)"
+    r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people"
+    r"|(?:most|all|some|many|none|half) of (?:the|our|their|them|us)"
+    r"(?: \w+)?(?= (?:are|is|were|was|have|has|do|don't|can't|won't)\b))"
     r"(?:'re|'s|'m|'ve|'ll|'d)?\s+\w+",
     re.IGNORECASE,
-)
+)  # "it needs to be easy, most of our staff are not very technical": a reason said after it
 
 
 @dataclass

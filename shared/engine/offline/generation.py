@@ -141,7 +141,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v25"
+    version = "gen-offline-v26"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -2243,12 +2243,18 @@ def test_what_the_main_thing_is_without_that_stays_talk() -> None:
 @pytest.mark.parametrize(
     ("statement", "title", "description"),
     [
-        # was "Result are anonymous" / "I want the to result are anonymous" (as "The buttons are
-        # regular colour" is "Make the buttons regular colour")
+        # was "Result are anonymous" / "I want the to result are anonymous": how things are,
+        # said as it was (no title a story is written from: on dev, "the colours are basic" and
+        # "staff calendars are all in Outlook" became stories), in a description that reads
         (
             "The results are anonymous.",
-            "Make the results anonymous",
+            "The results are anonymous",
             "As a user, I want the results to be anonymous.",
+        ),
+        (
+            "Staff calendars are all in Outlook.",
+            "Staff calendars are all in Outlook",
+            "As a user, I want staff calendars to be all in Outlook.",
         ),
         # was "Report are emailed"
         (

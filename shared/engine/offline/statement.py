@@ -1681,12 +1681,22 @@ def _plain(clause: str) -> Capability:
             )
         # after "the", "on the left" is no verb "leave", nor "the reports are sent" the verb
         # "report" (a plural after "the" reads as a verb only when no passive follows it)
-        # ("the results are anonymous": a plural before "are" is a noun whatever follows, as
-        # "the buttons are regular colour" is)
+        # ("the system reports are emailed": a plural before a passive is its subject)
         passive = k + 2 < len(words) and words[k + 1].lower() in ("is", "are")
         passive = passive and is_participle(words[k + 2].lower())
         noun = words[k - 1].lower() in _DETERMINERS and (passive or not w.endswith("s"))
-        noun = noun or (w.endswith("s") and k + 1 < len(words) and words[k + 1] == "are")
+        are = w.endswith("s") and k + 2 < len(words) and words[k + 1] == "are"
+        verb_like = verb in VERBS or (k == 1 and words[0].lower() in VERBS)
+        if are and not passive and verb_like and words[0].lower() not in _PREPOSITION_FIRST:
+            # "the colours are basic", "staff calendars are all in Outlook": how things are,
+            # said as it was (on dev, reading these as needs wrote stories from descriptions;
+            # "the buttons are regular colour" reads as one); what would be wanted is that they
+            # be so
+            subject, tail = " ".join(words[: k + 1]), " ".join(words[k + 2 :])
+            return Capability(
+                _cap(clause), f"{_lower_first(subject)} to be {tail}", obj=subject, subject=subject
+            )
+        noun = noun or (are and passive)
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))

@@ -498,8 +498,9 @@ def drop_abandoned(text: str) -> str:
     word the repair says again ("change mode {disfmarker} zapping mode" -> "change zapping
     mode", "these messages {disfmarker} these key buttons" -> "these key buttons"), and without
     a filler set off by commas after a word that ends no phrase, commas and
-    all ("under, um, two hundred" -> "under two hundred"). For generated text (the offline
-    drafts) only: the analyses keep the text they were measured on; quotes stay verbatim."""
+    all ("under, um, two hundred" -> "under two hundred"), and without the stress on a want
+    ("we'd really like" -> "we'd like"). For generated text (the offline drafts) only: the
+    analyses keep the text they were measured on; quotes stay verbatim."""
     text = _RESTATED_VERB.sub(r"\2\1", _ABANDONED.sub("", _RESTARTED_PHRASE.sub("", text)))
     text = _FILLER_BETWEEN_COMMAS.sub(_without_filler, text)
     text = _LIKE_STRESSED.sub(r"\1 \2", text)

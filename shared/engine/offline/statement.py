@@ -619,16 +619,17 @@ def _cleft(text: str) -> Capability | None:
             if not items:
                 return None
             return Capability(f"Limit the {noun} to {items}", f"the {noun} limited to {items}")
-        else:
-            cap = capability(f"we need {only}{what}")
+        cap = capability(f"we need {only}{what}")
     return cap if reads_as_capability(cap.title) else None
 
 
 # what frames a need rather than states it: "it would be nice if users could export ...", "it's
 # important that the results are anonymous", "can we make sure that managers get ...", "would it
 # be possible to add ...", "my biggest problem is that I can't see who ...", "a calendar view
-# would be really useful": the need is the clause inside (``clause``), the verb phrase (``vp``),
-# the thing (``np``) or what cannot be done today (``cannot``)
+# would be really useful": the need is the clause inside (``clause``), the verb phrase (``vp``,
+# of ``who`` when named), what is asked of the product (``asked``), the thing (``np``), the doing
+# (``ing``: "the other thing would be letting coordinators see gaps") or what cannot be done today
+# (``cannot``); ``unframed`` says each as a plain statement
 _OPENING_WORDS = (
     r"^(?:(?:so|and|but|well|now|okay|ok|yeah|yes|also|i think|i guess|i suppose|i mean|you know"
     r"|actually|honestly|basically|really|um|uh)\b[,\s]*)*"
@@ -1284,7 +1285,7 @@ def _no_need(vp: str) -> Capability:
     return Capability(f"Remove the need to {vp}", f"not to have to {vp}")
 
 
-# what a cost must stay within ("our target", "the budget per unit")
+# what a cost must stay within ("our target", "the budget", "our cost target")
 _BUDGET = re.compile(
     r"(?P<det>our|the|a)\s+(?P<noun>(?:cost\s+|price\s+)?(?:target|budget))", re.IGNORECASE
 )

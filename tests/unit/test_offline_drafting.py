@@ -2569,3 +2569,17 @@ def test_a_reason_said_after_a_comma_is_no_part_of_the_need() -> None:
     )
     # was "I want the product to be easy, most of our staff are not very technical."
     assert draft.description == "As a user, I want the product to be easy."
+
+
+def test_what_would_help_said_after_a_comma_is_the_need() -> None:
+    draft = write_story(
+        [
+            "For the residents it's really about knowing when the bin is coming, like, a text the"
+            " night before would be ideal."
+        ]
+    )
+    # was "Provide for the residents it's about knowing"
+    assert (draft.title, draft.description) == (
+        "Provide a text the night before",
+        "As a resident, I want a text the night before.",
+    )

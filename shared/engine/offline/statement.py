@@ -739,6 +739,15 @@ _A_MUST = re.compile(
 )
 
 
+# "..., like, a text the night before would be ideal": the thing, said last as what would help
+_WOULD_HELP = re.compile(
+    r"[,;]\s+(?:so\s+|and\s+|like\s+|maybe\s+)*(?P<np>(?:an?|some)\s+[^,;]+?)\s+(?:would|will)\s+be"
+    r"\s+(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
+    r"[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
 def unframed(text: str) -> str:
     """What a frame around a need says, as a plain statement of it ("it's important that the
     results are anonymous": "the results are anonymous"; "it would be great to have a dark
@@ -772,6 +781,9 @@ def unframed(text: str) -> str:
         and not re.match(r"(?:it|this|that|there)\b", must.group("np"), re.IGNORECASE)
     ):
         return f"we need {must.group('np')}"
+    helps = _WOULD_HELP.search(said)
+    if helps:
+        return f"we need {helps.group('np')}"
     return text
 
 

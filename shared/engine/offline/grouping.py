@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -298,6 +299,7 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
     return out
 
 
+@lru_cache(maxsize=4096)  # asked twice of a sentence that may start a need (_group, _seeds)
 def _states_a_need(text: str) -> bool:
     """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
     prohibition, the user-story form (``language.cue_flags``), or a frame round a need ("it would

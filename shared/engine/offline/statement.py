@@ -635,6 +635,8 @@ _OPENING_WORDS = (
     r"|actually|honestly|basically|really|um|uh)\b[,\s]*)*"
 )
 _FOR_US = r"(?:\s+for\s+(?:us|me|them|you|everyone|the\s+\w+))?"
+# how much a thing would help ("really useful", "ideal"), said after "would be"
+_HELPFUL = r"(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
 _FRAMES = (
     re.compile(
         _OPENING_WORDS + r"it(?:'d|'s| would| will| is)(?:\s+(?:really|also|so|just))?\s+be\s+"
@@ -693,7 +695,7 @@ _FRAMES = (
     re.compile(  # "a calendar view would be really useful": the thing
         _OPENING_WORDS + r"(?:something\s+(?:like\s+)?|some\s+(?:kind|sort)\s+of\s+)?"
         r"(?P<np>(?:an?|some|the)\s+[^,;]+?)\s+(?:would|will)\s+be\s+"
-        r"(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
+        + _HELPFUL
         + _FOR_US
         + r"[\s.!]*$",
         re.IGNORECASE,
@@ -742,8 +744,7 @@ _A_MUST = re.compile(
 # "..., like, a text the night before would be ideal": the thing, said last as what would help
 _WOULD_HELP = re.compile(
     r"[,;]\s+(?:so\s+|and\s+|like\s+|maybe\s+)*(?P<np>(?:an?|some)\s+[^,;]+?)\s+(?:would|will)\s+be"
-    r"\s+(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
-    r"[\s.!]*$",
+    r"\s+" + _HELPFUL + r"[\s.!]*$",
     re.IGNORECASE,
 )
 

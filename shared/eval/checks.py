@@ -242,7 +242,10 @@ def _line_of(quote: SourceQuote, transcript: str | None) -> str:
 
 def _title_check(title: str) -> Check:
     from shared.engine.offline.lexicon import is_verb, reads_as_capability
-    from shared.engine.offline.wording import ends_with_verb_particle
+    from shared.engine.offline.wording import (
+        ends_with_stranded_preposition,
+        ends_with_verb_particle,
+    )
 
     words = title.split()
     problems = []
@@ -252,7 +255,9 @@ def _title_check(title: str) -> Check:
     if first in _TITLE_OPENERS_NOT_VERBS or not is_verb(first):
         problems.append(f"opens with '{first}', not a verb")
     last = words[-1].strip(".,;:!?").lower() if words else ""
-    if last in _DANGLING_WORDS and not ends_with_verb_particle(title):
+    if last in _DANGLING_WORDS and not (
+        ends_with_verb_particle(title) or ends_with_stranded_preposition(title)
+    ):
         problems.append(f"ends on '{words[-1]}'")
     if not problems and not reads_as_capability(title):
         problems.append("reads as a clause of talk, not a capability")

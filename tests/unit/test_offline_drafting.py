@@ -1636,7 +1636,7 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         (
             "The booking system should pull that in, probably every night.",
             "Pull that in every night",
-            "As a user, I want the product to pull that in, every night.",
+            "As a user, I want the booking system to pull that in, every night.",
         ),
         # ... but a thing and what it is like is no such note
         (
@@ -2583,3 +2583,150 @@ def test_what_would_help_said_after_a_comma_is_the_need() -> None:
         "Provide a text the night before",
         "As a resident, I want a text the night before.",
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Make the limit five attachments per ticket"
+        (
+            "The limit is five attachments per ticket, anything more and the mailbox chokes.",
+            "Set the limit to five attachments per ticket",
+            "As a user, I want the limit to be five attachments per ticket.",
+        ),
+        # was "Make the default priority medium"
+        (
+            "The default priority is medium, people always pick urgent otherwise.",
+            "Set the default priority to medium",
+            "As a user, I want the default priority to be medium.",
+        ),
+        (
+            "The maximum file size should be 10 MB.",
+            "Set the maximum file size to 10 MB",
+            "As a user, I want the maximum file size to be 10 MB.",
+        ),
+        # no value: how a setting is judged, not what it is set to
+        (
+            "The limit is too low.",
+            "Make the limit too low",
+            "As a user, I want the limit to be too low.",
+        ),
+    ],
+)
+def test_a_setting_said_with_its_value_is_set_to_it(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criterion"),
+    [
+        # was "Provide the finance director" (as a line manager, "I want the finance director")
+        (
+            "Line managers approve them, and anything above five hundred pounds also needs the"
+            " finance director.",
+            "Require the finance director",
+            "Anything above five hundred pounds also needs the finance director.",
+        ),
+        # was "Provide the duty engineer, straight away" and "The duty engineer, straight away
+        # is available."
+        (
+            "Right, and anything marked urgent also needs the duty engineer, straight away.",
+            "Require the duty engineer for anything marked urgent",
+            "Anything marked urgent also needs the duty engineer, straight away.",
+        ),
+        # a thing that is needed is still provided
+        (
+            "Anything over fifty pounds needs a receipt.",
+            "Provide a receipt",
+            "Anything over fifty pounds needs a receipt.",
+        ),
+    ],
+)
+def test_a_person_a_rule_needs_is_required_for_what_it_is_said_of(
+    statement: str, title: str, criterion: str
+) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    assert draft.acceptance_criteria == [criterion]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Make closed tickets get archived after ninety days"
+        (
+            "Closed tickets get archived after ninety days, that's the retention policy.",
+            "Archive closed tickets after ninety days",
+            "As a user, I want closed tickets to be archived after ninety days.",
+        ),
+        # was "Make tickets that nobody has touched for two days go" (cut at ten words) and "I
+        # want the product to go red"
+        (
+            "Tickets that nobody has touched for two days should go red.",
+            "Make tickets nobody has touched for two days go red",
+            "As a user, I want tickets that nobody has touched for two days to go red.",
+        ),
+        # was "I want the product to work on a phone": the statement names what must
+        (
+            "Most engineers are on the road, so the queue has to work on a phone.",
+            "Work on a phone",
+            "As a user, I want the queue to work on a phone.",
+        ),
+        # was "Search before they raise a ticket" / "the product to search ..."
+        (
+            "Oh, and a knowledge base they can search before they raise a ticket, that would cut"
+            " the calls.",
+            "Provide a knowledge base they can search",
+            "As a user, I want a knowledge base they can search before they raise a ticket.",
+        ),
+        # was "Give everyone a calendar feed link they subscribe" (the "to" cut as dangling)
+        (
+            "Give everyone a calendar feed link they subscribe to.",
+            "Give everyone a calendar feed link they subscribe to",
+            "As a user, I want to give everyone a calendar feed link they subscribe to.",
+        ),
+        # was "Provide that written down, reports shouldn't identify students"
+        (
+            "Good, I'd want that written down, reports shouldn't identify students.",
+            "Do not identify students",
+            "As a user, I want the product never to identify students.",
+        ),
+        # the product, and what it lets people do, stay as they were
+        (
+            "It has to work offline.",
+            "Make it work offline",
+            "As a user, I want the product to work offline.",
+        ),
+        (
+            "The booking page must let patients choose a doctor.",
+            "Let patients choose a doctor",
+            "As a patient, I want to choose a doctor.",
+        ),
+    ],
+)
+def test_what_a_named_thing_must_do_is_said_of_it(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        ("Provide a queue we can filter by category and priority", True),
+        ("Provide a report they can print", True),
+        ("Give everyone a calendar feed link they subscribe to", True),
+        ("Provide a list of the rooms we talked about", True),
+        # a clause of talk, or a verb with an object of its own, is no thing's clause
+        ("Provide some LCD display you can button the number", False),
+        ("Provide for instance we see", False),
+        ("Provide a thing we could be", False),
+    ],
+)
+def test_a_thing_and_what_people_do_with_it_reads_as_a_title(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+    assert _title_check(title).passed is reads

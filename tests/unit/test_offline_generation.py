@@ -767,3 +767,41 @@ def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
         "Set their availability for the month",
     ]
     assert all(len(s.source_quotes) == 1 for s in stories)
+
+
+def test_rules_on_named_roles_and_their_settings_are_stories_of_their_own(
+    generator: OfflineGenerator,
+) -> None:
+    """An IT helpdesk interview (written for this test, not from the datasets). Was: "The big one
+    for me is that staff can raise a ticket ..." quoted under the knowledge base (no story), "And
+    contractors shouldn't see tickets from other departments." quoted under single sign-on (a
+    contracted prohibition read as no need, and "and" as a follow-up), "Make the limit five
+    attachments per ticket", "Provide the duty engineer, straight away", "Make closed tickets get
+    archived after ninety days" and "Search before they raise a ticket"."""
+    text = normalize(
+        "Owen: The big one for me is that staff can raise a ticket without emailing us.\n"
+        "Grace: The limit is five attachments per ticket, anything more and the mailbox chokes.\n"
+        "Owen: Right, and anything marked urgent also needs the duty engineer, straight away.\n"
+        "Grace: Closed tickets get archived after ninety days, that's the retention policy.\n"
+        "Owen: It has to work with our single sign-on, nobody wants another password.\n"
+        "Grace: And contractors shouldn't see tickets from other departments.\n"
+        "Grace: The default priority is medium, people always pick urgent otherwise.\n"
+        "Owen: Oh, and a knowledge base they can search before they raise a ticket, that would"
+        " cut the calls.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == [
+        "Raise a ticket without emailing us",
+        "Set the limit to five attachments per ticket",
+        "Require the duty engineer for anything marked urgent",
+        "Archive closed tickets after ninety days",
+        "Work with our single sign-on",
+        "Do not let contractors see tickets from other departments",
+        "Set the default priority to medium",
+        "Provide a knowledge base they can search",
+    ]
+    assert all(len(s.source_quotes) == 1 for s in stories)
+    urgent = stories[2]
+    assert urgent.acceptance_criteria == [
+        "Anything marked urgent also needs the duty engineer, straight away."
+    ]

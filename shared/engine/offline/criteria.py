@@ -38,6 +38,7 @@ from shared.engine.offline.statement import (
     _PERSONA_START,
     _PRODUCT_PRONOUN,
     _PURPOSE,
+    _QUALIFIED,
     _REASON_GIVEN,
     _SUBJECT_TAIL,
     _WEAK_MODAL,
@@ -52,6 +53,7 @@ from shared.engine.offline.statement import (
     is_finding,
     is_people_description,
     says_nobody,
+    thing_acted_on,
     unframed,
 )
 from shared.engine.offline.wording import _article, _lower_first, _the, _trim, capital
@@ -112,6 +114,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             out.append(then)
             continue
         split = _condition(text, first_only=True) or _condition(clause)
+        if split and req.kind == "vp" and thing_acted_on(req):
+            split = None  # "a knowledge base they can search before they raise a ticket": a thing
         if split:
             when, main_clause = split
             main_req = _parse(main_clause)
@@ -661,6 +665,15 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
                 f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}{when}"
                 + (f", {details}" if details else "")
             )
+        qualified = _QUALIFIED.match(re.sub(r"\s+(?:also|still|always)$", "", said_of))
+        if qualified:
+            # "anything marked urgent also needs the duty engineer": the rule as said
+            plural = _plural(qualified.group(0).lower().split()[:1])
+            also = " also" if re.search(r"\balso$", req.subject.strip(), re.I) else ""
+            return (
+                f"{capital(qualified.group(0))}{also} {'need' if plural else 'needs'} "
+                f"{_lower_first(rest)}{when}" + (f", {details}" if details else "")
+            )
         thing = _thing_said_of(said_of)
         if thing is not None:
             # "every claim needs a full history": the thing that has it, not "... is available"
@@ -683,7 +696,7 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
                 f", {details}" if details else ""
             )
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
-    if _reduced_relative(req.subject, req.rest):
+    if _reduced_relative(req.subject, req.rest) or thing_acted_on(req):
         return capital(_trim(req.clause))  # "A setting Linda can change.": as said
     words = _trim(req.rest).split()
     if not words:

@@ -78,6 +78,7 @@ from shared.engine.offline.grouping import (
     _group,
     _Story,
     _unit,
+    names_its_actor,
 )
 from shared.engine.offline.lexicon import MATERIALS, is_quality_word, is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
@@ -283,6 +284,8 @@ class OfflineGenerator:
                 continue
             if limits(sentences[st.writing].text):
                 continue  # a limit ("no more than 8 buttons") constrains the product: its own story
+            if names_its_actor(sentences[st.writing].text):
+                continue  # "contractors shouldn't see ...": that role's need, no detail of another
             k = st.members[0]
             scored = [
                 (float(vectors[k] @ _centroid(vectors, other)), n)

@@ -28,6 +28,7 @@ import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
 from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
+from shared.engine.offline.lexicon import PERSONA_FORMS
 from shared.engine.offline.statement import body, unframed
 from shared.text.language import clean, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
@@ -253,7 +254,11 @@ def _elaborated(
         return None
     text = sentences[k].text
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
-    short = follow_up and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
+    short = (
+        follow_up
+        and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
+        and not _ROLE_RULE.match(clean(text))  # "and contractors shouldn't see ...": a rule
+    )
     similarity = float(vectors[k] @ _centroid(vectors, last))
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
@@ -308,9 +313,54 @@ def _states_a_need(text: str) -> bool:
     said = body(text)
     return (
         any(flags[name] for name in _NEED_CUES)
-        or bool(_NEEDS_A_THING.search(text))
+        or bool(_NEEDS_A_THING.search(text) or _MUST_NOT.match(said))
+        or bool(_ROLE_CAN.match(said))  # "staff can raise a ticket without emailing us"
+        or bool(_NOTIFIED.search(said))  # "they get an email when the status changes"
         or unframed(said) != said  # "we were thinking maybe a weekly digest email"
     )
+
+
+# a rule on a role the meeting names, said after "and" ("and contractors shouldn't see tickets
+# from other departments", "but managers must approve it"): a need of its own, not a follow-up
+_ROLE_RULE = re.compile(
+    rf"^(?:and|but|also|plus)\s+(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})\s+(?:(?:also|still|"
+    r"only|never)\s+)?(?:must|should|shall|can|could|need to|needs to|have to|has to|will|may"
+    r"|shouldn['\u2019]t|mustn['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\b",
+    re.IGNORECASE,
+)
+# a message the product sends people, said as what they get ("they get an email when the status
+# changes", "the approver receives a reminder after three days")
+_NOTIFIED = re.compile(
+    r"\b(?:get|gets|receive|receives)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:e-?mail|text"
+    r"|sms|notification|alert|reminder|message)s?\b",
+    re.IGNORECASE,
+)
+
+
+def names_its_actor(text: str) -> bool:
+    """Whether the sentence says what a role the meeting names can, must or must not do ("staff
+    can raise a ticket without emailing us", "contractors shouldn't see tickets from other
+    departments"): a need of that role's, never a detail of another story."""
+    said = unframed(body(text))
+    return bool(_ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}"))
+
+
+# a prohibition said contracted ("contractors shouldn't see other departments' tickets"): the
+# classifier's modal cue reads "should" and "must" whole
+# (not "and it shouldn't go in any emails": said of what was just said, it goes on from there)
+_MUST_NOT = re.compile(
+    r"^(?:(?:and|but|so|also)\s+)?(?!(?:it|that|this|they|these|those)\b)[a-z].*?"
+    r"\b(?:shouldn|mustn|shan)['\u2019]t\b",
+    re.IGNORECASE,
+)
+# a role the meeting names, and what it can do ("managers can approve claims from their phone");
+# not "you can find most functions on a TV set", said of anyone
+_ROLE_CAN = re.compile(
+    rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})"
+    r"\s+(?:(?:also|still|only)\s+)?(?:can|could|will be able to|are able to|is able to)\s+"
+    r"(?!['\u2019]t)\w",
+    re.IGNORECASE,
+)
 
 
 # "the remote needs a button ...", "the keys need a soft backlight": the need verb with its

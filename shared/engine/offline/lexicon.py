@@ -306,6 +306,14 @@ PERSONAS = (
     "caller",
     "applicant",
     "recruiter",
+    "contractor",
+    "consultant",
+    "director",
+    "officer",
+    "inspector",
+    "courier",
+    "pupil",
+    "caseworker",
     "technician",
     "engineer",
     "pharmacist",
@@ -446,6 +454,20 @@ _CLAUSE_IN_TITLE = re.compile(
 # what my team spent") is a clause, and no talk
 _SHOW_OR_KNOW = frozenset("know see show tell display list report track count".split())
 _INDIRECT_QUESTION = re.compile(r"^(?:\S+\s+){0,3}?(?:how|what|which|whether)\b.*$")
+# a thing and what its people do with it, said without "that" ("Provide a queue we can filter by
+# category", "Provide a report they can print"): the thing is named, the clause says what for
+_GIVING_VERB = frozenset("provide have get give add build create offer".split())
+_REDUCED_RELATIVE = re.compile(
+    r"^(?P<thing>(?:(?:everyone|everybody|them|us|people|users|staff)\s+)?"
+    r"(?:an?|the|some|one|every|each)\s+(?:[a-z-]+\s+){0,4}?[a-z-]+)\s+"
+    r"(?:we|they|you|people|users)\s+(?:(?:can|could|will)\s+(?!(?:be|do|go|say|see|get)\b)"
+    r"(?=[a-z]+\b(?!\s+(?:to|about|with|of)$))|(?=[a-z]+\s+(?:to|about|with|of)$))[a-z]+\b"
+    # the verb's object is the thing: nothing but how, when or where follows ("... we can
+    # filter by category"), never an object of its own ("you can button the number"); said
+    # without a modal, the clause ends on its preposition ("a feed link they subscribe to")
+    r"(?=$|\s+(?:by|before|after|when|whenever|while|at|on|in|from|with|for|any|anytime)\b"
+    r"|\s+(?:to|about|with|of)$)"
+)
 _BAD_SECOND = frozenset(
     """for even also maybe if when because so as like just really be been being is are was were
     there we they i you have has had""".split()
@@ -547,6 +569,7 @@ _NUMBER_WORD = frozenset(
     fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
     ninety hundred thousand million point and or""".split()
 )
+NUMBER_WORDS = _NUMBER_WORD - {"and", "or", "point"}  # the words that name a number
 _DEGREE = frozenset("most least bit lot much little too very".split())
 # what a product is made of: said alone ("So probably plastic or something .") it is what to
 # make it of, and takes no article ("Provide a plastic")
@@ -667,11 +690,14 @@ def reads_as_capability(title: str) -> bool:
         return False  # "Make forty eight and sixty four": figures, and nothing they are of
     if words[0] in ("provide", "make", "have", "get", "give") and amount_only(words[1:]):
         return False  # "Provide ten pounds a month maximum": how much of what was said before
+    # "a queue we can filter by category": the thing is "a queue", the clause says what for
+    relative = _REDUCED_RELATIVE.match(" ".join(words[1:])) if words[0] in _GIVING_VERB else None
+    thing = relative.group("thing").split() if relative else words[1:]
     if words[0] == "provide" and (
         words[1] in _BAD_AFTER_PROVIDE
         or words[1] in _NOT_A_THING_ADVERB
         or words[1:3] in (["more", "of"], ["less", "of"])
-        or not names_a_thing(words[1:])
+        or not names_a_thing(thing)
     ):
         return False
     if words[:2] == ["leave", "out"] and not names_a_thing(words[2:]):
@@ -683,6 +709,8 @@ def reads_as_capability(title: str) -> bool:
     rest = " ".join(words[1:])
     if words[0] in _SHOW_OR_KNOW:
         rest = _INDIRECT_QUESTION.sub("", rest)
+    elif relative:
+        rest = " ".join(thing) + rest[relative.end() :]
     if _has_finite_verb(rest.split(), _FINITE_ANYWHERE):
         return False
     return not _CLAUSE_IN_TITLE.search(rest)

@@ -254,6 +254,9 @@ def _one_action(phrase: str) -> str:
     return phrase
 
 
+_ANYTHING_LEFT = re.compile(r"\s+for\s+(?:anything|everything|any\s+\w+|all\s+\w+)$", re.I)
+
+
 def _without_limit(title: str, main: str) -> str:
     """The title without the limit the main statement sets ("Provide online cancellation" from
     "online cancellation up to two hours before", "Limit the production cost per remote" from
@@ -266,7 +269,9 @@ def _without_limit(title: str, main: str) -> str:
         if cut and keep and lim.kind != "max":
             continue  # "Keep battery life at least 12 months": the limit is the need
         if cut:
-            short = _trim(title[: cut.start()])
+            # "Require the finance director for anything | above five hundred pounds": what
+            # picked the thing out is cut, so "for anything" names nothing
+            short = _ANYTHING_LEFT.sub("", _trim(title[: cut.start()]))
             if keep:  # "Keep the production cost per remote at most 15 EUR"
                 short = "Limit " + short.split(" ", 1)[1] if " " in short else short
             if _still_a_title(short):
@@ -368,6 +373,11 @@ def _with_condition(phrase: str, text: str) -> str:
     return f"{phrase} {said.group(1).lower() if said else 'when'} {when}"
 
 
+_OBJECT_THAT = re.compile(
+    r"(?<=[a-z]) that (?=(?:nobody|no one|we|they|you|i|people|someone|somebody|he|she|users)\b)"
+)
+
+
 def make_title(phrase: str) -> str:
     """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
     phrase = _HEDGES.sub("", _trim(phrase))
@@ -379,6 +389,10 @@ def make_title(phrase: str) -> str:
     if len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head
     words = phrase.split()
+    if len(words) > MAX_TITLE_WORDS:
+        # "tickets that nobody has touched": "that" before the clause's own subject can go
+        phrase = _OBJECT_THAT.sub(" ", phrase)
+        words = phrase.split()
     if len(words) > MAX_TITLE_WORDS:
         cuts = [
             k

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from shared.analysis.contradiction import quantities
 from shared.engine.offline.lexicon import (
+    NUMBER_WORDS,
     PERSONA,
     PERSONA_FORMS,
     VERBS,
@@ -655,7 +656,8 @@ _FRAMES = (
     re.compile(
         _OPENING_WORDS + r"(?:(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest"
         r"|important|first|one|other|next)\s+)?|another\s+)"
-        r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion)"
+        r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion"
+        r"|(?:(?<=key )|(?<=main )|(?<=big )|(?<=biggest )|(?<=important )|(?<=other ))one)"
         + _FOR_US
         + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+))$",
         re.IGNORECASE,
@@ -664,6 +666,12 @@ _FRAMES = (
         _OPENING_WORDS + r"(?:(?:can|could)\s+(?:we|you)\s+(?:please\s+)?|(?:we|you)\s+"
         r"(?:have to|need to|must|should)\s+|let's\s+|please\s+)?(?:make sure|ensure)\s+"
         r"(?:that\s+)?(?P<clause>.+?)\??$",
+        re.IGNORECASE,
+    ),
+    re.compile(  # "I'd want that written down, reports shouldn't identify students"
+        _OPENING_WORDS + r"(?:(?:good|great|right|fine)\b[,\s]*)?(?:i|we)(?:'d|\s+would|\s+want"
+        r"|\s+need)?(?:\s+(?:want|like|need))?\s+(?:that|this|it)\s+(?:written\s+down|noted"
+        r"(?:\s+down)?|in\s+writing|on\s+record|recorded)[,:;]\s+(?P<clause>.+)$",
         re.IGNORECASE,
     ),
     re.compile(  # "it should be possible to reopen a closed claim"
@@ -902,8 +910,9 @@ def _capability(text: str) -> Capability:
         if wanted_of:
             return wanted_of
         return _provide(req.rest, subject)
-    if req.kind == "vp" and _reduced_relative(subject, req.rest):
-        return _provide(req.clause)  # "a setting Linda can change": a thing, and who acts on it
+    if req.kind == "vp" and (_reduced_relative(subject, req.rest) or thing_acted_on(req)):
+        # "a setting Linda can change": a thing, and who acts on it
+        return _provide(_LEAD.sub("", req.clause))
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
     return _plain(req.clause)
@@ -911,17 +920,31 @@ def _capability(text: str) -> Capability:
 
 # who acts on a thing, said after it without "that" ("a setting Linda can change")
 _ACTOR_LAST = re.compile(
-    rf"^(?:a|an|the|some|one)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+"
+    rf"^(?i:a|an|the|some|one)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+"
     rf"(?P<who>[A-Z][a-z]+|we|you|they|i|people|(?:the\s+)?(?:{PERSONA_FORMS}))$",
 )
+
+
+def thing_acted_on(req: _Requirement) -> bool:
+    """Whether the statement names a thing and what people can do with it ("a knowledge base
+    they can search before they raise a ticket"): the words before its "can" read so."""
+    before = re.split(r"\s+(?:can|could|will)\s+", _LEAD.sub("", req.clause), maxsplit=1)[0]
+    return _reduced_relative(before, req.rest)
+
+
+# what may follow a verb whose object is the thing before it ("a knowledge base they can search
+# before they raise a ticket", "a report we can print at the end of the month")
+_AFTER_GAP = frozenset("before after when whenever while at on in from by any anytime".split())
 
 
 def _reduced_relative(subject: str, rest: str) -> bool:
     """Whether a subject and a verb with no object are a thing and a clause said of it ("a
     setting Linda can change", "a report we can print"), not someone who must act."""
     words = rest.split()
-    if len(words) != 1 or not is_base_verb(words[0].lower()):
+    if not words or not is_base_verb(words[0].lower()):
         return False
+    if len(words) > 1 and words[1].lower() not in _AFTER_GAP:
+        return False  # "a knowledge base they can search | before ...": no object of its own
     found = _ACTOR_LAST.match(subject.strip())
     return found is not None and _other_thing(subject.strip()[: found.start("who")].strip())
 
@@ -1095,7 +1118,27 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     owner = _owner(subject)
     if owner and len(re.sub(r"^(?:an?|the)\s+", "", noun_phrase).split()) == 1:
         means += f" for {owner}"  # "hotels still need receipts": "Provide receipts for hotels"
+    qualified = _QUALIFIED.match(_trim(re.sub(r"\s+(?:still|also|always)$", "", subject.strip())))
+    if qualified and len(noun_phrase.split()) <= 5:
+        # "anything above five hundred pounds also needs the finance director": what the rule
+        # is said of, and a person it needs is required, not provided
+        person = noun_phrase.split(",")[0].rstrip()
+        if re.search(rf"^(?:the|a|an|our)\s+(?:[a-z-]+\s+)?(?:{PERSONA_FORMS})$", person, re.I):
+            means = f"{person} for {_lower_first(qualified.group(0))}"
+            return Capability(
+                f"Require {means}", f"to require {means}", obj=person, subject=subject
+            )
+        means = f"{noun_phrase} for {_lower_first(qualified.group(0))}"
     return Capability(title=f"Provide {means}", means=means, obj=noun_phrase, subject=subject)
+
+
+# a thing a rule is said of, with what picks it out ("anything above five hundred pounds",
+# "claims over fifty pounds", "anything marked urgent")
+_QUALIFIED = re.compile(
+    r"^(?:anything|everything|any\s+[a-z]+|all\s+[a-z]+|every\s+[a-z]+|[a-z]+s)\s+"
+    r"(?:above|over|under|below|more than|less than|older than|marked|flagged|tagged)\s+\S.*$",
+    re.IGNORECASE,
+)
 
 
 # what a need of one word is said of, named in its title: a thing ("hotels", "every claim"), not
@@ -1162,6 +1205,9 @@ def _container(subject: str) -> str:
     return _lower_first(subject.strip()) if _other_thing(subject.strip()) else ""
 
 
+_LETS = re.compile(r"^(?:let|lets|allow|allows|enable|enables|help|helps)\b", re.IGNORECASE)
+
+
 def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capability:
     """``wanted``: said as someone's want; whoever wants is a person who acts ("Linda wants to
     see every doctor's day" -> "to see every doctor's day", not "the product to see ..."), unless
@@ -1226,12 +1272,20 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         return _prohibition(negated.group("vp"), subject, user)
     if user:
         return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+    # what it is wanted of: a thing the statement names ("the queue has to work on a phone": the
+    # queue to work on a phone), else the product
+    head = re.split(r"\s+(?:that|which|who)\s+", subject)[0]  # "tickets that nobody has ..."
+    determined = re.match(r"(?:the|our|each|every|all|their|its|these|those|your|my)\s", head, re.I)
+    plural = len(head.split()) <= 3 and head.lower().endswith("s")  # "facilities"
+    named = bool(determined or plural) and head.split()[0].lower() not in _SUBORDINATORS
+    named = named and _other_thing(head) and not _LETS.match(rest)  # "let patients ...": theirs
+    doer = _lower_first(subject) if named else "the product"
     if len(rest.split()) < MIN_TITLE_WORDS:  # "it has to work offline": "Make it work offline"
         thing = "it" if not subject or _PRODUCT_PRONOUN.match(subject) else subject
         return Capability(
-            f"Make {_lower_first(thing)} {rest}", f"the product to {rest}", subject=subject
+            f"Make {_lower_first(thing)} {rest}", f"{doer} to {rest}", subject=subject
         )
-    return Capability(_verb_phrase(rest), f"the product to {rest}", subject=subject)
+    return Capability(_verb_phrase(rest), f"{doer} to {rest}", subject=subject)
 
 
 # words in -ly that are no adverb of manner
@@ -1304,6 +1358,34 @@ _BUDGET = re.compile(
 )
 
 
+# a setting of the product, named as the thing it sets ("the limit", "the default priority",
+# "the maximum file size", "the retention period")
+_SETTING = re.compile(
+    r"^(?:the|our|a|an)\s+(?:(?:default|maximum|minimum|max|min)(?:\s+[a-z-]+){0,2}"
+    r"|(?:[a-z-]+\s+){0,2}(?:limit|maximum|minimum|default|threshold|cap|timeout|time-out"
+    r"|deadline|cut-off|cutoff|quota|interval|retention period))$",
+    re.IGNORECASE,
+)
+
+
+def _a_value(words: list[str]) -> bool:
+    """Whether the words name a value a setting can take ("ten users per survey", "medium",
+    "30 days"): short, no degree ("too low"), no clause."""
+    low = [w.lower().strip(",.") for w in words]
+    if not low or len(low) > 6 or low[0] in _NOT_A_VALUE:
+        return False
+    return (
+        bool(re.search(r"\d", " ".join(low)))
+        or any(w in NUMBER_WORDS for w in low)
+        or len(low) <= 2
+    )
+
+
+_NOT_A_VALUE = frozenset(
+    "too very quite not never so really a an the that this it there what how".split()
+)
+
+
 def _be(complement: str, subject: str) -> Capability:
     """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
     'Show the number on the LCD'; 'users should be notified' -> 'Notify users'; 'we have to be
@@ -1323,6 +1405,12 @@ def _be(complement: str, subject: str) -> Capability:
             f"the product to keep within {budget.group('det').lower()} {noun} of {amount}",
             subject=subject,
         )
+    setting = _SETTING.match(subject)
+    if setting and words and _a_value(words):
+        # "the limit is ten users per survey", "the default priority is medium": a setting
+        said = f"{_lower_first(subject)} to {complement}"
+        means = f"{_lower_first(subject)} to be {complement}"
+        return Capability(f"Set {said}", means, obj=subject, subject=subject)
     if subject.lower() in ("we", "i", "you") and words and words[0].lower() in _ATTITUDES:
         said = f"{subject} to be {complement}"
         return Capability(_cap(said), said)
@@ -1406,7 +1494,7 @@ def _dropped(text: str) -> Capability | None:
     return None
 
 
-_PRONOUNS = frozenset("it this that them these those things anything everything".split())
+_DONE_TO_PRONOUNS = frozenset("it this that them these those things anything everything".split())
 
 
 def _done_to(what: str) -> Capability | None:
@@ -1418,7 +1506,7 @@ def _done_to(what: str) -> Capability | None:
     act = base_form(done)
     if len(words) < 2 or not is_participle(done) or act == done or not is_verb(act):
         return None
-    if not content_words(obj) or obj.lower() in _PRONOUNS:
+    if not content_words(obj) or obj.lower() in _DONE_TO_PRONOUNS:
         return None
     return Capability(f"Do not {act} {obj}", f"{_lower_first(obj)} not to be {done}", obj=obj)
 
@@ -1641,6 +1729,12 @@ def _plain(clause: str) -> Capability:
         clause,
         re.IGNORECASE,
     )
+    if (
+        plural
+        and plural.group("verb").lower() == "get"
+        and is_participle((plural.group("rest").split() or [""])[0].lower())
+    ):
+        plural = None  # "closed tickets get archived after ninety days": a passive, read below
     if (
         plural
         and plural.group("verb").lower() in VERBS

@@ -29,11 +29,41 @@ _NOUN_OPENERS = re.compile(
 )
 
 
+# a preposition left at the end of a clause said of a thing before it ("a calendar feed link they
+# subscribe to", "the rooms we talked about", "the person it's assigned to")
+_STRANDED = re.compile(
+    r"\b(?:we|they|you|i|people|users|staff|everyone|it's|it is|it was|he|she)\s+"
+    r"(?:(?:can|could|will|would|should|must|have|has|had|are|were|is|was|already|always|just"
+    r"|all|then|also)\s+)*(?P<verb>[a-z]+)(?:\s+(?:in|up|on|back|out))?\s+"
+    r"(?:to|about|with|for|from|on|in|into|at|of|by)$",
+    re.IGNORECASE,
+)
+
+
+def ends_with_stranded_preposition(text: str) -> bool:
+    """Whether the text ends on the preposition of a clause said of the thing before it ("a
+    link they subscribe to"), which is no dangling word."""
+    found = _STRANDED.search(text.rstrip(" .!?"))
+    if found is None:
+        return False
+    verb = found.group("verb").lower()
+    if text.rstrip(" .!?").lower().endswith(" to") and verb in _BEFORE_INFINITIVE:
+        return False  # "as you want to", "we have to": a verb left out, no preposition
+    return base_form(verb) in VERBS or verb.endswith("ed")
+
+
+_BEFORE_INFINITIVE = frozenset(
+    "want wants wanted have has had need needs needed like love going got ought used try able"
+    " supposed meant allowed".split()
+)
+
+
 def _trim(text: str) -> str:
     """Collapsed whitespace, no surrounding punctuation and no dangling function words (a verb's
-    particle stays: "log in", "switch off")."""
+    particle stays: "log in", "switch off"; so does a clause's preposition: "a link they
+    subscribe to")."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
-    if ends_with_verb_particle(text):
+    if ends_with_verb_particle(text) or ends_with_stranded_preposition(text):
         return text
     return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
 

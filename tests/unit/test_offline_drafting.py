@@ -2730,3 +2730,53 @@ def test_what_a_named_thing_must_do_is_said_of_it(
 def test_a_thing_and_what_people_do_with_it_reads_as_a_title(title: str, reads: bool) -> None:
     assert reads_as_capability(title) is reads
     assert _title_check(title).passed is reads
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # was "Cancel their slots and every parent affected gets an email"
+        (
+            "The office cancels their slots and every parent affected gets an email straight away.",
+            "Cancel their slots",
+        ),
+        # was "Provide bookings from the app go into MedOffice"
+        (
+            "Bookings from the app go into MedOffice, and bookings reception makes show as taken.",
+            "Make bookings from the app go into MedOffice",
+        ),
+        # a verb or a thing with a place after it is no subject ("depends on the cost")
+        ("GPS on the phone.", "Provide GPS on the phone"),
+    ],
+)
+def test_a_title_is_one_clause_of_a_statement(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        ("Set which evenings they're available", True),  # what is set, as said
+        ("Choose which doctor they see", True),
+        ("Set it's fine", False),  # talk
+    ],
+)
+def test_what_is_set_or_chosen_may_be_a_clause(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+
+
+@pytest.mark.parametrize(
+    ("phrase", "trimmed"),
+    [
+        ("a link they subscribe to", "a link they subscribe to"),
+        ("the person it is assigned to", "the person it is assigned to"),
+        ("the rooms we talked about", "the rooms we talked about"),
+        # "to" before a verb left out is no preposition: it goes, as before
+        ("you can get them printed as you want to", "you can get them printed as you want"),
+        ("we have to", "we have"),
+    ],
+)
+def test_a_clauses_last_preposition_is_no_dangling_word(phrase: str, trimmed: str) -> None:
+    from shared.engine.offline.wording import _trim
+
+    assert _trim(phrase) == trimmed

@@ -805,3 +805,34 @@ def test_rules_on_named_roles_and_their_settings_are_stories_of_their_own(
     assert urgent.acceptance_criteria == [
         "Anything marked urgent also needs the duty engineer, straight away."
     ]
+
+
+def test_a_correction_and_another_roles_need_in_an_interview(generator: OfflineGenerator) -> None:
+    """A parents' evening interview (written for this test, not from the datasets). Was: one story
+    "Make the slots twelve minutes" (as a teacher) quoting every line but the last two: "actually,
+    ..." corrects the figure of the need before it (the two read too unlike for a revision), "and
+    teachers ..." is another role's need (not a follow-up), "Set which evenings they're
+    available" reads as a title, and "Cancel their slots and every parent affected gets an
+    email" was two clauses in one title."""
+    text = normalize(
+        "Luis: Parents book a ten-minute slot with each teacher online.\n"
+        "Ines: And teachers set which evenings they're available, some only do Tuesdays.\n"
+        "Maya: How long are the slots?\n"
+        "Luis: Actually, make the slots twelve minutes, ten is never enough.\n"
+        "Ines: The office cancels their slots and every parent affected gets an email straight"
+        " away.\n"
+        "Luis: Bookings from the app go into the school diary.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == [
+        "Book a twelve-minute slot with each teacher online",
+        "Set which evenings they're available",
+        "Cancel their slots",
+        "Make bookings from the app go into the school diary",
+    ]
+    booking = stories[0]
+    assert booking.description == (
+        "As a parent, I want to book a twelve-minute slot with each teacher online."
+    )
+    assert booking.superseded_quotes == ["Parents book a ten-minute slot with each teacher online."]
+    assert stories[1].description.startswith("As a teacher, ")

@@ -64,6 +64,12 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 
+# a correction of what was said ("actually, make the slots twelve minutes")
+_CORRECTS = re.compile(
+    r"^(?:actually|no wait|wait|sorry|on second thoughts?|in fact|scratch that|correction)\b",
+    re.IGNORECASE,
+)
+
 # the meeting settling what was just argued ("Twenty-four hours is not enough, nobody else can
 # use the slot at that notice." - "Okay, changing that: reminder texts go out forty-eight hours
 # before the appointment."): the decision is the need, what led to it is evidence
@@ -123,14 +129,15 @@ class _Story:
             self.members.append(k)
             self.drafting.add(k)
 
-    def revise(self, k: int, found: Revision) -> None:
-        """Sentence ``k`` revises this story: what it replaces moves to ``superseded``."""
+    def revise(self, k: int, found: Revision, corrects: bool = False) -> None:
+        """Sentence ``k`` revises this story: what it replaces moves to ``superseded``; a
+        correction of a figure (``corrects``) is written into the statement it corrects."""
         replaced = [self.writing] if found.kind == "number" else list(self.members)
         for old in replaced:
             if old not in self.superseded:
                 self.superseded.append(old)
         self.members = [k] + [m for m in self.members if m not in replaced and m != k]
-        if found.restated or found.kind != "number":
+        if (found.restated and not corrects) or found.kind != "number":
             self.writing, self.revisions = k, []
         else:
             self.revisions.append(found)
@@ -204,14 +211,17 @@ def _revised_story(
         found_revision = revision(text, sentences[k].text)
         if found_revision is None:
             continue
-        if not found_revision.restated:
+        # "actually, make the slots twelve minutes" corrects what was just said, as a short
+        # revision does ("make it twenty"), however differently it is put
+        corrects = found_revision.kind == "number" and _CORRECTS.match(clean(sentences[k].text))
+        if not found_revision.restated or corrects:
             if k - story.last > SHORT_REVISION_GAP:
                 continue
         elif float(vectors[k] @ vectors[story.writing]) < REVISION_SIMILARITY:
             continue
         elif found_revision.kind == "negation" and not names_what_it_drops(sentences[k].text, text):
             continue
-        story.revise(k, found_revision)
+        story.revise(k, found_revision, bool(corrects))
         return story
     return None
 
@@ -254,6 +264,9 @@ def _elaborated(
         return None
     text = sentences[k].text
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
+    # "and teachers set which evenings they're available", said after parents' booking: another
+    # role's need, not more of this one
+    follow_up = follow_up and not _another_role(text, sentences[last.writing].text)
     short = (
         follow_up
         and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
@@ -316,6 +329,7 @@ def _states_a_need(text: str) -> bool:
         or bool(_NEEDS_A_THING.search(text) or _MUST_NOT.match(said))
         or bool(_ROLE_CAN.match(said))  # "staff can raise a ticket without emailing us"
         or bool(_NOTIFIED.search(said))  # "they get an email when the status changes"
+        or _role_does(said)  # "parents book a ten-minute slot with each teacher online"
         or unframed(said) != said  # "we were thinking maybe a weekly digest email"
     )
 
@@ -337,12 +351,50 @@ _NOTIFIED = re.compile(
 )
 
 
+# a role the meeting names, and what it does, said in the present ("parents book a slot online",
+# "the office cancels their slots"): how the product is to work, said as it will be
+_ROLE_DOES = re.compile(
+    rf"^(?:(?:and|so|then|also)\s+)?(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})\s+"
+    r"(?:(?:also|just|then|only|always)\s+)?(?P<verb>[a-z]+)\s+\w",
+    re.IGNORECASE,
+)
+_NOT_AN_ACTION = frozenset(
+    """be am is are was were have has had do does did don't doesn't say says said think thinks
+    know knows feel feels like likes love loves hate hates mean means find finds see sees get gets
+    go goes come comes tend tends seem seems look looks keep keeps usually often never sometimes
+    really actually already still who which that""".split()
+)
+
+
+def _role_does(said: str) -> bool:
+    from shared.engine.offline.lexicon import base_form, is_verb
+
+    found = _ROLE_DOES.match(said)
+    verb = found.group("verb").lower() if found else ""
+    return bool(verb) and verb not in _NOT_AN_ACTION and is_verb(base_form(verb))
+
+
+def _another_role(text: str, main: str) -> bool:
+    """Whether ``text`` says what a role does or may do that ``main`` does not name."""
+    said = re.sub(r"^(?:and|but|also|plus|so|then)\s+", "", unframed(body(text)), flags=re.I)
+    if not (_role_does(said) or _ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}")):
+        return False
+    from shared.engine.offline.lexicon import PERSONA, singular_persona
+
+    role = PERSONA.search(said)
+    main_said = re.sub(r"^(?:and|but|also|plus|so|then)\s+", "", unframed(body(main)), flags=re.I)
+    actor = PERSONA.match(re.sub(r"^(?:the|our|all)\s+", "", main_said, flags=re.I))
+    return role is not None and (
+        actor is None or singular_persona(role.group(0)) != singular_persona(actor.group(0))
+    )
+
+
 def names_its_actor(text: str) -> bool:
     """Whether the sentence says what a role the meeting names can, must or must not do ("staff
     can raise a ticket without emailing us", "contractors shouldn't see tickets from other
     departments"): a need of that role's, never a detail of another story."""
     said = unframed(body(text))
-    return bool(_ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}"))
+    return bool(_ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}") or _role_does(said))
 
 
 # a prohibition said contracted ("contractors shouldn't see other departments' tickets"): the

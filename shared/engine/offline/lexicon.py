@@ -452,7 +452,9 @@ _CLAUSE_IN_TITLE = re.compile(
 )
 # what a verb of knowing or showing asks for ("Know how many no-shows we get every month", "See
 # what my team spent") is a clause, and no talk
-_SHOW_OR_KNOW = frozenset("know see show tell display list report track count".split())
+_SHOW_OR_KNOW = frozenset(
+    "know see show tell display list report track count set choose pick select specify".split()
+)
 _INDIRECT_QUESTION = re.compile(r"^(?:\S+\s+){0,3}?(?:how|what|which|whether)\b.*$")
 # a thing and what its people do with it, said without "that" ("Provide a queue we can filter by
 # category", "Provide a report they can print"): the thing is named, the clause says what for
@@ -702,8 +704,6 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[:2] == ["leave", "out"] and not names_a_thing(words[2:]):
         return False
-    if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(" ".join(words[1:])):
-        return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
     # "Know how many no-shows we get every month", "See how many bookings were made online": the
     # clause is what is asked to be known or shown, not talk
     rest = " ".join(words[1:])
@@ -711,6 +711,8 @@ def reads_as_capability(title: str) -> bool:
         rest = _INDIRECT_QUESTION.sub("", rest)
     elif relative:
         rest = " ".join(thing) + rest[relative.end() :]
+    if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(rest):
+        return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
     if _has_finite_verb(rest.split(), _FINITE_ANYWHERE):
         return False
     return not _CLAUSE_IN_TITLE.search(rest)

@@ -111,7 +111,11 @@ _NEXT_REMARK = re.compile(
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
-    r"|,\s+(?:and|so|or|then|who|what|whether|if|unless|in case)\s+",
+    r"|,\s+(?:and|so|or|then|who|what|whether|if|unless|in case)\s+"
+    # "cancel their slots and every parent affected gets an email": a second clause, its own
+    # subject and verb
+    r"|\s+and\s+(?=(?:every|each|all|the|their|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:gets?|receives?"
+    r"|is|are|can|will|should|must|has|have)\b)",
     re.IGNORECASE,
 )
 # "Pull that in, every night": when it happens needs no comma in a title
@@ -158,7 +162,10 @@ def write_story(
         benefit = benefit or (_trim(story.group("ends")) if story.group("ends") else None)
     else:
         cap = capability(main)
-        persona = persona_of(quotes, context, default_persona)
+        # the statement written from names its role first ("Parents book a twelve-minute slot",
+        # revised by "actually, make the slots twelve minutes", which names none)
+        said = [written, *quotes] if main_text is not None else list(quotes)
+        persona = persona_of(said, context, default_persona)
     title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
     means = _NEXT_REMARK.split(cap.means)[0]
     if means.startswith("to "):  # a thing wanted is no action: "start and end locations"

@@ -1724,7 +1724,9 @@ def _plain(clause: str) -> Capability:
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))
     plural = re.match(
-        r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s)\s+"
+        r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s"
+        # "bookings from the app go into MedOffice": what the things are, said after them
+        r"(?:\s+(?:from|in|on|for|of|with)\s+(?:the|a|an|our)\s+[a-z]+(?=\s+[a-z]+\b))?)\s+"
         r"(?:only |just |also |always |then |ever |only ever )*(?P<verb>[a-z]+)\b(?P<rest>.*)$",
         clause,
         re.IGNORECASE,

@@ -2780,3 +2780,32 @@ def test_a_clauses_last_preposition_is_no_dangling_word(phrase: str, trimmed: st
     from shared.engine.offline.wording import _trim
 
     assert _trim(phrase) == trimmed
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Update when a part is used on a job": what changes is named
+        (
+            "The van stock updates when a part is used on a job.",
+            "Update the van stock",
+            "As a user, I want the van stock to update when a part is used on a job.",
+        ),
+        (
+            "The list refreshes every five minutes.",
+            "Refresh the list",
+            "As a user, I want the list to refresh every five minutes.",
+        ),
+        # a verb with an object of its own keeps it
+        (
+            "The system updates the record.",
+            "Update the record",
+            "As a user, I want the system to update the record.",
+        ),
+    ],
+)
+def test_a_thing_that_changes_by_itself_is_named_in_the_title(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

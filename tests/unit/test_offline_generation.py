@@ -836,3 +836,32 @@ def test_a_correction_and_another_roles_need_in_an_interview(generator: OfflineG
     )
     assert booking.superseded_quotes == ["Parents book a ten-minute slot with each teacher online."]
     assert stories[1].description.startswith("As a teacher, ")
+
+
+def test_each_item_of_a_notes_list_is_a_need_of_its_own(generator: OfflineGenerator) -> None:
+    """Workshop notes (written for this test, not from the datasets). Was: the first four items
+    quoted under "Mark a job done" (items the classifier is less sure of joined the nearest
+    confident one), "We won't build a customer portal this year." in no story, "As an engineer,
+    I want the product to reassign a job" and "Update when a part is used on a job"."""
+    text = normalize(
+        "## Jobs\n"
+        "- Engineers see today's jobs on their phone, in route order.\n"
+        "- Each job shows the customer address, the fault reported and the parts on the van.\n"
+        "- Engineers can mark a job done, add photos and get the customer to sign on screen.\n"
+        "- Dispatch can reassign a job to another engineer until it is started.\n"
+        "## Parts\n"
+        "- The van stock updates when a part is used on a job.\n"
+        "## Decisions\n"
+        "- We won't build a customer portal this year.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == [
+        "See today's jobs on their phone",
+        "Show the customer address",
+        "Mark a job done",
+        "Reassign a job to another engineer until it is started",
+        "Update the van stock",
+        "Leave out a customer portal this year",
+    ]
+    assert all(len(s.source_quotes) == 1 for s in stories)
+    assert stories[3].description.startswith("As a dispatcher, ")

@@ -174,12 +174,15 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
-        would_seed = p >= SEED_AT or (p >= CUE_SEED_AT and _states_a_need(sentences[k].text))
+        item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
+        would_seed = p >= SEED_AT or (
+            p >= CUE_SEED_AT and (item or _states_a_need(sentences[k].text))
+        )
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
             target.add(k, p, bool(_SETTLES.match(clean(sentences[k].text))))
-        elif _seeds(sentences[k].text, p):
+        elif _seeds(sentences[k].text, p) or (item and p >= CUE_SEED_AT):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
             pending.append(k)
@@ -287,6 +290,14 @@ def _seeds(text: str, p: float) -> bool:
     if not need and meaningful_word_count(text) < FRAGMENT_WORDS:
         return p >= FRAGMENT_SEED_AT
     return p >= SEED_AT or (need and p >= CUE_SEED_AT)
+
+
+def _whole_item(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` is a list item of its own, one sentence on its bullet line: in
+    notes, one item is one need."""
+    sentence = sentences[k]
+    last = k + 1 >= len(sentences) or sentences[k + 1].first_in_line
+    return sentence.first_in_line and sentence.line_kind in ("bullet", "checkbox") and last
 
 
 def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[int, int]:

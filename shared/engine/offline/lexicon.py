@@ -357,6 +357,7 @@ _PERSONA_ALIASES = {
     "finance": "finance team member",
     "crew": "crew member",
     "reception": "receptionist",
+    "dispatch": "dispatcher",
 }
 
 

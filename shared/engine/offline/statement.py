@@ -1810,13 +1810,31 @@ def _plain(clause: str) -> Capability:
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))
+            said = tail
+            if verb in _CHANGES_ITSELF and _NO_OBJECT.match(tail) and _other_thing(subject):
+                # "the van stock updates when a part is used": "Update the van stock when ..."
+                said = f"{_lower_first(subject)} {tail}".strip()
             return Capability(
-                _cap(f"{verb} {tail}".strip()),
+                _cap(f"{verb} {said}".strip()),
                 f"{_lower_first(subject)} to {verb} {tail}".strip(),
                 obj=subject,
                 subject=subject,
             )
     return _provide(clause)
+
+
+# a verb said of a thing that changes by itself, which a title says the product does to it ("the
+# van stock updates when a part is used" -> "Update the van stock when a part is used")
+_CHANGES_ITSELF = frozenset(
+    "update sync refresh reset close open expire archive lock unlock restart stop start save"
+    " reload renew".split()
+)
+# no object after the verb: nothing, or when, how often or how
+_NO_OBJECT = re.compile(
+    r"^(?:$|(?:when|whenever|after|before|once|if|every|each|daily|weekly|monthly|nightly"
+    r"|automatically|overnight|at|on|within)\b)",
+    re.IGNORECASE,
+)
 
 
 # a second verb of a statement in the present ("the system warns the doctor and flags the

@@ -811,12 +811,12 @@ def test_a_correction_and_another_roles_need_in_an_interview(generator: OfflineG
     """A parents' evening interview (written for this test, not from the datasets). Was: one story
     "Make the slots twelve minutes" (as a teacher) quoting every line but the last two: "actually,
     ..." corrects the figure of the need before it (the two read too unlike for a revision), "and
-    teachers ..." is another role's need (not a follow-up), "Set which evenings they're
+    teachers can ..." is another role's need (not a follow-up), "Set which evenings they're
     available" reads as a title, and "Cancel their slots and every parent affected gets an
     email" was two clauses in one title."""
     text = normalize(
         "Luis: Parents book a ten-minute slot with each teacher online.\n"
-        "Ines: And teachers set which evenings they're available, some only do Tuesdays.\n"
+        "Ines: And teachers can set which evenings they're available, some only do Tuesdays.\n"
         "Maya: How long are the slots?\n"
         "Luis: Actually, make the slots twelve minutes, ten is never enough.\n"
         "Ines: The office cancels their slots and every parent affected gets an email straight"

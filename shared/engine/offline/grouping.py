@@ -339,8 +339,7 @@ def _states_a_need(text: str) -> bool:
         any(flags[name] for name in _NEED_CUES)
         or bool(_NEEDS_A_THING.search(text) or _MUST_NOT.match(said))
         or bool(_ROLE_CAN.match(said))  # "staff can raise a ticket without emailing us"
-        or bool(_NOTIFIED.search(said))  # "they get an email when the status changes"
-        or _role_does(said)  # "parents book a ten-minute slot with each teacher online"
+        or (bool(_NOTIFIED.search(said)) and not said.rstrip().endswith("?"))
         or unframed(said) != said  # "we were thinking maybe a weekly digest email"
     )
 
@@ -356,7 +355,7 @@ _ROLE_RULE = re.compile(
 # a message the product sends people, said as what they get ("they get an email when the status
 # changes", "the approver receives a reminder after three days")
 _NOTIFIED = re.compile(
-    r"\b(?:get|gets|receive|receives)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:e-?mail|text"
+    r"(?<!\bi )(?<!\bwe )\b(?:get|gets|receive|receives)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:e-?mail|text"
     r"|sms|notification|alert|reminder|message)s?\b",
     re.IGNORECASE,
 )
@@ -413,7 +412,7 @@ def names_its_actor(text: str) -> bool:
 # (not "and it shouldn't go in any emails": said of what was just said, it goes on from there)
 _MUST_NOT = re.compile(
     r"^(?:(?:and|but|so|also)\s+)?(?!(?:it|that|this|they|these|those)\b)[a-z].*?"
-    r"\b(?:shouldn|mustn|shan)['\u2019]t\b",
+    r"\b(?:shouldn|mustn|shan)['\u2019]t\b(?!.*\?\s*$)",
     re.IGNORECASE,
 )
 # a role the meeting names, and what it can do ("managers can approve claims from their phone");

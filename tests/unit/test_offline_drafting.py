@@ -2809,3 +2809,38 @@ def test_a_thing_that_changes_by_itself_is_named_in_the_title(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # was "Provide patients can't book two appointments at the same time" ("can't" of
+        # people read as a complaint) and "As a patient"
+        (
+            "Patients can't book two appointments at the same time.",
+            "Do not let patients book two appointments",
+            "As a user, I want patients never to book two appointments at the same time.",
+        ),
+        (
+            "Receptionists cannot cancel a paid booking.",
+            "Do not let receptionists cancel a paid booking",
+            "As a user, I want receptionists never to cancel a paid booking.",
+        ),
+        # the speaker's "can't" is a complaint and anyone's "won't" a forecast, as before
+        (
+            "I can't see what my team spent.",
+            "Provide I can't see what my team spent",
+            "As a user, I want I can't see what my team spent.",
+        ),
+        (
+            "Our patients won't download an app.",
+            "Provide our patients won't download an app",
+            "As a user, I want our patients won't download an app.",
+        ),
+    ],
+)
+def test_what_a_role_cannot_do_is_a_rule_on_it(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

@@ -76,7 +76,7 @@ _PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE
 _PERSONA_SUBJECT = re.compile(
     rf"\b({PERSONA_FORMS})\b(?:\s+\w+|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
     r"\s+(?:should|must|can|could|will|would|need|needs|want"
-    r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b"
+    r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b(?!['\u2019]t\b)"
     r"(?!\s+not\s+(?!have to\b|need to\b|need\b))",  # "must not delete": a rule on them
     re.IGNORECASE,
 )

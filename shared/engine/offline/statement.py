@@ -440,6 +440,17 @@ def _trim_clause(text: str) -> str:
     return bare if found and is_verb(found.group("verb")) else _trim(text)
 
 
+def _complains(before: str, neg: str) -> bool:
+    """Whether a "can't" or "won't" is a complaint or a forecast ("I can't see what my team
+    spent", "our patients won't download an app"), not a rule: said of the speaker or of people,
+    or a "won't" of anyone; "receptionists can't cancel a paid booking" is a rule on a role."""
+    last = (before.split() or [""])[-1]
+    if not _is_user(last):
+        return False
+    rule = neg.lower().startswith("can") and bool(PERSONA.fullmatch(last))
+    return not (rule and last.lower() not in ("user", "users", "customer", "customers"))
+
+
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
@@ -456,7 +467,7 @@ def _parse(text: str) -> _Requirement:
             if (m := _WEAK_MODAL.search(c))
             and not _asks_within(c[: m.start()])
             and not (k and _PURPOSE.match(c))
-            and not (m.group("neg") and _is_user((c[: m.start()].split() or [""])[-1]))
+            and not (m.group("neg") and _complains(c[: m.start()], m.group("neg")))
         ]  # "..., so the remote can be used in the dark" is the reason, not the need; "I can't
         # see what my team spent", "our patients won't download an app": a complaint or a
         # forecast, no rule that they cannot

@@ -28,7 +28,13 @@ import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
 from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
-from shared.engine.offline.lexicon import PERSONA_FORMS
+from shared.engine.offline.lexicon import (
+    PERSONA,
+    PERSONA_FORMS,
+    base_form,
+    is_verb,
+    singular_persona,
+)
 from shared.engine.offline.statement import body, unframed
 from shared.text.language import clean, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
@@ -330,9 +336,11 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
 
 @lru_cache(maxsize=4096)  # asked twice of a sentence that may start a need (_group, _seeds)
 def _states_a_need(text: str) -> bool:
-    """The sentence says it plainly: a modal or need verb, a decision, a "users can", a
-    prohibition, the user-story form (``language.cue_flags``), or a frame round a need ("it would
-    be nice if ...", ``statement.unframed``)."""
+    """The sentence says it plainly: a modal or need verb, a decision, a prohibition, the
+    user-story form (``language.cue_flags``), a contracted prohibition ("contractors shouldn't
+    see ..."), what a named role can do ("staff can raise a ticket"), a message people get ("they
+    get an email when ..."), or a frame round a need ("it would be nice if ...",
+    ``statement.unframed``)."""
     flags = cue_flags(drop_abandoned(text))  # "we'd really like ..." keeps its "like"
     said = body(text)
     return (
@@ -355,14 +363,16 @@ _ROLE_RULE = re.compile(
 # a message the product sends people, said as what they get ("they get an email when the status
 # changes", "the approver receives a reminder after three days")
 _NOTIFIED = re.compile(
-    r"(?<!\bi )(?<!\bwe )\b(?:get|gets|receive|receives)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:e-?mail|text"
-    r"|sms|notification|alert|reminder|message)s?\b",
+    r"(?<!\bi )(?<!\bwe )\b(?:get|gets|receive|receives)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?"
+    r"(?:e-?mail|text|sms|notification|alert|reminder|message)s?\b",
     re.IGNORECASE,
 )
 
 
 # a role the meeting names, and what it does, said in the present ("parents book a slot online",
-# "the office cancels their slots"): how the product is to work, said as it will be
+# "teachers set which evenings they're available"): said of how the product will work as often as
+# of how things are done today ("teachers pin a sheet on the door"), so it starts no need by
+# itself (on dev 7 of 9 such sentences state one); it tells another role's need from a follow-up
 _ROLE_DOES = re.compile(
     rf"^(?:(?:and|so|then|also)\s+)?(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})\s+"
     r"(?:(?:also|just|then|only|always)\s+)?(?P<verb>[a-z]+)\s+\w",
@@ -377,8 +387,7 @@ _NOT_AN_ACTION = frozenset(
 
 
 def _role_does(said: str) -> bool:
-    from shared.engine.offline.lexicon import base_form, is_verb
-
+    """Whether the sentence says, in the present, what a role the meeting names does."""
     found = _ROLE_DOES.match(said)
     verb = found.group("verb").lower() if found else ""
     return bool(verb) and verb not in _NOT_AN_ACTION and is_verb(base_form(verb))
@@ -389,8 +398,6 @@ def _another_role(text: str, main: str) -> bool:
     said = re.sub(r"^(?:and|but|also|plus|so|then)\s+", "", unframed(body(text)), flags=re.I)
     if not (_role_does(said) or _ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}")):
         return False
-    from shared.engine.offline.lexicon import PERSONA, singular_persona
-
     role = PERSONA.search(said)
     main_said = re.sub(r"^(?:and|but|also|plus|so|then)\s+", "", unframed(body(main)), flags=re.I)
     actor = PERSONA.match(re.sub(r"^(?:the|our|all)\s+", "", main_said, flags=re.I))

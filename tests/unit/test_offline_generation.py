@@ -13,6 +13,7 @@ from shared.agents import (
     QuoteNotFound,
     RetrievedAdoItem,
     RetrievedChunk,
+    StoryDraft,
     locate_quote,
     locate_quotes,
 )
@@ -743,6 +744,11 @@ def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, reada
     assert stands(write_story([statement])) is readable
 
 
+def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:
+    """The stories the generator writes from a transcript given as its lines."""
+    return generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories
+
+
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     generator: OfflineGenerator,
 ) -> None:
@@ -750,15 +756,15 @@ def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     "automatic reminders" folded as the criterion "Automatic reminders is available." of "Set
     their availability" (two alike sentences about volunteers), the digest email quoted under
     "Let only coordinators delete a shift", and "Phone numbers stay private"."""
-    text = normalize(
+    stories = _interview(
+        generator,
         "Ben: So the main pain right now is that volunteers sign up on a spreadsheet and then"
         " forget, so we'd really like automatic reminders.\n"
         "Anna: And it's important that volunteers' phone numbers stay private.\n"
         "Ben: We were thinking maybe a weekly digest email for coordinators.\n"
         "Anna: Only coordinators can delete a shift.\n"
-        "Ben: It should be possible for volunteers to set their availability for the month.\n"
+        "Ben: It should be possible for volunteers to set their availability for the month.\n",
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == [
         "Provide automatic reminders",
         "Keep volunteers' phone numbers private",
@@ -778,7 +784,8 @@ def test_rules_on_named_roles_and_their_settings_are_stories_of_their_own(
     contracted prohibition read as no need, and "and" as a follow-up), "Make the limit five
     attachments per ticket", "Provide the duty engineer, straight away", "Make closed tickets get
     archived after ninety days" and "Search before they raise a ticket"."""
-    text = normalize(
+    stories = _interview(
+        generator,
         "Owen: The big one for me is that staff can raise a ticket without emailing us.\n"
         "Grace: The limit is five attachments per ticket, anything more and the mailbox chokes.\n"
         "Owen: Right, and anything marked urgent also needs the duty engineer, straight away.\n"
@@ -787,9 +794,8 @@ def test_rules_on_named_roles_and_their_settings_are_stories_of_their_own(
         "Grace: And contractors shouldn't see tickets from other departments.\n"
         "Grace: The default priority is medium, people always pick urgent otherwise.\n"
         "Owen: Oh, and a knowledge base they can search before they raise a ticket, that would"
-        " cut the calls.\n"
+        " cut the calls.\n",
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == [
         "Raise a ticket without emailing us",
         "Set the limit to five attachments per ticket",
@@ -814,16 +820,16 @@ def test_a_correction_and_another_roles_need_in_an_interview(generator: OfflineG
     teachers can ..." is another role's need (not a follow-up), "Set which evenings they're
     available" reads as a title, and "Cancel their slots and every parent affected gets an
     email" was two clauses in one title."""
-    text = normalize(
+    stories = _interview(
+        generator,
         "Luis: Parents book a ten-minute slot with each teacher online.\n"
         "Ines: And teachers can set which evenings they're available, some only do Tuesdays.\n"
         "Maya: How long are the slots?\n"
         "Luis: Actually, make the slots twelve minutes, ten is never enough.\n"
         "Ines: The office cancels their slots and every parent affected gets an email straight"
         " away.\n"
-        "Luis: Bookings from the app go into the school diary.\n"
+        "Luis: Bookings from the app go into the school diary.\n",
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == [
         "Book a twelve-minute slot with each teacher online",
         "Set which evenings they're available",
@@ -843,7 +849,8 @@ def test_each_item_of_a_notes_list_is_a_need_of_its_own(generator: OfflineGenera
     quoted under "Mark a job done" (items the classifier is less sure of joined the nearest
     confident one), "We won't build a customer portal this year." in no story, "As an engineer,
     I want the product to reassign a job" and "Update when a part is used on a job"."""
-    text = normalize(
+    stories = _interview(
+        generator,
         "## Jobs\n"
         "- Engineers see today's jobs on their phone, in route order.\n"
         "- Each job shows the customer address, the fault reported and the parts on the van.\n"
@@ -852,9 +859,8 @@ def test_each_item_of_a_notes_list_is_a_need_of_its_own(generator: OfflineGenera
         "## Parts\n"
         "- The van stock updates when a part is used on a job.\n"
         "## Decisions\n"
-        "- We won't build a customer portal this year.\n"
+        "- We won't build a customer portal this year.\n",
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == [
         "See today's jobs on their phone",
         "Show the customer address",

@@ -62,6 +62,9 @@ def revision(earlier: str, later: str) -> Revision | None:
         return Revision("number", numbers[0], _changed_numbers(earlier, later))
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
     if short and _REVISION_CUE.search(clean(later)):
+        count = _changed_count(earlier, later)
+        if count is not None:
+            return count
         new_numbers = number_tokens(later)
         old_numbers = number_tokens(earlier)
         if new_numbers and old_numbers and not quantities(later):
@@ -75,6 +78,26 @@ def revision(earlier: str, later: str) -> Revision | None:
         if cues:
             return Revision("negation", cues[0])
     return None
+
+
+# how many times something may happen, said as a count ("up to three times") or as a word
+# ("once", "twice")
+_TIMES = re.compile(r"\b(?:once|twice|(?:\w+) times)\b", re.IGNORECASE)
+
+
+def _changed_count(earlier: str, later: str) -> Revision | None:
+    """A short revision of how many times ("up to three times" ... "actually, let's say twice")."""
+    old, new = _TIMES.search(earlier), _TIMES.search(clean(later))
+    if old is None or new is None or not _is_count(old.group(0)) or not _is_count(new.group(0)):
+        return None
+    if old.group(0).lower() == new.group(0).lower():
+        return None
+    change = (old.group(0), new.group(0))
+    return Revision("number", f"'{change[0]}' changed to '{change[1]}'", (change,), restated=False)
+
+
+def _is_count(said: str) -> bool:
+    return said.lower() in ("once", "twice") or bool(number_tokens(said.split()[0]))
 
 
 def names_what_it_drops(later: str, earlier: str) -> bool:

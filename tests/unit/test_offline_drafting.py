@@ -1602,7 +1602,7 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         (
             "So each doctor decides what share of their slots can be booked online.",
             "Decide what share of their slots can be booked online",
-            "As a doctor, I want to decide what share of their slots can be booked online.",
+            "As a doctor, I want to decide what share of my slots can be booked online.",
         ),
         (
             "The manager chooses which claims need a receipt.",
@@ -1619,7 +1619,7 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         (
             "I'd like each doctor to set their own hours.",
             "Set their own hours",
-            "As a doctor, I want to set their own hours.",
+            "As a doctor, I want to set my own hours.",
         ),
         # a note of what is done to a thing ("Keep for one year", "Provide receipts stored ...")
         (
@@ -2844,3 +2844,126 @@ def test_what_a_role_cannot_do_is_a_rule_on_it(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        # after a thing, "that's" opens a relative clause (were no titles)
+        ("Reserve a book that's out", True),
+        ("Provide a room that's free at nine", True),
+        # still a clause of talk
+        ("Make sure that's done", False),
+        ("Keep it that's fine", False),
+        # a preference, also negated (read as a title when "that's" was allowed)
+        ("Do not prefer a remote control that's fully in yellow", False),
+        ("Do not show a fine on a child's account", True),
+    ],
+)
+def test_a_relative_thats_after_a_thing_reads(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+
+
+@pytest.mark.parametrize(
+    ("statement", "description"),
+    [
+        # a bound with its figure said after the need is part of it (was cut at the comma)
+        (
+            "They should be able to renew a book from their phone, up to three times.",
+            "As a user, I want to renew a book from my phone, up to three times.",
+        ),
+        (
+            "Staff can attach screenshots to a ticket, at most five.",
+            "As a staff member, I want to attach screenshots to a ticket, at most five.",
+        ),
+        # no figure: the comma still ends the need
+        (
+            "They should be able to renew a book from their phone, up to the due date.",
+            "As a user, I want to renew a book from my phone.",
+        ),
+        # what the doer has is "my" once the doer is "I" (was "their"); another's stays theirs
+        (
+            "Doctors need to block out their own unavailable days.",
+            "As a doctor, I want to block out my own unavailable days.",
+        ),
+        (
+            "Teachers should see the parents and their slots.",
+            "As a teacher, I want to see the parents and their slots.",
+        ),
+    ],
+)
+def test_a_bound_said_after_the_need_and_the_doers_own_things(
+    statement: str, description: str
+) -> None:
+    assert write_story([statement]).description == description
+
+
+@pytest.mark.parametrize(
+    ("later", "written"),
+    [
+        ("Actually, let's say twice, three is too generous.", "up to twice."),
+        ("Make it five times.", "up to five times."),
+    ],
+)
+def test_a_count_of_times_corrected_later_is_a_revision(later: str, written: str) -> None:
+    earlier = "Members can renew a book, up to three times."
+    found = revision(earlier, later)
+    assert found is not None and found.kind == "number" and not found.restated
+    assert revise_text(earlier, found) == f"Members can renew a book, {written}"
+
+
+def test_a_count_said_again_or_no_count_is_no_revision() -> None:
+    earlier = "Members can renew a book, up to three times."
+    assert revision(earlier, "Yes, three times, then it comes back.") is None
+    assert revision(earlier, "Actually, let's say sometimes.") is None
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        # a clause of time or condition after the need may be contracted (were no titles)
+        ("Scan every item when it's picked", True),
+        ("Send a text when it's ready to collect", True),
+        # talk, still: a contraction before any such clause, or the clause right after the verb
+        ("Make it when it's what we want", False),
+        ("Make if it thin it's likely to break", False),
+    ],
+)
+def test_a_contracted_clause_of_time_or_condition_reads(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a signal takes no object: the title keeps the action that has one (was "Beep the next
+        # step")
+        (
+            "If the barcode doesn't match the order line, the scanner should beep and block the"
+            " next step.",
+            "Block the next step",
+        ),
+        # verbs that share their object keep the first, as before
+        (
+            "Receptionists can book, move and cancel appointments for any patient.",
+            "Book appointments for any patient",
+        ),
+        # "we're not doing X" is a decision to leave X out (was "Return in this app")
+        (
+            "We're not doing returns in this app, that stays in the old system.",
+            "Leave out returns in this app",
+        ),
+        (
+            "We are not going to build a customer portal this year.",
+            "Leave out a customer portal this year",
+        ),
+        ("We're not using paper lists anymore.", "Leave out paper lists"),
+        # "batch" is a verb (was "Provide batch up to ...")
+        (
+            "Pickers should batch up to six orders in one trolley run.",
+            "Batch up to six orders in one trolley run",
+        ),
+    ],
+)
+def test_signals_decisions_left_out_and_batching(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -871,3 +871,75 @@ def test_each_item_of_a_notes_list_is_a_need_of_its_own(generator: OfflineGenera
     ]
     assert all(len(s.source_quotes) == 1 for s in stories)
     assert stories[3].description.startswith("As a dispatcher, ")
+
+
+def test_a_fragment_a_figure_corrected_and_a_relative_thats_in_an_interview(
+    generator: OfflineGenerator,
+) -> None:
+    """A library interview (written for this test, not from the datasets). Was: "And, uh,
+    fines." (a fragment the classifier is sure of) the main statement of the overdue-books need,
+    drafted "Provide fines" with that need as its criterion; "let's say twice" not read as a
+    correction of "up to three times"; "Reserve a book that's out" read as no title, so the
+    reservation was criteria of the fines story; "from their phone" in an "I want"."""
+    stories = _interview(
+        generator,
+        "Tom: Members should be able to renew a book from their phone, up to three times.\n"
+        "Hannah: Three times, and then what?\n"
+        "Tom: Actually, let's say twice, three is too generous.\n"
+        "Aisha: From the staff side, I need to see which books are overdue by more than a week,"
+        " per branch.\n"
+        "Aisha: And, uh, fines.\n"
+        "Aisha: We stopped charging fines for children last year, so the app must never show a"
+        " fine on a child's account.\n"
+        "Hannah: What about reservations?\n"
+        "Tom: Members can reserve a book that's out, and they get a text when it's ready to"
+        " collect.\n",
+    )
+    titles = [s.title for s in stories]
+    assert titles == [
+        "Renew a book from their phone, up to twice",
+        "See which books are overdue by more than a week",
+        "Do not show a fine on a child's account",
+        "Reserve a book that's out",
+    ]
+    renew, overdue = stories[0], stories[1]
+    assert renew.description == "As a member, I want to renew a book from my phone, up to twice."
+    assert renew.superseded_quotes == [
+        "Members should be able to renew a book from their phone, up to three times."
+    ]
+    assert overdue.source_quotes[0].startswith("From the staff side, I need to see")
+    assert "And, uh, fines." in overdue.source_quotes
+
+
+def test_a_figure_corrected_in_words_the_classifier_reads_as_talk(
+    generator: OfflineGenerator,
+) -> None:
+    """ "Let's make it six." is talk to the classifier, and still corrects the figure said just
+    before (was: the story kept "eight" and never quoted the correction). A short remark that
+    names something else is no correction of it."""
+    stories = _interview(
+        generator,
+        "Dev: Pickers should batch up to eight orders in one trolley run.\n"
+        "Mei: Hmm, eight is a lot.\n"
+        "Mei: Let's make it six.\n"
+        "Carla: Okay, six.\n"
+        "Dev: The handhelds are old, so it has to run on Android 9.\n",
+    )
+    batch = stories[0]
+    assert batch.title == "Batch up to six orders in one trolley run"
+    assert batch.description == "As a picker, I want to batch up to six orders in one trolley run."
+    assert batch.superseded_quotes == [
+        "Pickers should batch up to eight orders in one trolley run."
+    ]
+    assert "Let's make it six." in batch.source_quotes
+
+
+def test_a_short_remark_naming_something_else_corrects_nothing() -> None:
+    from shared.engine.offline.grouping import _names_only_figures_or_shares
+
+    earlier = "I was thinking four hours max, then you have to rebook."
+    assert not _names_only_figures_or_shares(
+        "Okay, let's say two, minimum two for group rooms.", earlier
+    )
+    assert _names_only_figures_or_shares("Let's make it two.", earlier)
+    assert _names_only_figures_or_shares("Okay, two hours then.", earlier)

@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
+from shared.analysis.contradiction import number_tokens
 from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
 from shared.engine.offline.lexicon import (
     PERSONA,
@@ -36,7 +37,7 @@ from shared.engine.offline.lexicon import (
     singular_persona,
 )
 from shared.engine.offline.statement import body, unframed
-from shared.text.language import clean, cue_flags, meaningful_word_count
+from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
@@ -104,6 +105,12 @@ class _Story:
             self.writing = self.members[0]
 
     @property
+    def said(self) -> list[int]:
+        """The statements that say this need: those quoted, and the one it is written from when
+        a later figure corrected it (then quoted under ``superseded``)."""
+        return self.members if self.writing in self.members else [*self.members, self.writing]
+
+    @property
     def last(self) -> int:
         return max(self.members)
 
@@ -160,6 +167,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     item_story: dict[int, _Story] = {}
     for k, verdict in enumerate(verdicts):
         if verdict.label == "NULL":
+            # "let's make it six", which the classifier reads as talk, still corrects a figure
+            _revised_story(stories, sentences, vectors, k, short_only=True)
             continue
         head = items.get(k)
         if head is not None and head != k and head in item_story:
@@ -187,7 +196,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
-            target.add(k, p, bool(_SETTLES.match(clean(sentences[k].text))))
+            # "And, uh, fines.": a fragment is quoted, but the need said in full stays the main one
+            weight = min(p, target.strength) if _fragment(sentences[k].text) else p
+            target.add(k, weight, bool(_SETTLES.match(clean(sentences[k].text))))
         elif _seeds(sentences[k].text, p) or (item and p >= CUE_SEED_AT):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
@@ -196,7 +207,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         p = verdicts[k].p_requirement
         target = _attached(stories, vectors, k)
         if target is not None:
-            target.add(k, p)
+            target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
         elif p >= ORPHAN_SEED_AT:
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
@@ -205,12 +216,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
 
 
 def _revised_story(
-    stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
+    stories: list[_Story],
+    sentences: list[Sentence],
+    vectors: np.ndarray,
+    k: int,
+    short_only: bool = False,
 ) -> _Story | None:
     """The recent story sentence ``k`` revises (and revises it), or None. A short revision
     ("make it twenty") revises what was just said; a restated one must be about the same thing
     (cosine >= ``REVISION_SIMILARITY``); a drop must name what it drops ("gesture control is
-    dropped" does not drop "voice control")."""
+    dropped" does not drop "voice control"). ``short_only``: only a short revision of a figure."""
     for story in reversed(stories):
         if k - story.last > REVISION_WINDOW:
             break
@@ -218,8 +233,10 @@ def _revised_story(
         for found in story.revisions:
             text = revise_text(text, found)
         found_revision = revision(text, sentences[k].text)
-        if found_revision is None:
+        if found_revision is None or (short_only and found_revision.restated):
             continue
+        if short_only and not _names_only_figures_or_shares(sentences[k].text, text):
+            continue  # "let's say two, minimum two for group rooms" is not of "four hours max"
         # "actually, make the slots twelve minutes" corrects what was just said, as a short
         # revision does ("make it twenty"), however differently it is put
         corrects = found_revision.kind == "number" and _CORRECTS.match(clean(sentences[k].text))
@@ -233,6 +250,13 @@ def _revised_story(
         story.revise(k, found_revision, bool(corrects))
         return story
     return None
+
+
+def _names_only_figures_or_shares(later: str, earlier: str) -> bool:
+    """Whether ``later`` names nothing but figures ("let's make it six") or shares a word with
+    ``earlier`` (what it corrects)."""
+    named = {w for w in content_words(later) if not number_tokens(w) and w not in ("once", "twice")}
+    return not named or not named.isdisjoint(content_words(earlier))
 
 
 # "Baby-proof means: ...", "By key lock we mean ...": what a term said before is
@@ -292,10 +316,14 @@ def _seeds(text: str, p: float) -> bool:
     ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
     without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
     (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
-    need = _states_a_need(text)
-    if not need and meaningful_word_count(text) < FRAGMENT_WORDS:
+    if _fragment(text):
         return p >= FRAGMENT_SEED_AT
-    return p >= SEED_AT or (need and p >= CUE_SEED_AT)
+    return p >= SEED_AT or (_states_a_need(text) and p >= CUE_SEED_AT)
+
+
+def _fragment(text: str) -> bool:
+    """A short fragment without a need cue ("Special colour ,", "And, uh, fines.")."""
+    return meaningful_word_count(text) < FRAGMENT_WORDS and not _states_a_need(text)
 
 
 def _whole_item(sentences: list[Sentence], k: int) -> bool:
@@ -453,7 +481,7 @@ def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | No
     of the segment when it is similar enough (``ATTACH_SIMILARITY``)."""
     if not stories:
         return None
-    near = [st for st in stories if min(abs(k - m) for m in st.members) <= ELABORATION_GAP + 1]
+    near = [st for st in stories if min(abs(k - m) for m in st.said) <= ELABORATION_GAP + 1]
     scored = [(float(vectors[k] @ _centroid(vectors, st)), st) for st in near or stories]
     best_score, best = max(scored, key=lambda x: x[0])
     if near:
@@ -462,7 +490,7 @@ def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | No
 
 
 def _centroid(vectors: np.ndarray, story: _Story) -> np.ndarray:
-    return _unit(sum(vectors[k] for k in story.members))
+    return _unit(sum(vectors[k] for k in story.said))
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

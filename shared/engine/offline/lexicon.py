@@ -17,7 +17,7 @@ VERBS = frozenset(
     answer anticipate appeal appear append apply appoint appreciate approach appropriate approve
     archive argue arise arm arrange arrive ask assemble assert assess assign assist associate assume
     assure attach attack attempt attend attract audit augment authenticate authorise authorize
-    automate average avoid award back backfill backup balance ban bar base be bear beat become
+    automate average avoid award back backfill backup balance ban bar base batch be bear beat become
     beep begin behave believe belong bend benefit bet bid bill bind bite blend bless blink block
     blow blur board boast book boost borrow bounce bound brand break breathe brief bring broadcast
     browse brush buffer build bundle burn bury buy bypass cache calculate calibrate call campaign
@@ -335,6 +335,12 @@ PERSONAS = (
     "physician",
     "cashier",
     "tenant",
+    "picker",
+    "packer",
+    "cleaner",
+    "mechanic",
+    "chef",
+    "waiter",
     "landlord",
     "householder",
     "homeowner",
@@ -500,7 +506,9 @@ _DESCRIBING_VERB = frozenset(
 )
 # a verb of guessing or believing opens what a speaker thinks, never a need ("Guess people book
 # on Sunday evenings a lot")
-_THINKING_VERB = frozenset("guess think suppose reckon imagine believe hope wonder assume".split())
+_THINKING_VERB = frozenset(
+    "guess think suppose reckon imagine believe hope wonder assume prefer".split()
+)
 # a word of talk a verb phrase never ends with
 _TALK_LAST = frozenset("yeah yes okay ok yep mm hmm".split())
 _ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
@@ -525,6 +533,11 @@ _FINITE = frozenset(
     """is are was were be do does did may might can could will would should must shall has have
     had gonna""".split()
 )
+_RELATIVE_THATS = re.compile(
+    r"\b(?!(?:it|so|sure|and|but|because|think|know|mean|guess|say|said|is|was)\b)([a-z]+) that's\b"
+)
+# words that open a clause of time or condition after the need
+_SUBORDINATE = frozenset("when whenever once until before after if unless while".split())
 _CONTRACTED_CLAUSE = re.compile(
     r"\b(?:it|that|there|let|what|he|she|who)'s\b|'re\b|'ll\b|\b(?:do|does|did|is|are|ca|wo)n't\b"
 )
@@ -685,7 +698,8 @@ def reads_as_capability(title: str) -> bool:
         return False
     if words[1] in _CONJUNCTION_SECOND or (words[1] in ("and", "or") and len(words) <= 3):
         return False  # "Colour and shape": two nouns and nothing they act on
-    if words[0] in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
+    verb = words[2] if words[:2] == ["do", "not"] and len(words) > 2 else words[0]
+    if verb in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
     if words[1] in ("it", "this", "that") and len(words) > 2 and words[2] in _ITS_VERB:
         return False  # "Make it does feel all cold and slimy": a clause of its own
@@ -712,7 +726,13 @@ def reads_as_capability(title: str) -> bool:
         rest = _INDIRECT_QUESTION.sub("", rest)
     elif relative:
         rest = " ".join(thing) + rest[relative.end() :]
-    if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(rest):
+    # "Reserve a book that's out": after a thing, "that's" opens a relative clause
+    rest = _RELATIVE_THATS.sub(lambda m: f"{m.group(1)} that is", rest)
+    # "Scan every item when it's picked": a clause after "when" is that clause's, no talk
+    main_words = rest.split()
+    opens = next((i for i, w in enumerate(main_words) if w in _SUBORDINATE), len(main_words))
+    opens = opens if opens >= 2 else len(main_words)  # "Make if it thin it's likely to break"
+    if title.count('"') % 2 or _CONTRACTED_CLAUSE.search(" ".join(main_words[:opens])):
         return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
     if _has_finite_verb(rest.split(), _FINITE_ANYWHERE):
         return False

@@ -89,6 +89,9 @@ _PERSONA_WANTED = re.compile(
 )
 _MODALS = frozenset("can could should must need needs want wants will would have has".split())
 # "let patients choose a doctor", "allow the receptionists to move a booking": the persona, and
+# what the doer has, when the doer is "I" ("see their list" -> "see my list"); not after "and" /
+# "or", where it is more often another's ("see parents and their slots")
+_THEIR = re.compile(r"(?<!\band )(?<!\bor )\btheir\b")
 # the means without the letting ("As a patient, I want to choose a doctor")
 _LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
 _PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
@@ -180,6 +183,8 @@ def write_story(
     )
     if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
         means = f"to {own.group('rest')}"
+    if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
+        means = _THEIR.sub("my", means)
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
     if benefit:
         description += f", so that {benefit}"
@@ -226,6 +231,10 @@ _AND_VERB = re.compile(
 )
 
 
+# verbs of signalling take no object: "beep and block the next step" blocks the step
+_SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".split())
+
+
 def _one_action(phrase: str) -> str:
     """The first action of a verb phrase that joins several ("book, move and cancel appointments
     for any patient" -> "book appointments for any patient", "look up any address and see its
@@ -241,7 +250,10 @@ def _one_action(phrase: str) -> str:
             joined.group(0)[: joined.start("rest")].strip(),
         )
         if all(is_base_verb(v.lower()) for v in verbs if v):
-            one = f"{joined.group('verb')} {joined.group('rest')}"
+            verb = joined.group("verb")
+            if verb.lower() in _SIGNAL_VERB and verbs[-1]:  # "beep and block the next step"
+                verb = verbs[-1].capitalize() if verb[0].isupper() else verbs[-1]
+            one = f"{verb} {joined.group('rest')}"
             return one if len(one.split()) >= MIN_TITLE_WORDS else phrase
     last = re.search(r",?\s+(?:and|or)\s+(?P<verb>[a-z]+)$", phrase)
     before = phrase[: last.start()] if last else ""

@@ -200,8 +200,10 @@ _IMPERATIVE_NOT = re.compile(
     re.IGNORECASE,
 )
 _LETS_NOT = re.compile(
-    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't)\s+(?P<verb>do|have|include|add"
-    r"|build|offer|make|use|need|go with|go for|bother with|want|support|consider)\s+(?P<what>.+?)"
+    r"\b(?:let's not|let us not|we won't|we will not|we don't|don't"
+    r"|(?:we're not|we are not|we aren't)(?: going to)?)\s+(?P<verb>do|have|include|add"
+    r"|build|offer|make|use|need|go with|go for|bother with|want|support|consider"
+    r"|doing|building|including|adding|offering|supporting|using)\s+(?P<what>.+?)"
     r"(?:\s+after all|\s+anymore)?$",
     re.IGNORECASE,
 )
@@ -476,7 +478,10 @@ def _parse(text: str) -> _Requirement:
         rest = _trim(clause[m.end() :])
         more = k + 1
         while more < len(clauses) and (
-            len(rest.split()) < 4 or not content_words(rest) or _SOMETHING_MORE.match(clauses[more])
+            len(rest.split()) < 4
+            or not content_words(rest)
+            or _SOMETHING_MORE.match(clauses[more])
+            or _BOUND_AFTER.match(clauses[more])  # "renew a book, up to three times"
         ):
             if _NEW_CLAUSE.match(clauses[more]):
                 break  # "book, move and cancel" continues; "it is late" starts anew
@@ -988,6 +993,13 @@ _OBJECT_LIKE = re.compile(
 )
 # "..., something trendy and also something user friendly": the list goes on
 _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w", re.I)
+# a bound with its figure said after the need, part of it ("..., up to three times", "..., at
+# most twice a day", "..., no more than 5 per claim")
+_BOUND_AFTER = re.compile(
+    r"^\s*(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
+    rf"(?:once|twice|\d|(?:{'|'.join(sorted(NUMBER_WORDS))})\b)",
+    re.IGNORECASE,
+)
 _OBJECT_OPENER = frozenset("the our all every each".split())
 
 

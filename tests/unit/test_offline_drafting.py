@@ -84,9 +84,9 @@ from shared.eval.checks import _CONJUNCTION, _title_check, parts
         # "I'd like that" points back to what was said before it; a thing and when it comes
         (
             "And a notification when it changes, I'd like that for my own claims too.",
-            "Provide a notification when it changes",
+            "Send a notification when it changes",
         ),
-        ("A reminder when the claim is approved.", "Provide a reminder when the claim is approved"),
+        ("A reminder when the claim is approved.", "Send a reminder when the claim is approved"),
         # a clause after ", who" is no part of the title
         (
             "So every claim needs a full history, who created it, every change, who approved it.",
@@ -833,7 +833,7 @@ def test_a_verb_or_a_clause_where_the_thing_should_be_does_not_read(title: str) 
         "Provide printed receipts",  # a participle before its thing
         "Provide a locked drawer",
         "Provide accessible desks for students",
-        "Provide reminders at least once a day",
+        "Send reminders at least once a day",
         "Show what my team spent",  # what is asked to be shown, not talk
         "Know how many no-shows we get every month",
     ],
@@ -1263,13 +1263,13 @@ def test_a_role_that_must_act_is_the_persona_not_a_part_of_the_product(
         # is a hedge)
         (
             ["Yes, a reminder to Bev and me before someone's DBS expires, a month before, say."],
-            "Provide a reminder to Bev and me",
+            "Send a reminder to Bev and me",
             "A reminder to Bev and me before someone's DBS expires, a month before.",
         ),
         # when, said at the end of the title, goes to the criterion
         (
             ["A reminder to the approver after three days."],
-            "Provide a reminder to the approver",
+            "Send a reminder to the approver",
             "A reminder to the approver after three days.",
         ),
         # how often something is provided is its criterion, after "is available"
@@ -1326,7 +1326,7 @@ def test_when_and_how_often_a_statement_says_is_its_criterion(
 
 def test_a_short_noun_phrase_keeps_the_phrases_that_go_on_from_it() -> None:
     draft = write_story(["So automatic reminders, to each person, before their shift."])
-    assert draft.title == "Provide automatic reminders to each person"
+    assert draft.title == "Send automatic reminders to each person"
 
 
 @pytest.mark.parametrize(
@@ -1699,10 +1699,10 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
             "As a user, I want a receipt for every claim.",
         ),
         ("The remote needs buttons.", "Provide buttons", "As a user, I want buttons."),
-        ("Patients need reminders.", "Provide reminders", "As a patient, I want reminders."),
+        ("Patients need reminders.", "Send reminders", "As a patient, I want reminders."),
         (
             "Every patient needs a reminder.",
-            "Provide a reminder",
+            "Send a reminder",
             "As a patient, I want a reminder.",
         ),
         # a second action after "and" goes, with what follows it ("..., and see if it works")
@@ -2217,7 +2217,7 @@ def test_what_plural_things_must_say_or_show_names_them(statement: str, title: s
             "Let residents report missed bins online",
         ),
         # was "Be thinking a weekly digest email"
-        ("We were thinking maybe a weekly digest email.", "Provide a weekly digest email"),
+        ("We were thinking maybe a weekly digest email.", "Send a weekly digest email"),
         # was "Provide something a calendar view would be useful"
         ("Something like a calendar view would be really useful.", "Provide a calendar view"),
         # was "Provide so that admins can override a booking"
@@ -2449,7 +2449,7 @@ def test_a_title_cut_after_make_is_not_cut() -> None:
         (
             "Um, so, from our side, the main pain is that volunteers sign up on a spreadsheet and"
             " then forget, so we'd really like automatic reminders.",
-            "Provide automatic reminders",
+            "Send automatic reminders",
         ),
         # was "Provide the other thing would be letting coordinators see gaps"
         (
@@ -2559,7 +2559,7 @@ def test_someone_wanted_to_act_is_the_criterion_with_when() -> None:
     )
     # was "Provide a reminder" (too little to stand as a story) and the criterion "Them to get a
     # reminder is available after three days."
-    assert draft.title == "Provide a reminder after three days"
+    assert draft.title == "Send a reminder after three days"
     assert draft.description == "As a manager, I want a reminder after three days."
 
 
@@ -2580,7 +2580,7 @@ def test_what_would_help_said_after_a_comma_is_the_need() -> None:
     )
     # was "Provide for the residents it's about knowing"
     assert (draft.title, draft.description) == (
-        "Provide a text the night before",
+        "Send a text the night before",
         "As a resident, I want a text the night before.",
     )
 
@@ -2967,3 +2967,61 @@ def test_a_contracted_clause_of_time_or_condition_reads(title: str, reads: bool)
 )
 def test_signals_decisions_left_out_and_batching(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # whose side a need is said from is its persona, and no part of it (was "As a user, I
+        # want to see from the staff side which books ..."); what it is counted by stays
+        (
+            "From the staff side, I need to see which books are overdue by more than a week,"
+            " per branch.",
+            "See which books are overdue by more than a week",
+            "As a staff member, I want to see which books are overdue by more than a week, per"
+            " branch.",
+        ),
+        # "they" who see or book are people (was "I want the product to see their bookings")
+        (
+            "They should see their bookings.",
+            "See their bookings",
+            "As a user, I want to see my bookings.",
+        ),
+        (
+            "They should go red after two days.",
+            "Go red after two days",
+            "As a user, I want the product to go red after two days.",
+        ),
+        # a message is sent (was "Provide ...")
+        (
+            "I'd like an email the day before.",
+            "Send an email the day before",
+            "As a user, I want an email the day before.",
+        ),
+        (
+            "We need an email address for each parent.",
+            "Provide an email address for each parent",
+            "As a parent, I want an email address for each parent.",
+        ),
+        # a label that names a thing is the title, what follows it a detail; a status or a
+        # category label is not
+        (
+            "- Proof of address: council tax bill or tenancy agreement, no older than 3 months.",
+            "Provide proof of address",
+            "As a user, I want proof of address.",
+        ),
+        (
+            "- Target group confirmed: 15 to 35 year olds.",
+            "Provide 15 to 35 year olds",
+            "As a user, I want 15 to 35 year olds.",
+        ),
+        (
+            "Locator: the remote beeps when you clap.",
+            "Beep when you clap",
+            "As a user, I want the remote to beep when you clap.",
+        ),
+    ],
+)
+def test_a_side_a_doer_a_message_and_a_label(statement: str, title: str, description: str) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

@@ -766,9 +766,9 @@ def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
         "Ben: It should be possible for volunteers to set their availability for the month.\n",
     )
     assert [s.title for s in stories] == [
-        "Provide automatic reminders",
+        "Send automatic reminders",
         "Keep volunteers' phone numbers private",
-        "Provide a weekly digest email for coordinators",
+        "Send a weekly digest email for coordinators",
         "Let only coordinators delete a shift",
         "Set their availability for the month",
     ]
@@ -943,3 +943,42 @@ def test_a_short_remark_naming_something_else_corrects_nothing() -> None:
     )
     assert _names_only_figures_or_shares("Let's make it two.", earlier)
     assert _names_only_figures_or_shares("Okay, two hours then.", earlier)
+
+
+def test_notes_under_a_wont_heading_are_left_out(generator: OfflineGenerator) -> None:
+    """Workshop notes in MoSCoW sections (written for this test, not from the datasets). Was:
+    "Provide paying by cheque" (the opposite of the decision) and "Business permits." quoted
+    under the "Could" item before it; a label naming the thing was dropped from its title
+    ("Provide 20 days per household per year"); "Make parking services approve"; "Apply for a
+    permit online and upload proof of address" (two actions in one title)."""
+    stories = _interview(
+        generator,
+        "# Parking permits workshop\n"
+        "## Must\n"
+        "- Residents apply for a permit online and upload proof of address.\n"
+        "- Parking services approve or reject each application within 5 working days.\n"
+        "## Should\n"
+        "- Visitors' permits: 20 days per household per year.\n"
+        "## Could\n"
+        "- Let residents swap the car on a permit themselves.\n"
+        "## Won't (this phase)\n"
+        "- Business permits.\n"
+        "- Paying by cheque.\n",
+    )
+    assert [s.title for s in stories] == [
+        "Apply for a permit online",
+        "Approve each application",
+        "Provide visitors' permits",
+        "Let residents swap the car on a permit themselves",
+        "Leave out business permits",
+        "Leave out paying by cheque",
+    ]
+    assert stories[0].acceptance_criteria == [
+        "Residents apply for a permit online and upload proof of address."
+    ]
+    assert stories[1].description == (
+        "As a user, I want parking services to approve or reject each application within 5"
+        " working days."
+    )
+    assert stories[2].acceptance_criteria == ["20 days per household per year."]
+    assert all(len(s.source_quotes) == 1 for s in stories)

@@ -79,10 +79,11 @@ from shared.engine.offline.grouping import (
     _Story,
     _unit,
     names_its_actor,
+    out_of_scope,
 )
 from shared.engine.offline.lexicon import MATERIALS, is_quality_word, is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
-from shared.engine.offline.wording import capital
+from shared.engine.offline.wording import _lower_first, capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
 from shared.settings import PipelineConfig
 from shared.text.language import (
@@ -355,6 +356,8 @@ class OfflineGenerator:
         main_text = sentences[story.writing].text
         for found in story.revisions:
             main_text = revise_text(main_text, found)
+        if out_of_scope(sentences, story.writing):  # "## Won't" / "- Business permits."
+            main_text = f"We won't do {_lower_first(main_text.strip())}"
         first = min(members + story.superseded)
         context = [s.text for s in sentences[max(0, first - 2) : first]]
         draft = write_story(

@@ -190,6 +190,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
+        if item and out_of_scope(sentences, k):  # "## Won't" / "- Business permits.": left out
+            stories.append(_Story([k], p))
+            continue
         would_seed = p >= SEED_AT or (
             p >= CUE_SEED_AT and (item or _states_a_need(sentences[k].text))
         )
@@ -293,7 +296,7 @@ def _elaborated(
     if not stories:
         return None
     last = stories[-1]
-    if k - last.last > ELABORATION_GAP + 1:
+    if k - last.last > ELABORATION_GAP + 1 or _heading_between(sentences, last.last, k):
         return None
     text = sentences[k].text
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
@@ -324,6 +327,27 @@ def _seeds(text: str, p: float) -> bool:
 def _fragment(text: str) -> bool:
     """A short fragment without a need cue ("Special colour ,", "And, uh, fines.")."""
     return meaningful_word_count(text) < FRAGMENT_WORDS and not _states_a_need(text)
+
+
+def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
+    """Whether a heading opens a new section between sentences ``a`` and ``b``."""
+    return any(sentences[j].line_kind == "heading" for j in range(a + 1, b))
+
+
+# a heading over what the meeting decided not to do ("## Won't (this phase)", "Out of scope")
+_OUT_OF_SCOPE = re.compile(
+    r"^(?:won'?t(?: have)?|will not|out of scope|not in scope|non-?goals?|excluded|exclusions"
+    r"|not doing|dropped|descoped|de-scoped)\b",
+    re.IGNORECASE,
+)
+
+
+def out_of_scope(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` sits under a heading that says what will not be done."""
+    for j in range(k - 1, -1, -1):
+        if sentences[j].line_kind == "heading":
+            return bool(_OUT_OF_SCOPE.match(clean(sentences[j].text)))
+    return False
 
 
 def _whole_item(sentences: list[Sentence], k: int) -> bool:

@@ -96,6 +96,11 @@ _THEIR = re.compile(r"(?<!\band )(?<!\bor )\btheir\b")
 _LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
 _PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
 _LET_MEANS = re.compile(rf"^(?:the product to |to )?{_LETS} (?:to )?(?P<rest>.+)$", re.IGNORECASE)
+# "from the staff side, I need ...", "on the teachers' end"
+_PERSONA_SIDE = re.compile(
+    rf"\b(?:from|on) (?:the|our) ({PERSONA_FORMS})['\u2019]? (?:side|point of view|perspective|end)\b",
+    re.IGNORECASE,
+)
 _PERSONA_FOR = re.compile(
     rf"\bfor (?:the |our |all |each |every )?({PERSONA_FORMS})\b", re.IGNORECASE
 )
@@ -164,6 +169,16 @@ def write_story(
         cap = Capability(title=_verb_phrase(means), means=wanted, obj=means)
         benefit = benefit or (_trim(story.group("ends")) if story.group("ends") else None)
     else:
+        label = _THING_LABEL.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
+        named = label.group("label").split()[-1].lower() if label else ""
+        if (
+            label
+            and not is_participle(named)  # "Target group confirmed: ...": a status, no thing
+            and capability(body(label.group("rest"))).title.startswith("Provide ")
+        ):
+            # "Visitors' permits: 20 days per household per year": the label names the thing,
+            # what follows it is a detail (a criterion)
+            main = f"we need {_lower_first(label.group('label'))}"
         cap = capability(main)
         # the statement written from names its role first ("Parents book a twelve-minute slot",
         # revised by "actually, make the slots twelve minutes", which names none)
@@ -226,13 +241,25 @@ _COORDINATED_FIRST = re.compile(
 )
 _AND_VERB = re.compile(
     r",?\s+(?:and|or)\s+(?:then\s+|also\s+)?(?P<verb>[a-z]+)\s+(?:the|a|an|its|their|his|her|my"
-    r"|our|your|it|them|any|all|each|every|which|whichever|what|whatever|if|whether)\b",
+    r"|our|your|it|them|any|all|each|every|which|whichever|what|whatever|if|whether"
+    # "apply for a permit online and upload proof of address": a noun and what it is of
+    r"|[a-z]+\s+of)\b",
     re.IGNORECASE,
 )
 
 
 # verbs of signalling take no object: "beep and block the next step" blocks the step
 _SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".split())
+
+
+# a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days
+# per household per year"); not a meta label ("NEW:", "Decision:"), nor a label of one word: that
+# is a category ("Locator:", "Battery:") and what follows it is the need
+_THING_LABEL = re.compile(
+    r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
+    r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
+    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}):\s+(?P<rest>\S.*)$"
+)
 
 
 def _one_action(phrase: str) -> str:
@@ -476,6 +503,7 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
     need = " ".join(re.split(r"[,;:]", clean(t))[0] for t in quotes)
     for pattern, said in (
         (_PERSONA_AS, joined),
+        (_PERSONA_SIDE, joined),
         (_PERSONA_SUBJECT, joined),
         (_PERSONA_WANTED, joined),
         (_PERSONA_LET, joined),

@@ -45,7 +45,9 @@ _LEAD = re.compile(
     r"|i believe|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note|oh|ooh"
     r"|ah|ha|hmm|um|uh|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
     r"|anyway|look|listen|please|just|maybe|perhaps|probably|i'd say|i would say|i reckon"
-    r"|i suppose|i feel like|for me|for us|in general|again|and then|or|ideally|preferably)\b"
+    r"|i suppose|i feel like|for me|for us|in general|again|and then|or|ideally|preferably"
+    # "from the staff side, I need ...": whose need it is (``phrasing.persona_of``), no part of it
+    r"|(?:from|on) (?:the|our|my) \w+(?: \w+)? (?:side|point of view|perspective|end))\b"
     r"[\s,:;-]*)+",
     re.IGNORECASE,
 )
@@ -994,10 +996,12 @@ _OBJECT_LIKE = re.compile(
 # "..., something trendy and also something user friendly": the list goes on
 _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w", re.I)
 # a bound with its figure said after the need, part of it ("..., up to three times", "..., at
-# most twice a day", "..., no more than 5 per claim")
+# most twice a day", "..., no more than 5 per claim"), or what it is counted by ("..., per
+# branch")
 _BOUND_AFTER = re.compile(
-    r"^\s*(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
-    rf"(?:once|twice|\d|(?:{'|'.join(sorted(NUMBER_WORDS))})\b)",
+    r"^\s*(?:(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
+    rf"(?:once|twice|\d|(?:{'|'.join(sorted(NUMBER_WORDS))})\b)"
+    r"|(?:per|for each|for every)\s+\w+[\s.!?]*$)",
     re.IGNORECASE,
 )
 _OBJECT_OPENER = frozenset("the our all every each".split())
@@ -1152,7 +1156,16 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
                 f"Require {means}", f"to require {means}", obj=person, subject=subject
             )
         means = f"{noun_phrase} for {_lower_first(qualified.group(0))}"
-    return Capability(title=f"Provide {means}", means=means, obj=noun_phrase, subject=subject)
+    verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
+    return Capability(title=f"{verb} {means}", means=means, obj=noun_phrase, subject=subject)
+
+
+# a message the product sends ("renewal reminder by email", "an email the day before")
+_MESSAGE = re.compile(
+    r"^(?:(?:an?|the|some)\s+)?(?:[a-z-]+\s+){0,2}(?:reminders?|notifications?|alerts?|emails?"
+    r"|texts?|text messages?|messages?|digests?|sms)\b(?!\s+(?:address|template|inbox|list)s?\b)",
+    re.IGNORECASE,
+)
 
 
 # a thing a rule is said of, with what picks it out ("anything above five hundred pounds",
@@ -1228,6 +1241,14 @@ def _container(subject: str) -> str:
     return _lower_first(subject.strip()) if _other_thing(subject.strip()) else ""
 
 
+# what a team does for others ("parking services approve each application")
+_TEAM_VERB = frozenset("approve reject review assign authorise authorize sign".split())
+# what only people do: "they" doing it are people
+_PEOPLE_VERB = frozenset(
+    """see view book rebook renew reserve choose pick select upload download log sign pay request
+    search print rate comment reply approve submit register read call phone ask browse attend
+    join""".split()
+)
 _LETS = re.compile(r"^(?:let|lets|allow|allows|enable|enables|help|helps)\b", re.IGNORECASE)
 
 
@@ -1260,6 +1281,8 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")
     user = user or (wanted and bool(subject) and not _PRODUCT_SUBJECT.match(subject))
+    # "they should see their bookings": only people see, book, pay ... (not "the product to see")
+    user = user or (subject.lower() == "they" and first in _PEOPLE_VERB)
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
@@ -1774,6 +1797,10 @@ def _plain(clause: str) -> Capability:
         verb = plural.group("verb").lower()
         if verb in ("stay", "remain") and not _is_user(subject):  # "the phone numbers stay
             return _kept(subject, verb, plural.group("rest").strip(), obj=subject)  # private"
+        if verb in _PEOPLE_VERB | _TEAM_VERB and len(said.split()) >= MIN_TITLE_WORDS:
+            # "parking services approve each application": what they do is the title, not
+            # "Make parking services approve ..."
+            return Capability(_cap(said), f"{subject} to {said}", subject=subject)
         return Capability(
             f"Make {subject} {said}", f"{subject} to {said}", obj=subject, subject=subject
         )

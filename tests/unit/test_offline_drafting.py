@@ -3025,3 +3025,64 @@ def test_signals_decisions_left_out_and_batching(statement: str, title: str) -> 
 def test_a_side_a_doer_a_message_and_a_label(statement: str, title: str, description: str) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # a thing said first and then that it would be nice (was "Provide a team calendar would
+        # be nice"); its purpose is the benefit
+        (
+            "A team calendar would be nice, so people can see who's off before they book.",
+            "Provide a team calendar",
+            "As a user, I want a team calendar, so that people can see who's off before they book.",
+        ),
+        # the role said again as "they" (was "As a user")
+        (
+            "And managers, uh, they need to approve requests from their phone, they're never at"
+            " a desk.",
+            "Approve requests from their phone",
+            "As a manager, I want to approve requests from my phone.",
+        ),
+        # "at the end of every month" is one phrase (was "Provide an export at the end" and the
+        # criterion "An export at the end of is available every month.")
+        (
+            "Payroll needs an export at the end of every month, CSV is fine.",
+            "Provide an export at the end of every month",
+            "As a payroll team member, I want an export at the end of every month.",
+        ),
+        # a count said first: what it bounds is the title (was "Provide max 200 photos ...")
+        (
+            "Max 200 photos on the phone before sync.",
+            "Limit photos on the phone before sync",
+            "As a user, I want max 200 photos on the phone before sync.",
+        ),
+    ],
+)
+def test_a_thing_that_would_be_nice_a_role_said_again_and_a_count_first(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+def test_a_bound_said_first_keeps_its_figure_in_a_criterion() -> None:
+    draft = write_story(["Max 200 photos on the phone before sync."])
+    assert draft.acceptance_criteria == ["Max 200 photos on the phone before sync."]
+
+
+def test_i_think_thats_keeps_its_that() -> None:
+    """ "I think that's the policy." lost "I think that" and read "Provide s the policy"."""
+    draft = write_story(["I think that's the policy."])
+    assert draft.title != "Provide s the policy"
+    assert not readable(draft)
+
+
+def test_only_a_question_before_a_need_names_its_persona() -> None:
+    said = ["It needs to work on the old Windows laptops in the depot."]
+    assert write_story(said, context=["Teachers need a printable list."]).description.startswith(
+        "As a user, "
+    )
+    assert write_story(said, context=["What do teachers need?"]).description.startswith(
+        "As a teacher, "
+    )

@@ -79,9 +79,10 @@ FIGURE_WORD = (  # a figure in digits or words (the titles' figures too)
     rf"{DIGITS}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
     r"|twenty|thirty|forty|fifty|hundred|thousand"
 )
-# when or how often, said at the end of a title ("after three days", "every month", "daily")
+# when or how often, said at the end of a title ("after three days", "every month", "daily"; not
+# "at the end of every month", one phrase)
 TIMING_TAIL = re.compile(
-    rf"\s+(?:(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
+    rf"(?<!\bof)\s+(?:(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
     r"(?:working\s+|business\s+)?(?:second|minute|hour|day|week|month|year)s?\b"
     r"|(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b)"
     r"(?:\s.*)?$",

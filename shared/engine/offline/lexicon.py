@@ -364,6 +364,7 @@ _PERSONA_ALIASES = {
     "crew": "crew member",
     "reception": "receptionist",
     "dispatch": "dispatcher",
+    "payroll": "payroll team member",
 }
 
 

@@ -71,10 +71,11 @@ _USER_STORY = re.compile(
     re.IGNORECASE,
 )
 _PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE)
-# the role before its modal, with one word between ("receptionists really need") or who they
-# are ("students with a support plan from the disability service should be able to ...")
+# the role before its modal, with one word between ("receptionists really need"), who they
+# are ("students with a support plan from the disability service should be able to ...") or
+# said again ("and managers, they need to approve ...")
 _PERSONA_SUBJECT = re.compile(
-    rf"\b({PERSONA_FORMS})\b(?:\s+\w+|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
+    rf"\b({PERSONA_FORMS})\b(?:\s+\w+|,\s*they|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
     r"\s+(?:should|must|can|could|will|would|need|needs|want"
     r"|wants|have to|has to|are able|is able|get to|gets to|'ll|'d)\b(?!['\u2019]t\b)"
     r"(?!\s+not\s+(?!have to\b|need to\b|need\b))",  # "must not delete": a rule on them
@@ -522,7 +523,9 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
             continue  # "users must not delete a closed survey": a rule on them, not their want
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
-    context_text = " ".join(clean(t) for t in context)  # the question a need answers
+    # the question a need answers ("what do teachers need?"); a need said before it is another
+    # need, whose persona is its own ("payroll needs an export" before "it has to work on ...")
+    context_text = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
     for pattern in (_PERSONA_AS, _PERSONA_SUBJECT):
         m = pattern.search(context_text)
         if m:

@@ -48,7 +48,7 @@ _LEAD = re.compile(
     r"|i suppose|i feel like|for me|for us|in general|again|and then|or|ideally|preferably"
     # "from the staff side, I need ...": whose need it is (``phrasing.persona_of``), no part of it
     r"|(?:from|on) (?:the|our|my) \w+(?: \w+)? (?:side|point of view|perspective|end))\b"
-    r"[\s,:;-]*)+",
+    r"(?!['\u2019])[\s,:;-]*)+",  # not the "that" of "I think that's the policy"
     re.IGNORECASE,
 )
 # "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
@@ -775,6 +775,15 @@ _WOULD_HELP = re.compile(
 )
 
 
+# the same said first: "a team calendar would be nice, so people can see who's off"
+_THING_WOULD_HELP = re.compile(
+    r"^(?P<np>(?:an?|some)\s+[^,;]+?)\s+(?:would|will)\s+be\s+"
+    + _HELPFUL
+    + r"(?P<after>(?:[,;].*)?)$",
+    re.IGNORECASE,
+)
+
+
 def unframed(text: str) -> str:
     """What a frame around a need says, as a plain statement of it ("it's important that the
     results are anonymous": "the results are anonymous"; "it would be great to have a dark
@@ -811,6 +820,9 @@ def unframed(text: str) -> str:
     helps = _WOULD_HELP.search(said)
     if helps:
         return f"we need {helps.group('np')}"
+    nice = _THING_WOULD_HELP.match(said)
+    if nice:  # "a team calendar would be nice, so people can see who's off"
+        return f"we need {nice.group('np')}{nice.group('after')}"
     return text
 
 
@@ -1675,6 +1687,16 @@ def _bare_present(word: str) -> str:
     return w[:-1]
 
 
+# a count said first, and what it bounds ("no more than two people from the same team off on the
+# same day", "max 200 photos on the phone before sync")
+_BOUND_FIRST = re.compile(
+    r"^(?:no more than|not more than|at most|max(?:imum)?|up to)\s+"
+    rf"(?:\d+|(?:{'|'.join(sorted(NUMBER_WORDS))})(?:[ -](?:{'|'.join(sorted(NUMBER_WORDS))}))*)\s+"
+    r"(?P<thing>[a-z][\w' -]*[a-z])[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def _limit_first(clause: str) -> Capability | None:
     """A limit said before the verb phrase it limits ("under two seconds to show the free
     slots"): the verb phrase first, the limit after it ("Show the free slots in under two
@@ -1737,6 +1759,12 @@ def _plain(clause: str) -> Capability:
     timed = _limit_first(clause)
     if timed:
         return timed
+    bounded = _BOUND_FIRST.match(clause)
+    if bounded and len(bounded.group("thing").split()) >= 3:
+        # "no more than two people from the same team off on the same day": what is limited
+        # is the title, the figure its criterion (the statement as said)
+        thing = bounded.group("thing")
+        return Capability(f"Limit {thing}", _lower_first(clause), obj=thing)
     if is_people_description(clause) or is_finding(clause):
         # "my head of department is Richard", "people find teletext relevant": said as it was,
         # which reads as no capability

@@ -65,9 +65,12 @@ def revision(earlier: str, later: str) -> Revision | None:
         count = _changed_count(earlier, later)
         if count is not None:
             return count
-        new_numbers = number_tokens(later)
+        # a figure said bare ("make that twenty-five, twenty doesn't cover our costs"), not one
+        # of a quantity the later statement states ("make it 5 users")
+        said = [q.text.lower() for q in quantities(later)]
+        new_numbers = [n for n in number_tokens(later) if not any(n.lower() in q for q in said)]
         old_numbers = number_tokens(earlier)
-        if new_numbers and old_numbers and not quantities(later):
+        if new_numbers and old_numbers:
             old, new = old_numbers[0], new_numbers[0]
             if old.lower() != new.lower():
                 return Revision(

@@ -3086,3 +3086,47 @@ def test_only_a_question_before_a_need_names_its_persona() -> None:
     assert write_story(said, context=["What do teachers need?"]).description.startswith(
         "As a teacher, "
     )
+
+
+@pytest.mark.parametrize(
+    "doubt",
+    [
+        "I'm not sure about showing the reason though, like sick leave.",
+        "Hmm, I don't know if we need the export.",
+    ],
+)
+def test_a_doubt_said_after_a_need_is_no_criterion(doubt: str) -> None:
+    """Was the criterion "About showing the reason though sick leave." (the hedge dropped)."""
+    draft = write_story(
+        ["A team calendar would be nice, so people can see who's off before they book.", doubt]
+    )
+    assert draft.acceptance_criteria == []
+    assert doubt in draft.source_quotes
+
+
+def test_a_bare_figure_with_a_reason_corrects_the_figure() -> None:
+    earlier = "New patients pay a twenty pound deposit when they book online."
+    found = revision(earlier, "Actually make that twenty-five, twenty doesn't cover our costs.")
+    assert found is not None and not found.restated
+    assert revise_text(earlier, found) == (
+        "New patients pay a twenty-five pound deposit when they book online."
+    )
+    # a figure of a quantity of its own is no bare correction, as before
+    assert revision(earlier, "Actually, make it 48 hours.") is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "goes" is a verb, never a plural subject (was "Make the slot goes back on ...")
+        ("The slot goes back on the waiting list.", "Put the slot back on the waiting list"),
+        ("The report goes to the manager every Monday.", "Go to the manager every Monday"),
+    ],
+)
+def test_a_thing_that_goes_somewhere(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_an_emphatic_do_is_talk() -> None:
+    assert not reads_as_capability("Do feel all cold and slimy")
+    assert reads_as_capability("Do away with all buttons")

@@ -982,3 +982,32 @@ def test_notes_under_a_wont_heading_are_left_out(generator: OfflineGenerator) ->
     )
     assert stories[2].acceptance_criteria == ["20 days per household per year."]
     assert all(len(s.source_quotes) == 1 for s in stories)
+
+
+def test_a_figure_corrected_with_a_reason_and_a_slot_that_goes_back(
+    generator: OfflineGenerator,
+) -> None:
+    """A dental practice interview (written for this test, not from the datasets). Was: "Make
+    that twenty-five" a story of its own (its reason, "twenty doesn't cover our costs", read as
+    a quantity, so no correction) and "Make the slot goes back on the waiting list"."""
+    stories = _interview(
+        generator,
+        "Nadia: And if they cancel?\n"
+        "Omar: Then the slot goes back on the waiting list, and the first person on the list"
+        " gets offered it.\n"
+        "Nadia: Anything about payments?\n"
+        "Omar: Deposits. New patients pay a twenty pound deposit when they book online, it comes"
+        " off the bill.\n"
+        "Omar: Actually make that twenty-five, twenty doesn't cover our costs.\n",
+    )
+    assert [s.title for s in stories] == [
+        "Put the slot back on the waiting list",
+        "Pay a twenty-five pound deposit when they book online",
+    ]
+    deposit = stories[1]
+    assert deposit.description == (
+        "As a patient, I want to pay a twenty-five pound deposit when they book online."
+    )
+    assert deposit.superseded_quotes == [
+        "New patients pay a twenty pound deposit when they book online, it comes off the bill."
+    ]

@@ -702,6 +702,8 @@ def reads_as_capability(title: str) -> bool:
     verb = words[2] if words[:2] == ["do", "not"] and len(words) > 2 else words[0]
     if verb in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
+    if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):
+        return False  # "Do feel all cold and slimy": an emphatic "does" of talk
     if words[1] in ("it", "this", "that") and len(words) > 2 and words[2] in _ITS_VERB:
         return False  # "Make it does feel all cold and slimy": a clause of its own
     if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):

@@ -212,6 +212,7 @@ def write_story(
             if q != written
             and (k > 0 or main_text is None or written == quotes[0])
             and (criteria_from is None or criteria_from[k])
+            and not _DOUBT.match(clean(q))  # "I'm not sure about showing the reason": no rule
         ]
         + extra
     )
@@ -253,6 +254,13 @@ _AND_VERB = re.compile(
 _SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".split())
 
 
+# a speaker's doubt about something, which decides nothing ("I'm not sure about showing the
+# reason though", "I don't know if we need that")
+_DOUBT = re.compile(
+    r"^(?:(?:but|and|so|well|yeah|hmm|um|uh)[\s,]+)*(?:i'?m not sure|not sure|i am not sure"
+    r"|i don'?t know (?:if|whether|about)|i wonder)\b",
+    re.IGNORECASE,
+)
 # a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days
 # per household per year"); not a meta label ("NEW:", "Decision:"), nor a label of one word: that
 # is a category ("Locator:", "Battery:") and what follows it is the need

@@ -1738,6 +1738,10 @@ _DETERMINERS = frozenset(
 )
 
 
+# verbs in -s that are never a plural noun
+_THIRD_PERSON_ONLY = frozenset("goes does has says is was".split())
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -1811,6 +1815,8 @@ def _plain(clause: str) -> Capability:
         and is_participle((plural.group("rest").split() or [""])[0].lower())
     ):
         plural = None  # "closed tickets get archived after ninety days": a passive, read below
+    if plural and plural.group("subject").split()[-1].lower() in _THIRD_PERSON_ONLY:
+        plural = None  # "the slot goes back on the waiting list": "goes" is its verb, read below
     if (
         plural
         and plural.group("verb").lower() in VERBS
@@ -1892,8 +1898,12 @@ def _plain(clause: str) -> Capability:
             if verb in _CHANGES_ITSELF and _NO_OBJECT.match(tail) and _other_thing(subject):
                 # "the van stock updates when a part is used": "Update the van stock when ..."
                 said = f"{_lower_first(subject)} {tail}".strip()
+            title_verb = verb
+            if verb == "go" and tail.lower().startswith("back ") and _other_thing(subject):
+                # "the slot goes back on the waiting list": "Put the slot back on ..."
+                title_verb, said = "put", f"{_lower_first(subject)} {tail}"
             return Capability(
-                _cap(f"{verb} {said}".strip()),
+                _cap(f"{title_verb} {said}".strip()),
                 f"{_lower_first(subject)} to {verb} {tail}".strip(),
                 obj=subject,
                 subject=subject,

@@ -3130,3 +3130,31 @@ def test_a_thing_that_goes_somewhere(statement: str, title: str) -> None:
 def test_an_emphatic_do_is_talk() -> None:
     assert not reads_as_capability("Do feel all cold and slimy")
     assert reads_as_capability("Do away with all buttons")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a language or format a thing comes in (was "Make the booking page in Polish ...")
+        (
+            "The booking page should be in Polish and Arabic as well.",
+            "Provide the booking page in Polish and Arabic as well",
+        ),
+        ("The reports should be in PDF.", "Provide the reports in PDF"),
+        # a place stays a place
+        ("The button should be in the middle.", "Put the button in the middle"),
+    ],
+)
+def test_a_thing_in_a_language_or_format_is_provided_so(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_unless_is_never_written_as_when() -> None:
+    """ "..., unless nobody else has reserved it" gave "Given ..., when nobody else has reserved,
+    then ...", the opposite of what was said; a condition with "if" still gives one."""
+    unless = write_story(["Books have to come back, unless nobody else has reserved them."])
+    assert not any("when nobody" in ac for ac in unless.acceptance_criteria)
+    said_if = write_story(["If the barcode doesn't match, the scanner should beep."])
+    assert said_if.acceptance_criteria == [
+        "Given a user, when the barcode doesn't match, then the scanner beeps."
+    ]

@@ -422,6 +422,8 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
             )
     if len(when.split()) < 2 or len(main.split()) < 2:
         return None
+    if re.search(rf"\bunless\s+{re.escape(when.split()[0])}\b", text, re.IGNORECASE):
+        return None  # "..., unless nobody else has reserved it": no "when", its very opposite
     if not (_has_verb(when) or _SUBJECT_FIRST.match(when)):
         return None  # "before their summer holidays", "after lunch": a time, not an event
     return when, main

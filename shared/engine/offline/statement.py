@@ -1494,6 +1494,14 @@ def _be(complement: str, subject: str) -> Capability:
         and not thing.lower().split()[0].endswith("ing")  # "booking online": an action
     ):
         return _provide(thing, subject)  # "speech recogniser can be possible": a thing to have
+    if re.match(r"in\s+[A-Z]", complement) and thing != "it":
+        # "the booking page should be in Polish and Arabic": a language or a format it comes in
+        return Capability(
+            f"Provide {_lower_first(_named(thing))} {complement}",
+            f"{_lower_first(named)} to be {complement}",
+            obj=thing,
+            subject=subject,
+        )
     placed = _PLACED.match(complement)
     if placed and thing != "it":  # "the joystick is for the volume": where or what it is for
         lead = "Use" if placed.group(1).lower() == "for" else "Put"

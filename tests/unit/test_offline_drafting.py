@@ -3093,6 +3093,8 @@ def test_only_a_question_before_a_need_names_its_persona() -> None:
     [
         "I'm not sure about showing the reason though, like sick leave.",
         "Hmm, I don't know if we need the export.",
+        # a denial: the criterion was "You know the condition, a flag." (its hedge dropped)
+        "I don't think you'd need to know the condition, just a flag, yes or no.",
     ],
 )
 def test_a_doubt_said_after_a_need_is_no_criterion(doubt: str) -> None:
@@ -3158,3 +3160,53 @@ def test_unless_is_never_written_as_when() -> None:
     assert said_if.acceptance_criteria == [
         "Given a user, when the barcode doesn't match, then the scanner beeps."
     ]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # a need said as "being able to ..." (was "Provide being able to see ...")
+        (
+            "Being able to see a customer's whole order history in one screen.",
+            "See a customer's whole order history in one screen",
+            "As a user, I want to see a customer's whole order history in one screen.",
+        ),
+        # "it would be great if X didn't need Y": X should not need Y, for what it is said of
+        # (was "Provide refunds under fifty euros didn't need a supervisor")
+        (
+            "It would be great if refunds under fifty euros didn't need a supervisor.",
+            "Do not require a supervisor for refunds",
+            "As a user, I want no supervisor for refunds under fifty euros.",
+        ),
+        # what a role shouldn't be able to do is a rule on it (was "Do not make agents able to
+        # change the legal wording")
+        (
+            "But agents shouldn't be able to change the legal wording at the bottom.",
+            "Do not let agents change the legal wording",
+            "As a user, I want agents never to change the legal wording at the bottom.",
+        ),
+        # not of the product
+        (
+            "It shouldn't be able to overheat.",
+            "Do not make it able to overheat",
+            "As a user, I want the product not to be able to overheat.",
+        ),
+    ],
+)
+def test_being_able_a_wish_for_less_and_a_role_not_able(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    "denied",
+    [
+        "I don't think you'd need to know the condition, just a flag, yes or no.",
+        "I don't think we need a waiting list.",
+    ],
+)
+def test_a_need_the_speaker_denies_is_no_title(denied: str) -> None:
+    """Was "Know the condition, a flag" and "Provide a waiting list": the denial dropped."""
+    assert not readable(write_story([denied]))

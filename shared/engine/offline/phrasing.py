@@ -255,10 +255,11 @@ _SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".s
 
 
 # a speaker's doubt about something, which decides nothing ("I'm not sure about showing the
-# reason though", "I don't know if we need that")
+# reason though", "I don't know if we need that"), or a denial whose hedge a criterion would
+# drop ("I don't think you'd need to know the condition" read "You know the condition")
 _DOUBT = re.compile(
-    r"^(?:(?:but|and|so|well|yeah|hmm|um|uh)[\s,]+)*(?:i'?m not sure|not sure|i am not sure"
-    r"|i don'?t know (?:if|whether|about)|i wonder)\b",
+    r"^(?:(?:but|and|so|well|yeah|hmm|um|uh|no)[\s,]+)*(?:i'?m not sure|not sure|i am not sure"
+    r"|i don'?t know (?:if|whether|about)|i wonder|i don'?t think|i do not think)\b",
     re.IGNORECASE,
 )
 # a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days

@@ -99,6 +99,8 @@ _NO_OBLIGATION = re.compile(
     r"|never)\s*$",
     re.I,
 )
+# a need the speaker denies ("I don't think you'd need to know the condition"): none is stated
+_DENIED = re.compile(r"\b(?:i|we) (?:don't|do not) (?:think|believe|reckon)\b", re.I)
 # "can", "will" carry a requirement only when nothing stronger is said; so do their negations
 # ("we can't lose the battery", "it won't be heavy"), read as "not" and the verb phrase
 _WEAK_MODAL = re.compile(
@@ -463,6 +465,7 @@ def _parse(text: str) -> _Requirement:
         if (m := _MODAL.search(c))
         and not _NO_OBLIGATION.search(c[: m.start()])
         and not _asks_within(c[: m.start()])
+        and not _DENIED.search(c[: m.start()])  # "I don't think you'd need to know ..."
     ]  # "I don't have to chase people" states no need (``_dropped`` reads "we don't need X")
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
         found = [
@@ -817,6 +820,9 @@ def unframed(text: str) -> str:
         and not re.match(r"(?:it|this|that|there)\b", must.group("np"), re.IGNORECASE)
     ):
         return f"we need {must.group('np')}"
+    being = re.match(r"being able to (?P<vp>\S.*)$", said, re.IGNORECASE)
+    if being:  # "being able to see a customer's whole order history in one screen"
+        return f"we need to {being.group('vp')}"
     helps = _WOULD_HELP.search(said)
     if helps:
         return f"we need {helps.group('np')}"
@@ -837,11 +843,19 @@ def _base_of_gerund(word: str) -> str:
 
 
 def _subjunctive(clause: str) -> str:
-    """'it was cheap' (said after "it would be good if") -> 'it should be cheap'."""
-    return re.sub(
+    """'it was cheap' (said after "it would be good if") -> 'it should be cheap'; 'refunds
+    under fifty euros didn't need a supervisor' -> '... shouldn't need a supervisor'."""
+    clause = re.sub(
         r"^(it|they|this|that|(?:the|our)\s+\w+)\s+(?:was|were)\s+",
         r"\1 should be ",
         clause,
+        flags=re.IGNORECASE,
+    )
+    return re.sub(
+        r"^(\S+(?:\s+\S+){0,5}?)\s+(?:didn't|did not)\s+(need|have to|get|go|show)\b",
+        r"\1 shouldn't \2",
+        clause,
+        count=1,
         flags=re.IGNORECASE,
     )
 
@@ -1387,16 +1401,31 @@ def _prohibition(vp: str, subject: str, user: bool) -> Capability:
         return _no_need(" ".join(words[2:]))  # "you won't have to change the batteries"
     if first in _KEEP_VERBS and len(words) > 1:
         return Capability(f"Keep {what}", _lower_first(what), obj=what, subject=subject)
+    qualified = _QUALIFIED.match(_trim(subject.strip()))
+    if first in ("need", "require") and qualified and len(words) > 1:
+        # "refunds under fifty euros shouldn't need a supervisor": what the rule is said of
+        scope, bare = _lower_first(qualified.group(0)), _NOUN_OPENERS.sub("", what)
+        return Capability(
+            f"Do not require {what} for {scope}",
+            f"no {bare} for {scope}",
+            obj=what,
+            subject=subject,
+        )
     if first in _LEAVE_OUT_VERBS and content_words(what) and words[1].lower() not in ("to", "it"):
         bare = _NOUN_OPENERS.sub("", what)
         return Capability(f"Leave out {what}", f"no {bare}", obj=what, subject=subject)
+    people = _subject_words(subject)
+    able = re.match(r"be able to (?P<vp>\S.*)$", vp, re.IGNORECASE)
+    if able and people and (_is_user(people) or PERSONA.search(people)):
+        # "agents shouldn't be able to change the legal wording": a rule on them
+        who, vp = _lower_first(people), able.group("vp")
+        return Capability(f"Do not let {who} {vp}", f"{who} never to {vp}", subject=subject)
     if first == "be" and len(words) > 1:
         be = _be(what, subject)
         named = re.sub(r" to be .*$", "", be.means)
         return Capability(
             f"Do not {_lower_first(be.title)}", f"{named} not to be {what}", be.obj, subject
         )
-    people = _subject_words(subject)
     if user and people and people.lower() not in ("i", "we", "you", "one"):
         # "users must not delete a closed survey": a rule on them, not what they want
         who = _lower_first(people)

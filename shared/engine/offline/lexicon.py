@@ -534,6 +534,8 @@ _FINITE = frozenset(
     """is are was were be do does did may might can could will would should must shall has have
     had gonna""".split()
 )
+# "that's" after a thing opens a relative clause ("a book that's out"), unless the word before
+# is one of talk ("so that's fine", "I think that's it")
 _RELATIVE_THATS = re.compile(
     r"\b(?!(?:it|so|sure|and|but|because|think|know|mean|guess|say|said|is|was)\b)([a-z]+) that's\b"
 )

@@ -3078,14 +3078,22 @@ def test_i_think_thats_keeps_its_that() -> None:
     assert not readable(draft)
 
 
-def test_only_a_question_before_a_need_names_its_persona() -> None:
+@pytest.mark.parametrize(
+    ("context", "persona"),
+    [
+        # a role said as the subject of another need is that need's (was "As a teacher")
+        ("Teachers need a printable list.", "user"),
+        # the question a need answers, and the persona a story just before names
+        ("What do teachers need?", "teacher"),
+        ("As a viewer, I want a familiar keypad.", "viewer"),
+    ],
+)
+def test_what_was_said_just_before_a_need_that_names_its_persona(
+    context: str, persona: str
+) -> None:
     said = ["It needs to work on the old Windows laptops in the depot."]
-    assert write_story(said, context=["Teachers need a printable list."]).description.startswith(
-        "As a user, "
-    )
-    assert write_story(said, context=["What do teachers need?"]).description.startswith(
-        "As a teacher, "
-    )
+    description = write_story(said, context=[context]).description
+    assert description.startswith(f"As a {persona}, ")
 
 
 @pytest.mark.parametrize(

@@ -532,11 +532,15 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
             continue  # "users must not delete a closed survey": a rule on them, not their want
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
-    # the question a need answers ("what do teachers need?"); a need said before it is another
-    # need, whose persona is its own ("payroll needs an export" before "it has to work on ...")
-    context_text = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
-    for pattern in (_PERSONA_AS, _PERSONA_SUBJECT):
-        m = pattern.search(context_text)
+    # the persona a story said just before names ("As a viewer, I want ..."), or the question a
+    # need answers ("what do teachers need?"); a role said as the subject of another need is
+    # that need's ("payroll needs an export" before "it has to work on the old laptops")
+    asked = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
+    for pattern, said in (
+        (_PERSONA_AS, " ".join(clean(t) for t in context)),
+        (_PERSONA_SUBJECT, asked),
+    ):
+        m = pattern.search(said)
         if m:
             return singular_persona(m.group(1))
     return default

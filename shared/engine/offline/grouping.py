@@ -28,7 +28,13 @@ import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
 from shared.analysis.contradiction import number_tokens
-from shared.analysis.revision import Revision, names_what_it_drops, revise_text, revision
+from shared.analysis.revision import (
+    SHORT_REVISION_WORDS,
+    Revision,
+    names_what_it_drops,
+    revise_text,
+    revision,
+)
 from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
@@ -168,7 +174,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for k, verdict in enumerate(verdicts):
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
-            _revised_story(stories, sentences, vectors, k, short_only=True)
+            if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
+                _revised_story(stories, sentences, vectors, k, short_only=True)
             continue
         head = items.get(k)
         if head is not None and head != k and head in item_story:

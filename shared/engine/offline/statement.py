@@ -1024,9 +1024,11 @@ _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w"
 # a bound with its figure said after the need, part of it ("..., up to three times", "..., at
 # most twice a day", "..., no more than 5 per claim"), or what it is counted by ("..., per
 # branch")
+# a figure said in words ("twenty", "five")
+_NUMBER_WORD = rf"(?:{'|'.join(sorted(NUMBER_WORDS))})"
 _BOUND_AFTER = re.compile(
     r"^\s*(?:(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
-    rf"(?:once|twice|\d|(?:{'|'.join(sorted(NUMBER_WORDS))})\b)"
+    rf"(?:once|twice|\d|{_NUMBER_WORD}\b)"
     r"|(?:per|for each|for every)\s+\w+[\s.!?]*$)",
     re.IGNORECASE,
 )
@@ -1275,6 +1277,7 @@ _PEOPLE_VERB = frozenset(
     search print rate comment reply approve submit register read call phone ask browse attend
     join""".split()
 )
+_DOER_VERB = _PEOPLE_VERB | _TEAM_VERB  # what a plural subject does for others or itself
 _LETS = re.compile(r"^(?:let|lets|allow|allows|enable|enables|help|helps)\b", re.IGNORECASE)
 
 
@@ -1728,7 +1731,7 @@ def _bare_present(word: str) -> str:
 # same day", "max 200 photos on the phone before sync")
 _BOUND_FIRST = re.compile(
     r"^(?:no more than|not more than|at most|max(?:imum)?|up to)\s+"
-    rf"(?:\d+|(?:{'|'.join(sorted(NUMBER_WORDS))})(?:[ -](?:{'|'.join(sorted(NUMBER_WORDS))}))*)\s+"
+    rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)\s+"
     r"(?P<thing>[a-z][\w' -]*[a-z])[.!]?$",
     re.IGNORECASE,
 )
@@ -1868,7 +1871,7 @@ def _plain(clause: str) -> Capability:
         verb = plural.group("verb").lower()
         if verb in ("stay", "remain") and not _is_user(subject):  # "the phone numbers stay
             return _kept(subject, verb, plural.group("rest").strip(), obj=subject)  # private"
-        if verb in _PEOPLE_VERB | _TEAM_VERB and len(said.split()) >= MIN_TITLE_WORDS:
+        if verb in _DOER_VERB and len(said.split()) >= MIN_TITLE_WORDS:
             # "parking services approve each application": what they do is the title, not
             # "Make parking services approve ..."
             return Capability(_cap(said), f"{subject} to {said}", subject=subject)

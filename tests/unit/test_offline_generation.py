@@ -732,6 +732,9 @@ def test_no_story_is_cut_below_the_cap() -> None:
         ("And then it must be easy to use .", True),  # "Make it easy to use"
         ("So it has to be very robust .", True),
         ("And then it can break .", False),  # "Make it break": no quality
+        # people are what a rule limits, though "people" and "team" are no content words
+        ("No more than two people from the same team off on the same day.", True),
+        ("No more than two of them .", False),  # "Limit them": nothing named
     ],
 )
 def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, readable: bool) -> None:
@@ -742,6 +745,27 @@ def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, reada
     from shared.engine.offline.phrasing import write_story
 
     assert stands(write_story([statement])) is readable
+
+
+def test_a_limit_on_people_is_a_story_of_its_own(generator: OfflineGenerator) -> None:
+    """"No more than two people from the same team off on the same day" is a rule of its own.
+    Was: its title "Limit people from the same team off" counted one content word, so the rule
+    and what was said of it were quoted by the story before it, the balance on the home screen."""
+    stories = _interview(
+        generator,
+        "Gary: So the balance has to be on the home screen, like, straight away when you log in.\n"
+        "Priti: Also, um, no more than two people from the same team off on the same day."
+        " That's a hard rule in the warehouse.\n"
+        "Gary: Well, only in the warehouse. Office teams don't care.\n"
+        "Priti: Okay, so it's a setting per team then.\n",
+    )
+    limit = next(s for s in stories if s.title.startswith("Limit people"))
+    assert limit.source_quotes[0].startswith("Also, um, no more than two people")
+    assert "No more than two people from the same team off on the same day." in (
+        limit.acceptance_criteria
+    )
+    balance = next(s for s in stories if "balance" in s.title)
+    assert not any("two people" in q for q in balance.source_quotes)
 
 
 def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:

@@ -616,7 +616,14 @@ def readable(draft: StoryDraft) -> bool:
     )
     if how and is_quality_word(how.group(1)):
         return True
-    return len(content_words(draft.title)) >= 2 and reads_as_capability(draft.title)
+    said = content_words(draft.title) + [
+        w for w in draft.title.lower().split() if w in _PEOPLE_NOUNS
+    ]
+    return len(said) >= 2 and reads_as_capability(draft.title)
+
+
+# what a rule is often about, though no content word ("Limit people from the same team off")
+_PEOPLE_NOUNS = frozenset("people team teams person persons".split())
 
 
 def _keywords_phrase(segment: Segment) -> str:

@@ -748,7 +748,7 @@ def test_a_material_or_a_quality_can_be_a_story_of_its_own(statement: str, reada
 
 
 def test_a_limit_on_people_is_a_story_of_its_own(generator: OfflineGenerator) -> None:
-    """"No more than two people from the same team off on the same day" is a rule of its own.
+    """ "No more than two people from the same team off on the same day" is a rule of its own.
     Was: its title "Limit people from the same team off" counted one content word, so the rule
     and what was said of it were quoted by the story before it, the balance on the home screen."""
     stories = _interview(
@@ -766,6 +766,41 @@ def test_a_limit_on_people_is_a_story_of_its_own(generator: OfflineGenerator) ->
     )
     balance = next(s for s in stories if "balance" in s.title)
     assert not any("two people" in q for q in balance.source_quotes)
+
+
+def test_a_short_remark_goes_with_what_was_just_said(generator: OfflineGenerator) -> None:
+    """The annual-leave meeting: "I think that's the policy." is said of the carry-over just
+    before it. Was: quoted by the rule on people off on the same day, said earlier, which it
+    reads more like."""
+    stories = _interview(
+        generator,
+        "Rachel: Okay so, um, we're here to talk about the annual leave tool. Gary, you've been collecting complaints?\n"
+        "Gary: Yeah. So, the big thing is people don't know how many days they've got left. They email HR every week.\n"
+        "Gary: So the balance has to be on the home screen, like, straight away when you log in.\n"
+        "Rachel: Right.\n"
+        "Priti: And managers, uh, they need to approve requests from their phone, they're never at a desk.\n"
+        "Gary: With a reminder if they haven't done it in, say, two days.\n"
+        "Rachel: Two days is fine.\n"
+        "Priti: Also, um, no more than two people from the same team off on the same day. That's a hard rule in the warehouse.\n"
+        "Gary: Well, only in the warehouse. Office teams don't care.\n"
+        "Priti: Okay, so it's a setting per team then.\n"
+        "Rachel: What about carrying over days?\n"
+        "Gary: Up to five days can be carried over into next year. I think that's the policy.\n"
+        "Priti: It's five, yes.\n"
+        "Rachel: And the calendar view, do we want that?\n"
+        "Gary: A team calendar would be nice, so people can see who's off before they book.\n"
+        "Priti: I'm not sure about showing the reason though, like sick leave. That's private.\n"
+        "Gary: No, just off or not off, no reason.\n"
+        "Rachel: Okay. And payroll?\n"
+        "Priti: Payroll needs an export at the end of every month, CSV is fine.\n"
+        "Gary: Oh and it needs to work on the old Windows laptops in the depot, they're still on Edge.\n"
+        "Rachel: Great, I think that's it. I'll write it up.\n",
+    )
+    carry = next(s for s in stories if "carr" in s.title.lower())
+    assert carry.source_quotes[1:] == ["I think that's the policy."]
+    limit = next(s for s in stories if s.title.startswith("Limit people"))
+    assert "I think that's the policy." not in limit.source_quotes
+    assert "Okay, so it's a setting per team then." in limit.source_quotes
 
 
 def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:

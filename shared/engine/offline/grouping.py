@@ -215,7 +215,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             pending.append(k)
     for k in pending:
         p = verdicts[k].p_requirement
-        target = _attached(stories, vectors, k)
+        target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
             target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
         elif p >= ORPHAN_SEED_AT:
@@ -504,6 +504,30 @@ def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | No
         if max(float(vectors[k] @ vectors[o]) for o in story.members) >= REPEAT_SIMILARITY:
             return story
     return None
+
+
+# a short remark on what was just said ("I think that's the policy.", "That's private.")
+_REMARK = re.compile(
+    r"^(?:(?:i think|i guess|yeah|yes|well|so|and|but|okay|ok|right)[\s,]+)*"
+    r"(?:that|this|it)(?:'s|\s+is|\s+was)\b",
+    re.IGNORECASE,
+)
+SHORT_REMARK_WORDS = 6
+
+
+def _remarked_on(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story of the statement said just before ``k`` (within ``ELABORATION_GAP``) when ``k``
+    is a short remark on it (``_REMARK``): "that" is what was just said, however alike another
+    need reads ("I think that's the policy." after the carry-over of days, not the rule on
+    people off the same day before it)."""
+    text = clean(sentences[k].text)
+    if not _REMARK.match(text) or meaningful_word_count(text) > SHORT_REMARK_WORDS:
+        return None
+    said = [(max(m for m in st.said if m < k), st) for st in stories if min(st.said) < k]
+    if not said:
+        return None
+    at, story = max(said, key=lambda x: x[0])
+    return story if k - at <= ELABORATION_GAP + 1 and len(story.members) < MAX_QUOTES else None
 
 
 def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:

@@ -3218,3 +3218,54 @@ def test_being_able_a_wish_for_less_and_a_role_not_able(
 def test_a_need_the_speaker_denies_is_no_title(denied: str) -> None:
     """Was "Know the condition, a flag" and "Provide a waiting list": the denial dropped."""
     assert not readable(write_story([denied]))
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a thing that "would help", named without an article (was "Provide single sign-on with
+        # Google would help too")
+        (
+            "Single sign-on with Google would help too, a lot of them asked.",
+            "Provide single sign-on with Google",
+        ),
+        ("Dark mode would be nice.", "Provide dark mode"),
+        ("Bigger buttons would help a lot.", "Provide bigger buttons"),
+        # "about five steps" stays an aside (was "Step": "dashboard five steps" read as a verb)
+        (
+            "And a checklist on the dashboard, like five steps, that ticks itself off as they go.",
+            "Provide a checklist on the dashboard",
+        ),
+    ],
+)
+def test_a_thing_that_would_help_and_an_approximate_figure(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "That would help.",
+        "The new system will help us.",
+        "Going there would be good.",
+        "Per doctor would be great.",  # a detail of the need before
+    ],
+)
+def test_what_would_help_names_a_thing(statement: str) -> None:
+    """A pronoun, a thing there is already, or an activity is no thing that is needed."""
+    from shared.engine.offline.statement import unframed
+
+    assert unframed(statement) == statement
+
+
+def test_parking_a_topic_is_no_criterion() -> None:
+    """ "Let's park SSO for the next quarter" is the meeting's plan. Was the criterion "The chat
+    button on every onboarding screen that goes to support during office hours park SSO for the
+    next quarter."."""
+    draft = write_story(
+        [
+            "A chat button on every onboarding screen that goes to support during office hours.",
+            "Let's park SSO for the next quarter, it's not onboarding really.",
+        ]
+    )
+    assert not any("park" in c.lower() for c in draft.acceptance_criteria)

@@ -803,6 +803,23 @@ def test_a_short_remark_goes_with_what_was_just_said(generator: OfflineGenerator
     assert "Okay, so it's a setting per team then." in limit.source_quotes
 
 
+def test_keep_it_to_a_figure_corrects_it(generator: OfflineGenerator) -> None:
+    """ "Let's keep it to four steps, five is too many." corrects the figure just said. Was: the
+    story kept "five steps", with the criterion "The product keeps it to four steps."."""
+    stories = _interview(
+        generator,
+        "Tom: The dashboard should show a checklist of five steps that ticks itself off as they"
+        " go.\n"
+        "Nadia: Let's keep it to four steps, five is too many.\n"
+        "Tom: Four, okay.\n",
+    )
+    checklist = stories[0]
+    assert checklist.title == "Show a checklist of four steps"
+    assert checklist.superseded_quotes == [
+        "The dashboard should show a checklist of five steps that ticks itself off as they go."
+    ]
+
+
 def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:
     """The stories the generator writes from a transcript given as its lines."""
     return generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories

@@ -442,6 +442,8 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         if not req.kind and _talk(text or req.clause):
             return ""
         return capital(whole) if len(whole.split()) >= 3 else ""
+    if req.kind == "vp" and not req.subject and _talk(text or req.clause):
+        return ""  # "let's park SSO for the next quarter": the meeting's plan, no check
     return _present(req, cap, persona, _details_after(req.clause, text))
 
 
@@ -450,7 +452,7 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
 # three steps" are the product's)
 _TEAM_ACTIVITY = frozenset(
     "meet talk discuss decide think wrap review report present consider remember forget mention"
-    " note".split()
+    " note park".split()
 )
 
 

@@ -77,9 +77,12 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 
-# a correction of what was said ("actually, make the slots twelve minutes")
+# a correction of what was said ("actually, make the slots twelve minutes", "let's keep it to
+# four steps, five is too many")
 _CORRECTS = re.compile(
-    r"^(?:actually|no wait|wait|sorry|on second thoughts?|in fact|scratch that|correction)\b",
+    r"^(?:actually|no wait|wait|sorry|on second thoughts?|in fact|scratch that|correction"
+    r"|(?:let'?s\s+)?(?:keep|cut|bring) (?:it|that|them) (?:down )?(?:to|at)"
+    r"|let'?s make (?:it|that))\b",
     re.IGNORECASE,
 )
 

@@ -381,6 +381,8 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _GOT_TO.sub(lambda m: f"{m.group(1)} {'has' if m.group(2) else 'have'} to", text)
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
+    # "a checklist, like five steps, that ...": about five steps, still an aside of its own
+    text = re.sub(rf",\s*like\s+(?=(?:\d|{_NUMBER_WORD}\b))", ", ", text, flags=re.I)
     text = re.sub(r",\s*like\s+", " ", text)
     if asides:
         text = re.sub(r"\s*\(([^()]*)\)", r", \1,", text)
@@ -778,11 +780,17 @@ _WOULD_HELP = re.compile(
 )
 
 
-# the same said first: "a team calendar would be nice, so people can see who's off"
+# the same said first: "a team calendar would be nice, so people can see who's off", "single
+# sign-on with Google would help too, a lot of them asked" (a thing named without an article;
+# not a pronoun, "that would help" names nothing, nor a thing there is, "the new system will
+# help us")
 _THING_WOULD_HELP = re.compile(
-    r"^(?P<np>(?:an?|some)\s+[^,;]+?)\s+(?:would|will)\s+be\s+"
-    + _HELPFUL
-    + r"(?P<after>(?:[,;].*)?)$",
+    r"^(?P<np>(?:an?|some)\s+[^,;]+?"
+    r"|(?!(?:it|that|this|which|what|there|they|we|you|i|he|she|everything|anything|the"
+    r"|[a-z]+ing|per|for|with|in|on|at|by|from|to|of|about|just|only|also)\b)"
+    r"[a-z][\w-]*(?:\s+[\w-]+){0,4}?)"
+    r"\s+(?:would|will)\s+(?:be\s+" + _HELPFUL + r"|help(?:\s+(?:a lot|too|us|them))*)"
+    r"(?P<after>(?:[,;].*)?)[\s.!]*$",
     re.IGNORECASE,
 )
 

@@ -3231,6 +3231,13 @@ def test_a_need_the_speaker_denies_is_no_title(denied: str) -> None:
         ),
         ("Dark mode would be nice.", "Provide dark mode"),
         ("Bigger buttons would help a lot.", "Provide bigger buttons"),
+        # a verb with a prefix and a hyphen (was "Provide pre-fill the company name and address")
+        (
+            "We should pre-fill the company name and address from the VAT number if they give us"
+            " one.",
+            "Pre-fill the company name and address from the VAT number",
+        ),
+        ("It should re-send the link after an hour.", "Re-send the link"),
         # "about five steps" stays an aside (was "Step": "dashboard five steps" read as a verb)
         (
             "And a checklist on the dashboard, like five steps, that ticks itself off as they go.",
@@ -3238,7 +3245,9 @@ def test_a_need_the_speaker_denies_is_no_title(denied: str) -> None:
         ),
     ],
 )
-def test_a_thing_that_would_help_and_an_approximate_figure(statement: str, title: str) -> None:
+def test_a_thing_that_would_help_a_prefixed_verb_and_an_approximate_figure(
+    statement: str, title: str
+) -> None:
     assert write_story([statement]).title == title
 
 

@@ -820,6 +820,46 @@ def test_keep_it_to_a_figure_corrects_it(generator: OfflineGenerator) -> None:
     ]
 
 
+def test_an_onboarding_meeting(generator: OfflineGenerator) -> None:
+    """An onboarding meeting written for the offline engine, of a kind the datasets lack. Was:
+    "Provide pre-fill the company name and address", "Step" (from "a checklist on the dashboard,
+    like five steps, ..."), "Provide single sign-on with Google would help too", the chat
+    button's criterion "... park SSO for the next quarter.", and tracking where people drop off
+    folded into the checklist as its criterion (it names the checklist's steps)."""
+    stories = _interview(
+        generator,
+        "Nadia: Okay, let's get going. This is the onboarding revamp for the invoicing app. Tom, you talked to the customers?\n"
+        "Tom: Yeah, six interviews. The main complaint is that setup takes forever. People give up before they send their first invoice.\n"
+        "Nadia: So what do we need?\n"
+        "Tom: New accounts should be able to import their customer list from a CSV file, instead of typing it all in.\n"
+        "Priya: And from Xero. Half of them come from Xero.\n"
+        "Nadia: Xero too, okay. Anything on the company details?\n"
+        "Tom: We should pre-fill the company name and address from the VAT number if they give us one.\n"
+        "Priya: That only works for EU numbers, mind.\n"
+        "Tom: Fine, EU only for now.\n"
+        "Nadia: What about the first invoice?\n"
+        "Priya: A sample invoice they can edit, with their logo already on it.\n"
+        "Tom: And a checklist on the dashboard, like five steps, that ticks itself off as they go.\n"
+        "Nadia: Let's keep it to four steps, five is too many.\n"
+        "Tom: Four, okay.\n"
+        "Priya: Can we make sure they can skip any step? Some people just want to send one invoice.\n"
+        "Nadia: Yes, every step can be skipped.\n"
+        "Tom: Single sign-on with Google would help too, a lot of them asked.\n"
+        "Nadia: Let's park SSO for the next quarter, it's not onboarding really.\n"
+        "Priya: What if they get stuck?\n"
+        "Tom: A chat button on every onboarding screen that goes to support during office hours.\n"
+        "Nadia: Outside office hours it should show the help centre instead.\n"
+        "Priya: Also, we have to track where people drop off, per step, so we know what to fix.\n"
+        "Nadia: Great. I'll send round the notes.\n",
+    )
+    titles = [s.title for s in stories]
+    assert "Pre-fill the company name and address from the VAT number" in titles
+    assert "Provide a checklist on the dashboard" in titles
+    assert "Provide single sign-on with Google" in titles
+    assert "Track where people drop off, per step" in titles
+    assert not any("park" in c.lower() for s in stories for c in s.acceptance_criteria)
+
+
 def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:
     """The stories the generator writes from a transcript given as its lines."""
     return generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories

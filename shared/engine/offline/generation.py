@@ -80,6 +80,7 @@ from shared.engine.offline.grouping import (
     _unit,
     names_its_actor,
     out_of_scope,
+    states_a_need,
 )
 from shared.engine.offline.lexicon import MATERIALS, is_quality_word, is_verb, reads_as_capability
 from shared.engine.offline.phrasing import write_story
@@ -287,6 +288,10 @@ class OfflineGenerator:
                 continue  # a limit ("no more than 8 buttons") constrains the product: its own story
             if names_its_actor(sentences[st.writing].text):
                 continue  # "contractors shouldn't see ...": that role's need, no detail of another
+            if _acts(d.title) and states_a_need(sentences[st.writing].text):
+                # "we have to track where people drop off, per step": an action of its own, said
+                # as a need, is no detail of the checklist whose steps it names
+                continue
             k = st.members[0]
             scored = [
                 (float(vectors[k] @ _centroid(vectors, other)), n)
@@ -602,6 +607,17 @@ _OWN_TASK = re.compile(
     rf"|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
     re.IGNORECASE,
 )
+
+
+# what a title that only names a thing opens with ("Provide a chat button", "Make it red")
+_THING_TITLE_VERBS = frozenset("provide make keep have use put get give add build create".split())
+
+
+def _acts(title: str) -> bool:
+    """Whether a title opens with an action of its own ("Track where people drop off"), not a
+    verb that only names a thing or a quality."""
+    first = title.split()[0].lower() if title.split() else ""
+    return is_verb(first) and first not in _THING_TITLE_VERBS and first != "do"
 
 
 def readable(draft: StoryDraft) -> bool:

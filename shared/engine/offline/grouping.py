@@ -204,7 +204,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], p))
             continue
         would_seed = p >= SEED_AT or (
-            p >= CUE_SEED_AT and (item or _states_a_need(sentences[k].text))
+            p >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
@@ -331,12 +331,12 @@ def _seeds(text: str, p: float) -> bool:
     (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
     if _fragment(text):
         return p >= FRAGMENT_SEED_AT
-    return p >= SEED_AT or (_states_a_need(text) and p >= CUE_SEED_AT)
+    return p >= SEED_AT or (states_a_need(text) and p >= CUE_SEED_AT)
 
 
 def _fragment(text: str) -> bool:
     """A short fragment without a need cue ("Special colour ,", "And, uh, fines.")."""
-    return meaningful_word_count(text) < FRAGMENT_WORDS and not _states_a_need(text)
+    return meaningful_word_count(text) < FRAGMENT_WORDS and not states_a_need(text)
 
 
 def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
@@ -397,7 +397,7 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
 
 
 @lru_cache(maxsize=4096)  # asked twice of a sentence that may start a need (_group, _seeds)
-def _states_a_need(text: str) -> bool:
+def states_a_need(text: str) -> bool:
     """The sentence says it plainly: a modal or need verb, a decision, a prohibition, the
     user-story form (``language.cue_flags``), a contracted prohibition ("contractors shouldn't
     see ..."), what a named role can do ("staff can raise a ticket"), a message people get ("they

@@ -94,6 +94,8 @@ VERBS = frozenset(
     visualize volunteer vote wait wake walk want warn wash waste watch wear weigh welcome widen
     win wish withdraw wonder work worry wrap write yield zap zoom""".split()
 )
+# a verb with a prefix and a hyphen is a verb ("pre-fill the company name", "re-send the link")
+VERBS = VERBS | frozenset(f"{p}-{v}" for p in ("pre", "re", "auto", "co", "un") for v in VERBS)
 
 # third person singular and participles that do not follow the spelling rules
 _IRREGULAR = {

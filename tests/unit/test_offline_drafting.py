@@ -3278,3 +3278,22 @@ def test_parking_a_topic_is_no_criterion() -> None:
         ]
     )
     assert not any("park" in c.lower() for c in draft.acceptance_criteria)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # when or where it holds, said first without a comma, goes after the need (was "Show the
+        # help centre instead", "Close at six", "Provide a mute button": the phrase lost)
+        (
+            "Outside office hours it should show the help centre instead.",
+            "Show the help centre outside office hours",
+        ),
+        ("On weekends it should close at six.", "Close at six on weekends"),
+        ("On the remote it should have a mute button.", "Provide a mute button on the remote"),
+        # a word of talk said first is no place (as before)
+        ("In fact it should be cheap.", "Keep it cheap"),
+    ],
+)
+def test_when_or_where_said_first_goes_after_the_need(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

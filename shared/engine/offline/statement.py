@@ -165,17 +165,20 @@ _CONDITION_FIRST = re.compile(
 # a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
 # "For overseas trips, ...")
 _PLACE_FIRST = re.compile(
-    r"^(?P<where>(?:in|on|at|for|inside|within|from|during)\s+(?:[\w'-]+\s+){0,2}[\w'-]+),\s*"
-    r"(?!and\b|or\b|but\b)(?P<main>.+)$"
-    # ... or said without a comma before who does it ("for overseas trips we pay ...")
-    r"|^(?P<where2>(?:in|on|at|for|during)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+"
-    r"(?P<main2>(?:we|they|people|staff|users)\s+[a-z]+\b.+)$",
+    r"^(?P<where>(?:in|on|at|for|inside|outside|within|from|during)\s+(?:[\w'-]+\s+){0,2}"
+    r"[\w'-]+),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
+    # ... or said without a comma before who does it ("for overseas trips we pay ...", "outside
+    # office hours it should show the help centre")
+    r"|^(?P<where2>(?:in|on|at|for|outside|during)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+"
+    r"(?P<main2>(?:we|they|people|staff|users|it)\s+[a-z]+\b.+)$",
     re.IGNORECASE,
 )
 # where a need's title stops before the place said first is put after it ("Pay a daily allowance
 # instead of ..." + "for overseas trips")
 _BEFORE_PLACE = re.compile(
-    r",|\s+(?:instead of|rather than|because|'cause|so that|which|but|although|whereas)\s+", re.I
+    r",|\s+(?:instead of|rather than|because|'cause|so that|which|but|although|whereas)\s+"
+    r"|\s+instead$",
+    re.I,
 )
 # "in fact, ...", "for now, ...": a word of talk, not where the need holds
 _DISCOURSE_PLACE = re.compile(

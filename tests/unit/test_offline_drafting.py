@@ -3148,7 +3148,7 @@ def test_an_emphatic_do_is_talk() -> None:
         # a language or format a thing comes in (was "Make the booking page in Polish ...")
         (
             "The booking page should be in Polish and Arabic as well.",
-            "Provide the booking page in Polish and Arabic as well",
+            "Provide the booking page in Polish and Arabic",
         ),
         ("The reports should be in PDF.", "Provide the reports in PDF"),
         # a place stays a place
@@ -3297,3 +3297,31 @@ def test_parking_a_topic_is_no_criterion() -> None:
 )
 def test_when_or_where_said_first_goes_after_the_need(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a message or a document that goes out is sent (was "Make reminders go out
+        # automatically a week", "Go out on the first of the month")
+        (
+            "Reminders go out automatically a week before the deadline as well.",
+            "Send reminders automatically a week before the deadline",
+        ),
+        (
+            "The invoice should go out on the first of the month.",
+            "Send the invoice on the first of the month",
+        ),
+        ("The lights go out at ten.", "Make the lights go out"),  # no message: as before
+        # that it is one more need is no part of its title (was "Provide a red button as well")
+        ("We need a red button as well.", "Provide a red button"),
+    ],
+)
+def test_what_goes_out_is_sent_and_one_more_need(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_what_a_need_is_limited_to_is_no_thing() -> None:
+    """ "Only for trips over a hundred pounds" limits the instalments said before it. Was the
+    story "Provide only for trips over a hundred pounds"."""
+    assert not readable(write_story(["Only for trips over a hundred pounds, I'd say."]))

@@ -618,6 +618,8 @@ def names_a_thing(words: list[str]) -> bool:
         return False
     if words[0] in _NOT_A_THING_VERB:
         return False
+    if words[0] in ("only", "just") and len(words) > 1 and words[1] in _PREPOSITION:
+        return False  # "only for trips over a hundred pounds": what a need before is limited to
     if len(words) > 1 and words[1] in _STATE_THEN and _is_state(words[0]):
         return False
     own = [w for w in words if w not in ("a", "an", "the")]

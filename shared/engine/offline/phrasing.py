@@ -434,9 +434,15 @@ _OBJECT_THAT = re.compile(
 )
 
 
+_ONE_MORE_LAST = re.compile(r"(?<=\w)[\s,]+(?:as well|too)[\s.!]*$", re.IGNORECASE)
+
+
 def make_title(phrase: str) -> str:
     """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
     phrase = _HEDGES.sub("", _trim(phrase))
+    # "a red button as well", "beep too": that it is one more need is no part of its name
+    one = _ONE_MORE_LAST.sub("", phrase)
+    phrase = one if len(one.split()) >= MIN_TITLE_WORDS else phrase
     words = phrase.split()
     again = [k for k in range(1, min(4, len(words))) if words[k].lower() == words[0].lower()]
     if again:  # "put literally put it on the table", "keep it option keep an option": restarted

@@ -376,6 +376,27 @@ _PASSIVE_S = re.compile(
 )
 
 
+# a thing the product sends, said to go out ("reminders go out a week before the deadline", "the
+# invoice should go out on the first of the month")
+_GOES_OUT = re.compile(
+    r"\b(?P<np>(?:(?:an?|the|some|all|every|our|their)\s+)?(?:[a-z-]+\s+){0,2}?"
+    r"(?:reminders?|notifications?|alerts?|e-?mails?|texts?|messages?|invoices?|newsletters?"
+    r"|digests?|reports?|statements?|confirmations?|receipts?|surveys?))\s+"
+    r"(?:(?P<modal>should|must|will|would|can|could|has to|have to|needs? to)\s+)?"
+    r"(?:also\s+)?(?:go|goes)\s+out\b",
+    re.IGNORECASE,
+)
+
+
+def _sent(found: re.Match[str]) -> str:
+    """What ``_GOES_OUT`` found, said as sent: "reminders are sent", "the invoice should be
+    sent"."""
+    np, modal = found.group("np"), found.group("modal")
+    if modal:
+        return f"{np} {modal} be sent"
+    return f"{np} {'are' if np.lower().endswith('s') else 'is'} sent"
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -403,6 +424,8 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _PASSIVE_S.sub(
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
     )
+    if not asides:  # "reminders go out a week before": sent (a criterion keeps their words)
+        text = _GOES_OUT.sub(_sent, text)
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
     announced = _ANNOUNCED.search(text)
     if announced and len(content_words(announced.group("item"))) >= 2:

@@ -3325,3 +3325,33 @@ def test_what_a_need_is_limited_to_is_no_thing() -> None:
     """ "Only for trips over a hundred pounds" limits the instalments said before it. Was the
     story "Provide only for trips over a hundred pounds"."""
     assert not readable(write_story(["Only for trips over a hundred pounds, I'd say."]))
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # a requirements list: patrons are a role (was "As a user, I want the product to allow
+        # patrons to check out ...")
+        (
+            "The system shall allow patrons to check out up to 10 items per visit.",
+            "Allow patrons to check out",
+            "As a patron, I want to check out up to 10 items per visit.",
+        ),
+        # a rule on whom a figure picks out: the title names them, the figure stays in the need
+        # (was "Do not make patrons with overdue fines")
+        (
+            "Patrons with overdue fines above $5 shall not be able to check out items.",
+            "Do not let patrons with overdue fines check out items",
+            "As a user, I want patrons with overdue fines above $5 never to check out items.",
+        ),
+        # two passives joined: one action in the title (was "Print the receipt or emailed")
+        (
+            "The receipt shall be printed or emailed, as the patron chooses.",
+            "Print the receipt",
+            "As a patron, I want the receipt to be printed or emailed.",
+        ),
+    ],
+)
+def test_a_requirements_list_said_with_shall(statement: str, title: str, description: str) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

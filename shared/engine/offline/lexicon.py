@@ -337,6 +337,8 @@ PERSONAS = (
     "physician",
     "cashier",
     "tenant",
+    "patron",
+    "borrower",
     "picker",
     "packer",
     "cleaner",

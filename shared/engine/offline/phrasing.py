@@ -53,6 +53,7 @@ from shared.engine.offline.statement import (
     _PERSONA_START,
     _PURPOSE,
     _SUBORDINATORS,
+    MAX_TITLE_WORDS,
     MIN_TITLE_WORDS,
     Capability,
     _verb_phrase,
@@ -63,7 +64,6 @@ from shared.engine.offline.statement import (
 from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
 from shared.text.language import clean, content_words
 
-MAX_TITLE_WORDS = 10
 _FIGURE = re.compile(FIGURE_WORD)
 _USER_STORY = re.compile(
     r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like)(?P<to> to)? (?P<means>.+?)"

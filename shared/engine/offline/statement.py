@@ -36,9 +36,9 @@ from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _tr
 from shared.text.language import clean, content_words
 from shared.text.textio import clean_restarts, drop_abandoned
 
-# the fewest words of a title (``phrasing``, the longest is ``phrasing.MAX_TITLE_WORDS``) and of a
-# criterion (``criteria``)
-MIN_TITLE_WORDS = 3
+# the fewest and the most words of a title (``phrasing``); the fewest also of a criterion
+# (``criteria``)
+MIN_TITLE_WORDS, MAX_TITLE_WORDS = 3, 10
 _LEAD = re.compile(
     r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|yep|right|alright|basically"
     r"|actually|like|because|'cause|and also|i think(?: that)?|we think(?: that)?|i guess"
@@ -1426,6 +1426,14 @@ _KEEP_VERBS = frozenset("lose drop remove ditch sacrifice".split())
 _LEAVE_OUT_VERBS = _POSSESSION | frozenset("use afford put add".split())
 
 
+# a figure that picks out whom a rule is on ("... above $5", "... over 18")
+_FIGURE_QUALIFIER = re.compile(
+    r"\s+(?:above|over|under|below|more than|less than|older than|younger than)\s+\S*\d\S*.*$"
+    rf"|\s+(?:above|over|under|below|more than|less than)\s+{_NUMBER_WORD}\b.*$",
+    re.IGNORECASE,
+)
+
+
 def _prohibition(vp: str, subject: str, user: bool) -> Capability:
     """A need said with a negation: 'it shouldn't be too heavy' -> 'Do not make it too heavy';
     'we can't have solar panels with rubber' -> 'Leave out solar panels with rubber'; 'we can't
@@ -1456,7 +1464,11 @@ def _prohibition(vp: str, subject: str, user: bool) -> Capability:
     if able and people and (_is_user(people) or PERSONA.search(people)):
         # "agents shouldn't be able to change the legal wording": a rule on them
         who, vp = _lower_first(people), able.group("vp")
-        return Capability(f"Do not let {who} {vp}", f"{who} never to {vp}", subject=subject)
+        # "patrons with overdue fines above $5": the figure is for the criterion, the title
+        # names who ("Do not let patrons with overdue fines check out items")
+        short = _FIGURE_QUALIFIER.sub("", who)
+        named = short if len(f"do not let {who} {vp}".split()) > MAX_TITLE_WORDS else who
+        return Capability(f"Do not let {named} {vp}", f"{who} never to {vp}", subject=subject)
     if first == "be" and len(words) > 1:
         be = _be(what, subject)
         named = re.sub(r" to be .*$", "", be.means)
@@ -1543,6 +1555,13 @@ def _be(complement: str, subject: str) -> Capability:
     named = thing if thing != "it" else "the product"
     if verb in VERBS and verb != words[0].lower() and is_participle(words[0]):
         tail = " ".join(words[1:])
+        # "the receipt shall be printed or emailed, as the patron chooses": one action in the
+        # title ("Print the receipt"), both in the statement (its criterion)
+        tail = re.sub(
+            r"^(?:and|or)\s+(\w+)\b(?!\s+by\b)[\s,]*",
+            lambda m: "" if is_participle(m.group(1)) else m.group(0),
+            tail,
+        )
         title = f"{verb} {_lower_first(thing) if thing != 'it' else ''} {tail}"
         return Capability(
             _cap(re.sub(r"\s+", " ", title).strip()),

@@ -860,6 +860,24 @@ def test_an_onboarding_meeting(generator: OfflineGenerator) -> None:
     assert not any("park" in c.lower() for s in stories for c in s.acceptance_criteria)
 
 
+def test_a_roles_own_need_reads_in_one_content_word(generator: OfflineGenerator) -> None:
+    """ "Both parents should see the trip" is the parents' need, though "see" is no content word.
+    Was: no title that read, so the statement was quoted by the medical-information story before
+    it, as its criterion "Both parents see the trip, but only one needs to sign."."""
+    stories = _interview(
+        generator,
+        "Amy: Medical info. Teachers on the trip need allergies and emergency contacts, offline,"
+        " because there's no signal in the Alps.\n"
+        "Ken: That data gets deleted thirty days after the trip. GDPR.\n"
+        "Sara: Good. What about kids with two households?\n"
+        "Amy: Both parents should see the trip, but only one needs to sign.\n",
+    )
+    trip = next(s for s in stories if s.title == "See the trip")
+    assert trip.description.startswith("As a parent, I want to see the trip")
+    medical = next(s for s in stories if "allergies" in s.title)
+    assert not any("parents" in c for c in medical.acceptance_criteria)
+
+
 def _interview(generator: OfflineGenerator, text: str) -> list[StoryDraft]:
     """The stories the generator writes from a transcript given as its lines."""
     return generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories

@@ -335,7 +335,8 @@ class OfflineGenerator:
         statement, else from the next strongest one (confidence >= ``write_from_at``, and not a
         short fragment unless ``fragments``) that gives such a title; None when none does."""
         draft = self._draft(story, sentences, verdicts, persona)
-        if readable(draft):
+        # "both parents should see the trip": a role's own need reads in one content word
+        if readable(draft, names_its_actor(sentences[story.writing].text)):
             return draft
         if story.revisions or story.superseded:
             return draft  # a revision is written from the decision it revised
@@ -620,9 +621,10 @@ def _acts(title: str) -> bool:
     return is_verb(first) and first not in _THING_TITLE_VERBS and first != "do"
 
 
-def readable(draft: StoryDraft) -> bool:
+def readable(draft: StoryDraft, actor: bool = False) -> bool:
     """Whether a draft can stand as a story: its title names a capability in two content words
-    or more, or says what the product is made of or how it must be in one word."""
+    or more (one, when its statement says what a role the meeting names must or can do:
+    ``actor``), or says what the product is made of or how it must be in one word."""
     made_of = re.fullmatch(r"Make it of (\w+)", draft.title)  # a material decided on
     if made_of and made_of.group(1) in MATERIALS:
         return True
@@ -635,7 +637,7 @@ def readable(draft: StoryDraft) -> bool:
     said = content_words(draft.title) + [
         w for w in draft.title.lower().split() if w in _PEOPLE_NOUNS
     ]
-    return len(said) >= 2 and reads_as_capability(draft.title)
+    return len(said) >= (1 if actor else 2) and reads_as_capability(draft.title)
 
 
 # what a rule is often about, though no content word ("Limit people from the same team off")

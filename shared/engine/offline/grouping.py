@@ -417,7 +417,7 @@ def states_a_need(text: str) -> bool:
 # a rule on a role the meeting names, said after "and" ("and contractors shouldn't see tickets
 # from other departments", "but managers must approve it"): a need of its own, not a follow-up
 _ROLE_RULE = re.compile(
-    rf"^(?:and|but|also|plus)\s+(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})\s+(?:(?:also|still|"
+    rf"^(?:and|but|also|plus)\s+(?:the\s+|our\s+|all\s+|both\s+)?(?:{PERSONA_FORMS})\s+(?:(?:also|still|"
     r"only|never)\s+)?(?:must|should|shall|can|could|need to|needs to|have to|has to|will|may"
     r"|shouldn['\u2019]t|mustn['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\b",
     re.IGNORECASE,
@@ -487,7 +487,7 @@ _MUST_NOT = re.compile(
 # a role the meeting names, and what it can do ("managers can approve claims from their phone");
 # not "you can find most functions on a TV set", said of anyone
 _ROLE_CAN = re.compile(
-    rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})"
+    rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+|both\s+)?(?:{PERSONA_FORMS})"
     r"\s+(?:(?:also|still|only)\s+)?(?:can|could|will be able to|are able to|is able to)\s+"
     r"(?!['\u2019]t)\w",
     re.IGNORECASE,

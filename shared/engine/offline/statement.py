@@ -127,7 +127,7 @@ _PRODUCT_SUBJECT = re.compile(
 _WANTS = re.compile(r"(?:wants?|would like|'d like|would love|'d love) to", re.IGNORECASE)
 _USER_SUBJECT = re.compile(
     r"^(?:(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
-    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
+    rf"|(?:the |our |all |each |every |both )?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
     re.IGNORECASE,
 )  # not "volunteers' phone numbers", "the user's settings": a thing of theirs
 _SUBORDINATORS = frozenset(

@@ -144,7 +144,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v28"
+    version = "gen-offline-v29"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -610,6 +610,8 @@ _OWN_TASK = re.compile(
 )
 
 
+# what a rule is often about, though no content word ("Limit people from the same team off")
+_PEOPLE_NOUNS = frozenset("people team teams person persons".split())
 # what a title that only names a thing opens with ("Provide a chat button", "Make it red")
 _THING_TITLE_VERBS = frozenset("provide make keep have use put get give add build create".split())
 
@@ -623,8 +625,9 @@ def _acts(title: str) -> bool:
 
 def readable(draft: StoryDraft, actor: bool = False) -> bool:
     """Whether a draft can stand as a story: its title names a capability in two content words
-    or more (one, when its statement says what a role the meeting names must or can do:
-    ``actor``), or says what the product is made of or how it must be in one word."""
+    or more, people and teams counted (one, when its statement says what a role the meeting
+    names must or can do: ``actor``), or says what the product is made of or how it must be in
+    one word."""
     made_of = re.fullmatch(r"Make it of (\w+)", draft.title)  # a material decided on
     if made_of and made_of.group(1) in MATERIALS:
         return True
@@ -638,10 +641,6 @@ def readable(draft: StoryDraft, actor: bool = False) -> bool:
         w for w in draft.title.lower().split() if w in _PEOPLE_NOUNS
     ]
     return len(said) >= (1 if actor else 2) and reads_as_capability(draft.title)
-
-
-# what a rule is often about, though no content word ("Limit people from the same team off")
-_PEOPLE_NOUNS = frozenset("people team teams person persons".split())
 
 
 def _keywords_phrase(segment: Segment) -> str:

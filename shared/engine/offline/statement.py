@@ -376,12 +376,16 @@ _PASSIVE_S = re.compile(
 )
 
 
+# what the product sends people ("Send ...": ``_MESSAGE``, ``_GOES_OUT``)
+_MESSAGE_NOUN = (
+    r"reminders?|notifications?|alerts?|emails?|texts?|text messages?|messages?|digests?|sms"
+)
 # a thing the product sends, said to go out ("reminders go out a week before the deadline", "the
 # invoice should go out on the first of the month")
 _GOES_OUT = re.compile(
     r"\b(?P<np>(?:(?:an?|the|some|all|every|our|their)\s+)?(?:[a-z-]+\s+){0,2}?"
-    r"(?:reminders?|notifications?|alerts?|e-?mails?|texts?|messages?|invoices?|newsletters?"
-    r"|digests?|reports?|statements?|confirmations?|receipts?|surveys?))\s+"
+    rf"(?:{_MESSAGE_NOUN}|e-mails?|invoices?|newsletters?|reports?|statements?|confirmations?"
+    r"|receipts?|surveys?))\s+"
     r"(?:(?P<modal>should|must|will|would|can|could|has to|have to|needs? to)\s+)?"
     r"(?:also\s+)?(?:go|goes)\s+out\b",
     re.IGNORECASE,
@@ -1224,8 +1228,8 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
 
 # a message the product sends ("renewal reminder by email", "an email the day before")
 _MESSAGE = re.compile(
-    r"^(?:(?:an?|the|some)\s+)?(?:[a-z-]+\s+){0,2}(?:reminders?|notifications?|alerts?|emails?"
-    r"|texts?|text messages?|messages?|digests?|sms)\b(?!\s+(?:address|template|inbox|list)s?\b)",
+    rf"^(?:(?:an?|the|some)\s+)?(?:[a-z-]+\s+){{0,2}}(?:{_MESSAGE_NOUN})\b"
+    r"(?!\s+(?:address|template|inbox|list)s?\b)",
     re.IGNORECASE,
 )
 

@@ -1145,3 +1145,47 @@ def test_a_figure_corrected_with_a_reason_and_a_slot_that_goes_back(
     assert deposit.superseded_quotes == [
         "New patients pay a twenty pound deposit when they book online, it comes off the bill."
     ]
+
+
+def test_a_survey_finding_is_no_story(generator: OfflineGenerator, monkeypatch) -> None:
+    """'Fifty percent of the users only use ten percent of the buttons': a share of people who do
+    or find something is what the meeting learnt (the labelling guide's NULL example), read as a
+    need it wrote "Provide fifty percent of the users only use ten percent". It is neither a
+    story nor quoted; a share said as a need, or a share of a thing, stays one."""
+    lines = [
+        "Marketing: Seventy five percent of users find most remote controls ugly .",
+        "Marketing: And uh fifty percent of the users only use ten percent of the buttons .",
+        "Marketing: The other twenty five percent have no fashion sense .",
+        "Marketing: So the remote control should have only a few big buttons .",
+        "Maria: Okay, fifty percent of routine slots online, adjustable per doctor.",
+        "Priya: Ninety percent of users must finish a booking in under two minutes.",
+    ]
+    stories = _all_confident(generator, monkeypatch, lines)
+    quoted = [q for s in stories for q in s.source_quotes]
+    for finding in ("find most remote controls ugly", "only use ten percent", "fashion sense"):
+        assert not any(finding in q for q in quoted), [s.title for s in stories]
+    for need in ("a few big buttons", "routine slots online", "finish a booking"):
+        assert any(need in s.source_quotes[0] for s in stories), [s.title for s in stories]
+
+
+def test_how_things_are_now_is_evidence_of_a_need_not_one(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """'At the moment we ring them and half the time they don't pick up.': how things are done
+    now is the problem a need answers. Read as a need, it started a story of its own and gave
+    criteria ("Most of the time people give us a card slip, ..."); it is quoted by the need it is
+    said with, and gives that need no criterion. Said with a need cue, it is a need."""
+    lines = [
+        "Linda: The system should text the patient when an appointment moves .",
+        "Linda: At the moment we ring them and half the time they don't pick up .",
+        "Tom: Most of the time people give us a card slip for the taxi .",
+        "Tom: Right now it has to work offline on the train as well .",
+    ]
+    stories = _all_confident(generator, monkeypatch, lines, alike=(0, 1))
+    titles = [s.title for s in stories]
+    (text,) = [s for s in stories if "text the patient" in s.source_quotes[0]]
+    assert any("At the moment we ring them" in q for q in text.source_quotes), titles
+    criteria = [c for s in stories for c in s.acceptance_criteria]
+    assert not any("ring them" in c or "card slip" in c for c in criteria), criteria
+    assert not any("card slip" in s.source_quotes[0] for s in stories), titles
+    assert any("work offline" in s.source_quotes[0] for s in stories), titles

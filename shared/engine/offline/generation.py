@@ -25,7 +25,10 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    criterion when that gives it one (``BARE_FOLD_SIMILARITY``). The meeting's own work ("now we
    have to calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of
    one; nor is a task a participant takes on ("I'll check with the commercial team",
-   ``_OWN_TASK``), whose neighbours stay evidence of the need before it.
+   ``_OWN_TASK``) or a survey finding ("fifty percent of the users only use ten percent of the
+   buttons", ``_FINDING``), whose neighbours stay evidence of the need before it. How things are
+   done now ("at the moment we ring them", ``grouping.describes_now``) starts no story and gives
+   no criterion: it is quoted by the need it is said with.
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -78,11 +81,19 @@ from shared.engine.offline.grouping import (
     _group,
     _Story,
     _unit,
+    describes_now,
     names_its_actor,
     out_of_scope,
     states_a_need,
 )
-from shared.engine.offline.lexicon import MATERIALS, is_quality_word, is_verb, reads_as_capability
+from shared.engine.offline.lexicon import (
+    MATERIALS,
+    NUMBER_WORDS,
+    PERSONA_FORMS,
+    is_quality_word,
+    is_verb,
+    reads_as_capability,
+)
 from shared.engine.offline.phrasing import write_story
 from shared.engine.offline.wording import _lower_first, capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
@@ -171,6 +182,7 @@ class OfflineGenerator:
         }
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
+        tasks |= {k for k, s in enumerate(sentences) if _FINDING.search(clean(s.text))}
         for st in stories:
             if not st.superseded:  # the meeting's own work: no need, and evidence of none
                 if st.writing in team_work:
@@ -372,8 +384,11 @@ class OfflineGenerator:
             context=context,
             default_persona=persona,
             # a statement attached with little confidence is quoted as evidence, not drafted
+            # nor does how things are now ("most of the time people give us a card slip")
             criteria_from=[
-                verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting for k in members
+                (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
+                and not describes_now(sentences[k].text)
+                for k in members
             ],
         )
         draft.superseded_quotes = [sentences[k].text for k in story.superseded]
@@ -606,6 +621,22 @@ _PERSONS_TASK = r"ask|send|sort out|note|take (?:a )?notes?|email|chase|dig out"
 _OWN_TASK = re.compile(
     rf"{_OPENING}(?:(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})"
     rf"|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
+    re.IGNORECASE,
+)
+
+
+# a survey finding: a share of people who do, find or want something ("Seventy five percent of
+# users find most remote controls ugly", "fifty percent of the users only use ten percent of the
+# buttons", "the other twenty five percent have no fashion sense"): what the meeting learnt, no
+# need (a need it leads to is said after it), unless said as one ("ninety percent of users must
+# finish in two minutes"); a share of a thing ("fifty percent of routine slots online") is a need
+_SHARE = r"(?:\d+(?:\.\d+)?|(?:(?:and|point|" + "|".join(sorted(NUMBER_WORDS)) + r")\s+)+)"
+_FINDING = re.compile(
+    rf"\b(?:{_SHARE}\s*(?:%|percent|per cent)\s+of\s+(?:the\s+|our\s+|all\s+|those\s+)?"
+    rf"(?:[\w-]+\s+){{0,2}}?(?:{PERSONA_FORMS}|people|respondents|participants|those asked"
+    rf"|[\w\s-]{{0,40}}?\byear[- ]olds)\b"
+    rf"|\bthe other\s+{_SHARE}\s*(?:%|percent|per cent)\b)"
+    r"(?!.*\b(?:must|should|shall|ha(?:s|ve) to|needs? to)\b)",
     re.IGNORECASE,
 )
 

@@ -221,7 +221,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
             target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
-        elif p >= ORPHAN_SEED_AT:
+        elif p >= ORPHAN_SEED_AT and not describes_now(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
@@ -324,11 +324,27 @@ def _elaborated(
     return last if (similar or short or confirms) else None
 
 
+# how things are done now ("At the moment we ring them", "Most of the time people give us a card
+# slip", "these days we have hundreds of channels"): the problem a need answers, not the need
+_AS_IS = re.compile(
+    r"\b(?:at the moment|at present|currently|right now|these days|nowadays|most of the time)\b",
+    re.IGNORECASE,
+)
+
+
+def describes_now(text: str) -> bool:
+    """Whether a sentence says how things are now (``_AS_IS``) and states no need."""
+    return bool(_AS_IS.search(clean(text))) and not states_a_need(text)
+
+
 def _seeds(text: str, p: float) -> bool:
     """Whether a requirement sentence starts a need of its own: a confident one (p >=
     ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
     without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
-    (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need."""
+    (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need; one
+    that says how things are now (``describes_now``) never: it joins the need it is said with."""
+    if describes_now(text):
+        return False
     if _fragment(text):
         return p >= FRAGMENT_SEED_AT
     return p >= SEED_AT or (states_a_need(text) and p >= CUE_SEED_AT)

@@ -1189,3 +1189,25 @@ def test_how_things_are_now_is_evidence_of_a_need_not_one(
     assert not any("ring them" in c or "card slip" in c for c in criteria), criteria
     assert not any("card slip" in s.source_quotes[0] for s in stories), titles
     assert any("work offline" in s.source_quotes[0] for s in stories), titles
+
+
+@pytest.mark.parametrize(
+    ("main", "criterion"),
+    [
+        # the main statement gave no title: what it says is a criterion of the story written
+        # from the next one (it had been left out: the main statement gave none)
+        (
+            "Marcus: Yes , from a list , not typed in , because people make codes up .",
+            "From a list, not typed in, because people make codes up.",
+        ),
+        ("Ben: I think uh it should be more like , you know .", None),  # talk stays talk
+    ],
+)
+def test_a_main_statement_that_gives_no_title_may_give_a_criterion(
+    generator: OfflineGenerator, monkeypatch, main: str, criterion: str | None
+) -> None:
+    lines = [main, "Marcus: For a project trip it should go to the project code instead ."]
+    (story,) = _all_confident(generator, monkeypatch, lines, alike=(0, 1))
+    assert story.title == "Go to the project code for a project trip"
+    assert story.source_quotes[0] == main.split(": ", 1)[1]  # still the main quote
+    assert story.acceptance_criteria == ([criterion] if criterion else [])

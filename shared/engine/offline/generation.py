@@ -390,6 +390,7 @@ class OfflineGenerator:
                 and not describes_now(sentences[k].text)
                 for k in members
             ],
+            main_adds=story.writing != members[0] and story.writing in members,
         )
         draft.superseded_quotes = [sentences[k].text for k in story.superseded]
         return draft

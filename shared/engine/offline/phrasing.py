@@ -148,12 +148,15 @@ def write_story(
     context: Sequence[str] = (),
     default_persona: str = "user",
     criteria_from: Sequence[bool] | None = None,
+    main_adds: bool = False,
 ) -> StoryDraft:
     """The story these verbatim statements state; ``quotes[0]`` is the main one (``main_text``,
     when given, is what to write it from: the main statement with a revised figure written in);
     ``context`` are the sentences said just before it (the question a need answers);
     ``criteria_from`` says which quotes may give acceptance criteria (by default all: a quote
-    kept only as evidence, a weak statement, gives none)."""
+    kept only as evidence, a weak statement, gives none); ``main_adds``: the story is written
+    from another of ``quotes`` (``quotes[0]`` gave no title), so what the main one says is a
+    criterion it may give."""
     texts = [body(q, asides=True) for q in quotes]
     written = main_text if main_text is not None else quotes[0]
     main = unframed(body(written))  # "it would be good if it was cheap": "it should be cheap"
@@ -210,7 +213,7 @@ def write_story(
             t
             for k, (q, t) in enumerate(zip(quotes, texts, strict=True))
             if q != written
-            and (k > 0 or main_text is None or written == quotes[0])
+            and (k > 0 or main_text is None or written == quotes[0] or main_adds)
             and (criteria_from is None or criteria_from[k])
             and not _DOUBT.match(clean(q))  # "I'm not sure about showing the reason": no rule
         ]

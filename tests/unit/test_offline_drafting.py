@@ -1095,6 +1095,32 @@ def test_every_verb_of_a_criterion_agrees_with_its_subject() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("statement", "criterion"),
+    [
+        # the subject's head noun sets the verb, not the figure that qualifies it (was "is not")
+        (
+            "Patrons with overdue fines above $5 shall not be able to check out items.",
+            "Patrons with overdue fines above $5 are not able to check out items.",
+        ),
+        # (was "People with exams on Monday books on Friday")
+        (
+            "So people with exams on Monday should book on Friday.",
+            "People with exams on Monday book on Friday.",
+        ),
+        # one manager, of several clinics (was "The manager of the clinics approve ...")
+        (
+            "The manager of the clinics must approve each change.",
+            "The manager of the clinics approves each change.",
+        ),
+    ],
+)
+def test_the_verb_of_a_criterion_agrees_with_the_head_of_its_subject(
+    statement: str, criterion: str
+) -> None:
+    assert write_story([statement]).acceptance_criteria == [criterion]
+
+
 def test_a_chore_the_product_would_take_away_is_never_the_need() -> None:
     # "so you wouldn't have to tap in your buttons" was read as "have to": "Tap in your buttons"
     said = (

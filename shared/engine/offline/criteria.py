@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.lexicon import (
+    AS_IS,
     DIGITS,
     VERBS,
     base_form,
@@ -472,7 +473,7 @@ _TALK = re.compile(
     r"|think about|ignore|look at)|i can't imagine)\b"
     # the situation today, an apology ("At the moment everything is by phone", "Sorry, back to
     # reception for a sec")
-    r"|^(?:at the moment|at present|currently|right now|nowadays|these days|sorry)\b"
+    rf"|^(?:{AS_IS}|sorry)\b"
     # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
     r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
     r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b"
@@ -613,6 +614,13 @@ def _thing_said_of(subject: str) -> list[str] | None:
     return None
 
 
+# where what qualifies a subject's head noun starts ("patrons with overdue fines", "the staff at
+# reception", "people who booked online")
+_QUALIFIER_START = re.compile(
+    r"\s+(?:with|without|of|in|on|at|from|above|below|over|under|for|who|which|that|whose)\s+"
+)
+
+
 def _plural(head: list[str]) -> bool:
     """ "the buttons", "staff bookings" (not "every claim", "the class")."""
     if head[0] in ("every", "each", "a", "an"):
@@ -706,7 +714,10 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     words = _trim(req.rest).split()
     if not words:
         return ""
-    plural = bool(re.search(r"(?:s|people|staff|we|they|you)$", subject.lower()))
+    # the number of the subject's head noun, before what qualifies it ("patrons with overdue
+    # fines above $5": patrons)
+    noun = _QUALIFIER_START.split(subject.lower(), maxsplit=1)[0].strip()
+    plural = bool(re.search(r"(?:s|people|staff|we|they|you)$", noun))
     head = words[0].lower()
     if head == "be" and words[1:3] == ["able", "to"]:
         verb_phrase = "can " + " ".join(words[3:])

@@ -26,9 +26,9 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    have to calculate the production costs", ``_TEAM_WORK``) is neither a story nor evidence of
    one; nor is a task a participant takes on ("I'll check with the commercial team",
    ``_OWN_TASK``) or a survey finding ("fifty percent of the users only use ten percent of the
-   buttons", ``_FINDING``), whose neighbours stay evidence of the need before it. How things are
-   done now ("at the moment we ring them", ``grouping.describes_now``) starts no story and gives
-   no criterion: it is quoted by the need it is said with.
+   buttons", ``_SURVEY_SHARE``), whose neighbours stay evidence of the need before it. How
+   things are done now ("at the moment we ring them", ``grouping.describes_now``) starts no
+   story and gives no criterion: it is quoted by the need it is said with.
 3. Drafting (``phrasing.write_story``): title, persona, benefit only when stated, criteria that
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
@@ -182,7 +182,7 @@ class OfflineGenerator:
         }
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
-        tasks |= {k for k, s in enumerate(sentences) if _FINDING.search(clean(s.text))}
+        tasks |= {k for k, s in enumerate(sentences) if _SURVEY_SHARE.search(clean(s.text))}
         for st in stories:
             if not st.superseded:  # the meeting's own work: no need, and evidence of none
                 if st.writing in team_work:
@@ -632,7 +632,7 @@ _OWN_TASK = re.compile(
 # need (a need it leads to is said after it), unless said as one ("ninety percent of users must
 # finish in two minutes"); a share of a thing ("fifty percent of routine slots online") is a need
 _SHARE = r"(?:\d+(?:\.\d+)?|(?:(?:and|point|" + "|".join(sorted(NUMBER_WORDS)) + r")\s+)+)"
-_FINDING = re.compile(
+_SURVEY_SHARE = re.compile(
     rf"\b(?:{_SHARE}\s*(?:%|percent|per cent)\s+of\s+(?:the\s+|our\s+|all\s+|those\s+)?"
     rf"(?:[\w-]+\s+){{0,2}}?(?:{PERSONA_FORMS}|people|respondents|participants|those asked"
     rf"|[\w\s-]{{0,40}}?\byear[- ]olds)\b"

@@ -36,6 +36,7 @@ from shared.analysis.revision import (
     revision,
 )
 from shared.engine.offline.lexicon import (
+    AS_IS,
     PERSONA,
     PERSONA_FORMS,
     base_form,
@@ -324,12 +325,8 @@ def _elaborated(
     return last if (similar or short or confirms) else None
 
 
-# how things are done now ("At the moment we ring them", "Most of the time people give us a card
-# slip", "these days we have hundreds of channels"): the problem a need answers, not the need
-_AS_IS = re.compile(
-    r"\b(?:at the moment|at present|currently|right now|these days|nowadays|most of the time)\b",
-    re.IGNORECASE,
-)
+# how things are done now (``lexicon.AS_IS``): the problem a need answers, not the need
+_AS_IS = re.compile(rf"\b(?:{AS_IS})\b", re.IGNORECASE)
 
 
 def describes_now(text: str) -> bool:

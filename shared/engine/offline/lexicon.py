@@ -579,6 +579,11 @@ _NOT_A_THING_ADVERB = frozenset(
 )
 
 
+# how things are done now, said before the need that changes it ("at the moment we ring them",
+# "most of the time people give us a card slip"): the situation today, not what to build
+AS_IS = r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
+
+
 # what no thing ends with: a word of talk, a vague tail, a comparison with nothing compared
 _NO_THING_LAST = frozenset(
     "yeah okay ok much more less normal expensive cheap possible available important".split()

@@ -1153,14 +1153,16 @@ def test_a_short_verb_phrase_still_takes_the_list_it_opens() -> None:
     )
 
 
-def test_a_condition_the_title_cannot_carry_goes_to_its_given_when_then() -> None:
+def test_a_condition_with_its_own_subject_is_in_the_title_and_its_given_when_then() -> None:
     draft = write_story(
         [
             "Yes, and if they've already taken a photo, the app should suggest the match, same "
             "amount, same date."
         ]
     )
-    assert draft.title == "Suggest the match"
+    # the clause has its own subject ("they've"): the title carries it, as any condition it can
+    # (was "Suggest the match", when such a clause read as talk)
+    assert draft.title == "Suggest the match when they've already taken a photo"
     assert draft.acceptance_criteria == [
         "Given a user, when they've already taken a photo, then the app suggests the match, "
         "same amount, same date."
@@ -3381,3 +3383,79 @@ def test_what_a_need_is_limited_to_is_no_thing() -> None:
 def test_a_requirements_list_said_with_shall(statement: str, title: str, description: str) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criterion"),
+    [
+        # examples listed last are a detail, not the title's words (was "See the status
+        # received", the criterion "They see the status received, scheduled, done.")
+        (
+            "And they need to see the status, like received, scheduled, done.",
+            "See the status",
+            "They see the status, such as received, scheduled, done.",
+        ),
+        # a noun in -s after a preposition is no verb (was "Repair per building", "I want a
+        # monthly report of to repair per building")
+        (
+            "A monthly report of repairs per building, and the average time to fix.",
+            "Provide a monthly report of repairs per building",
+            "A monthly report of repairs per building, and the average time to fix.",
+        ),
+        # what the action is done with is a detail of it (was no criterion)
+        (
+            "Tenants should be able to report a repair from their phone, with a photo.",
+            "Report a repair from their phone",
+            "Tenants can report a repair from their phone, with a photo.",
+        ),
+        # guard: "like five steps, that ..." is an aside inside the sentence, no examples
+        (
+            "And a checklist on the dashboard, like five steps, that ticks itself off as they go.",
+            "Provide a checklist on the dashboard",
+            "A checklist on the dashboard, five steps, that ticks itself off as they go.",
+        ),
+    ],
+)
+def test_examples_a_noun_after_a_preposition_and_what_an_action_is_done_with(
+    statement: str, title: str, criterion: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.acceptance_criteria) == (title, [criterion])
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        # a clause of its own after the need has its own subject (was unreadable: "they close")
+        ("Upload a photo when they close the job", True),
+        ("Hand your approvals to someone else while you're away", True),
+        # the need before the clause must still name something
+        ("Do the scrolling when you flip it open", False),
+        ("Provide it'd help if you drop", False),
+        ("Beep when someone claps twice", True),  # guard: as before
+    ],
+)
+def test_a_clause_after_the_need_with_its_own_subject(title: str, reads: bool) -> None:
+    draft = StoryDraft(title=title, description="", acceptance_criteria=[], source_quotes=[title])
+    assert readable(draft) is reads
+
+
+@pytest.mark.parametrize(
+    ("speaker", "statement", "persona"),
+    [
+        # a speaker labelled by a role says a need of their own (was "As a user")
+        ("Manager", "I'd like to assign a job to a contractor from a list.", "manager"),
+        ("Receptionist", "And I need to see who has checked in.", "receptionist"),
+        # the team's own roles and people's names name no persona
+        ("Project Manager", "I'd like to have a big power button.", "user"),
+        ("Linda", "I'd like to see my list for the day on my phone.", "user"),
+        # a need not said of oneself is not the speaker's
+        ("Manager", "Tenants should be able to report a repair.", "tenant"),
+        ("Manager", "The export has to include every approved claim.", "user"),
+    ],
+)
+def test_a_speaker_labelled_by_a_role_is_the_persona_of_their_own_need(
+    speaker: str, statement: str, persona: str
+) -> None:
+    role, _, _ = parts(write_story([statement], speaker=speaker).description)
+    assert role == persona

@@ -1211,3 +1211,26 @@ def test_a_main_statement_that_gives_no_title_may_give_a_criterion(
     assert story.title == "Go to the project code for a project trip"
     assert story.source_quotes[0] == main.split(": ", 1)[1]  # still the main quote
     assert story.acceptance_criteria == ([criterion] if criterion else [])
+
+
+def test_a_need_with_a_clause_of_its_own_after_it_is_a_story(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """'The contractor should upload a photo when they close the job': the clause after 'when'
+    has its own subject. Its title read as a clause of talk, so the need and what was said with
+    it were quoted, as criteria, by the need before it ('Assign a job to a contractor ...')."""
+    lines = [
+        "Manager: I'd like to assign a job to a contractor from a list .",
+        "Manager: The contractor should upload a photo when they close the job .",
+        "Tenant rep: And the tenant gets asked to confirm it's fixed .",
+    ]
+    stories = _all_confident(generator, monkeypatch, lines, alike=(1, 2))
+    titles = [s.title for s in stories]
+    assert titles == [
+        "Assign a job to a contractor from a list",
+        "Upload a photo when they close the job",
+    ]
+    assign, upload = stories
+    assert assign.description.startswith("As a manager,")  # the speaker's own need
+    assert assign.acceptance_criteria == []
+    assert any("confirm it's fixed" in c for c in upload.acceptance_criteria)

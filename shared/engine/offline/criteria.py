@@ -572,9 +572,19 @@ def _details_after(clause: str, text: str) -> str:
         return tail  # "same amount, same date": the list the requirement's clause leaves out
     if _NEW_CLAUSE.match(tail) or _NOT_DETAIL.match(tail):
         return ""
-    if len(content_words(tail)) < 2 and not (_FREQUENCY.search(tail) or quantities(tail)):
+    if len(content_words(tail)) < 2 and not (
+        _FREQUENCY.search(tail) or quantities(tail) or _WITH_THING.match(tail)
+    ):
         return ""  # "..., daily", "..., twice a week": how often, a detail of one word
     return tail
+
+
+# what an action is done with or by, said after it ("..., with a photo", "..., by email")
+_WITH_THING = re.compile(
+    r"^(?:with|without|via|by)\s+(?:(?:a|an|the|their|its|his|her|my|our|your)\s+)?"
+    r"(?!(?:way|far|then|now|chance)$)[\w-]+$",
+    re.IGNORECASE,
+)
 
 
 # a verb coordinated with the first one of a verb phrase: right after it ("add and remove

@@ -391,6 +391,7 @@ class OfflineGenerator:
                 for k in members
             ],
             main_adds=story.writing != members[0] and story.writing in members,
+            speaker=sentences[story.writing].speaker,
         )
         draft.superseded_quotes = [sentences[k].text for k in story.superseded]
         return draft
@@ -655,6 +656,14 @@ def _acts(title: str) -> bool:
     return is_verb(first) and first not in _THING_TITLE_VERBS and first != "do"
 
 
+# a clause with a subject of its own, said after the need ("when they close the job")
+_OWN_CLAUSE = re.compile(
+    r"\s(?:when|whenever|once|until|before|after|if|unless|while)\s+"
+    r"(?:we|they|i|you|he|she|there)(?:'re|'ll|'ve|'d|'m)?\b",
+    re.IGNORECASE,
+)
+
+
 def readable(draft: StoryDraft, actor: bool = False) -> bool:
     """Whether a draft can stand as a story: its title names a capability in two content words
     or more, people and teams counted (one, when its statement says what a role the meeting
@@ -669,9 +678,13 @@ def readable(draft: StoryDraft, actor: bool = False) -> bool:
     )
     if how and is_quality_word(how.group(1)):
         return True
-    said = content_words(draft.title) + [
-        w for w in draft.title.lower().split() if w in _PEOPLE_NOUNS
-    ]
+    # "Upload a photo when they close the job": the need is said before a clause of its own
+    # ("Provide the television when you use it on the television" names one thing)
+    own = _OWN_CLAUSE.search(draft.title)
+    title = draft.title[: own.start()] if own else draft.title
+    said = content_words(title) + [w for w in title.lower().split() if w in _PEOPLE_NOUNS]
+    if title.startswith("See "):  # "See the status": seeing is what is asked for
+        said.append("see")
     return len(said) >= (1 if actor else 2) and reads_as_capability(draft.title)
 
 

@@ -523,7 +523,7 @@ _ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
 _NOT_A_THING_OPENING = frozenset(
     """and or but so to that that's there's it's let's what's not never with in into on at of per
     say yeah thus t plus which who whom whose where inside within during after before until
-    without out""".split()
+    without out it'd it'll that'd that'll""".split()
 )
 # what a thing is like or what was done to it, with the when or where of it after it, is how
 # something must be, not a thing ("Provide available during opening hours", "Provide locked
@@ -752,4 +752,5 @@ def reads_as_capability(title: str) -> bool:
         return False  # a quotation cut open, or a clause of talk ("Keep it's also not good")
     if _has_finite_verb(rest.split(), _FINITE_ANYWHERE):
         return False
-    return not _CLAUSE_IN_TITLE.search(rest)
+    # "Upload a photo when they close the job": the clause after "when" has its own subject
+    return not _CLAUSE_IN_TITLE.search(" ".join(main_words[:opens]))

@@ -149,6 +149,7 @@ def write_story(
     default_persona: str = "user",
     criteria_from: Sequence[bool] | None = None,
     main_adds: bool = False,
+    speaker: str | None = None,
 ) -> StoryDraft:
     """The story these verbatim statements state; ``quotes[0]`` is the main one (``main_text``,
     when given, is what to write it from: the main statement with a revised figure written in);
@@ -156,7 +157,8 @@ def write_story(
     ``criteria_from`` says which quotes may give acceptance criteria (by default all: a quote
     kept only as evidence, a weak statement, gives none); ``main_adds``: the story is written
     from another of ``quotes`` (``quotes[0]`` gave no title), so what the main one says is a
-    criterion it may give."""
+    criterion it may give; ``speaker``: who said the statement it is written from, by the
+    transcript's label ("Manager: I'd like to assign a job ..." is the manager's need)."""
     texts = [body(q, asides=True) for q in quotes]
     written = main_text if main_text is not None else quotes[0]
     main = unframed(body(written))  # "it would be good if it was cheap": "it should be cheap"
@@ -187,7 +189,7 @@ def write_story(
         # the statement written from names its role first ("Parents book a twelve-minute slot",
         # revised by "actually, make the slots twelve minutes", which names none)
         said = [written, *quotes] if main_text is not None else list(quotes)
-        persona = persona_of(said, context, default_persona)
+        persona = persona_of(said, context, default_persona, speaker)
     title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
     means = _NEXT_REMARK.split(cap.means)[0]
     if means.startswith("to "):  # a thing wanted is no action: "start and end locations"
@@ -514,8 +516,46 @@ _RESTRICTS = re.compile(
 )
 
 
-def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> str:
-    """The role the statements name for the need, else one named just before, else ``default``."""
+# a need said of oneself ("I'd like to assign a job", "I need to see ...", "my list")
+_SAID_OF_ONESELF = re.compile(
+    r"^(?:(?:and|but|so|also|yes|yeah|well)[\s,]+)*(?:i|i'd|i'm|my)\b", re.I
+)
+# roles of the team that builds the product, never its users ("Project Manager:" in a design
+# meeting wants things for the product's users)
+_TEAM_ROLES = frozenset(
+    (
+        "project manager",
+        "product manager",
+        "product owner",
+        "analyst",
+        "business analyst",
+        "facilitator",
+        "designer",
+        "developer",
+        "engineer",
+        "moderator",
+        "interviewer",
+        "scrum master",
+        "chair",
+    )
+)
+
+
+def _speaker_role(speaker: str | None) -> str:
+    """The persona a speaker's label names ("Manager", "Receptionist"), none for a name or a
+    role of the team ("Project Manager", "Analyst")."""
+    label = (speaker or "").strip().lower()
+    if not label or label in _TEAM_ROLES or not re.fullmatch(rf"(?:{PERSONA_FORMS})", label):
+        return ""
+    return singular_persona(label)
+
+
+def persona_of(
+    quotes: Sequence[str], context: Sequence[str], default: str, speaker: str | None = None
+) -> str:
+    """The role the statements name for the need, else the ``speaker``'s when the transcript
+    labels them by a role and they say it of themselves ("Manager: I'd like to assign a job"),
+    else one named just before, else ``default``."""
     joined = " ".join(unframed(clean(t)) for t in quotes)  # "the thing would be letting ..."
     # "for staff" names the persona only in a statement's first clause, not in a list of rules
     # ("seven days for desks, ..., and end of next term for staff")
@@ -541,6 +581,9 @@ def persona_of(quotes: Sequence[str], context: Sequence[str], default: str) -> s
             continue  # "users must not delete a closed survey": a rule on them, not their want
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
+    role = _speaker_role(speaker)
+    if role and quotes and _SAID_OF_ONESELF.match(unframed(clean(quotes[0]))):
+        return role
     # the persona a story said just before names ("As a viewer, I want ..."), or the question a
     # need answers ("what do teachers need?"); a role said as the subject of another need is
     # that need's ("payroll needs an export" before "it has to work on the old laptops")

@@ -401,6 +401,14 @@ def _sent(found: re.Match[str]) -> str:
     return f"{np} {'are' if np.lower().endswith('s') else 'is'} sent"
 
 
+# examples listed at the end of a sentence (", like received, scheduled, done.")
+_EXAMPLES_LAST = re.compile(
+    r",\s*like\s+(?P<items>(?:(?:and|or)\s+)?[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3}"
+    r"(?:,\s*(?:and\s+|or\s+)?[\w'-]+(?:\s+[\w'-]+){0,3})+)\s*(?P<end>[.!?]?)\s*$",
+    re.I,
+)
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -409,6 +417,12 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _GOT_TO.sub(lambda m: f"{m.group(1)} {'has' if m.group(2) else 'have'} to", text)
     text = re.sub(r"^[-*+•]\s+", "", text)
     text = _LABEL_PREFIX.sub("", text, count=1)
+    # "see the status, like received, scheduled, done": examples of what was said, listed last,
+    # are a detail (a criterion keeps them), not the title's words
+    examples = _EXAMPLES_LAST.search(text)
+    if examples:
+        listed = f", such as {examples.group('items')}" if asides else ""
+        text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
     # "a checklist, like five steps, that ...": about five steps, still an aside of its own
     text = re.sub(rf",\s*like\s+(?=(?:\d|{_NUMBER_WORD}\b))", ", ", text, flags=re.I)
     text = re.sub(r",\s*like\s+", " ", text)
@@ -1830,6 +1844,7 @@ def _plural_subject_first(words: list[str]) -> bool:
 
 
 _PREPOSITION_FIRST = frozenset("to on in at for from with by".split())
+_NOUN_AFTER = frozenset("of per about into".split())  # prepositions, with _PREPOSITION_FIRST
 _DETERMINERS = frozenset(
     "the a an our their your my his her its all each every these those this some any no".split()
 )
@@ -1988,6 +2003,8 @@ def _plain(clause: str) -> Capability:
                 _cap(clause), f"{_lower_first(subject)} to be {tail}", obj=subject, subject=subject
             )
         noun = noun or (are and passive)
+        # after a preposition, a word in -s is a noun ("a monthly report of repairs")
+        noun = noun or words[k - 1].lower() in _PREPOSITION_FIRST | _NOUN_AFTER
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))

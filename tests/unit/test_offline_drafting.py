@@ -3459,3 +3459,29 @@ def test_a_speaker_labelled_by_a_role_is_the_persona_of_their_own_need(
 ) -> None:
     role, _, _ = parts(write_story([statement], speaker=speaker).description)
     assert role == persona
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "back" is no verb of "money moves" (was "Make money moves back to ...")
+        (
+            "Money moves back to the current account instantly, no fees, no limit.",
+            "Move money back to the current account instantly",
+        ),
+        ("The booking moves to the next free slot.", "Move the booking to the next free slot"),
+        # verbs the lexicon lacked (was "Provide cap it at ...", "Provide we round up ...")
+        (
+            "Actually, let's cap it at five withdrawals a month, otherwise it's a second account.",
+            "Cap it at five withdrawals a month",
+        ),
+        (
+            "When they pay by card, we round up to the nearest pound and move the difference.",
+            "Round up to the nearest pound",
+        ),
+        ("Round buttons.", "Provide round buttons"),  # guard: "round" opens a name
+        ("Round , curved .", "Make it round, curved"),  # guard: how it must be
+    ],
+)
+def test_what_moves_and_verbs_the_lexicon_lacked(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

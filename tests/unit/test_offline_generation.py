@@ -1234,3 +1234,32 @@ def test_a_need_with_a_clause_of_its_own_after_it_is_a_story(
     assert assign.description.startswith("As a manager,")  # the speaker's own need
     assert assign.acceptance_criteria == []
     assert any("confirm it's fixed" in c for c in upload.acceptance_criteria)
+
+
+def test_agreement_alone_starts_no_story(generator: OfflineGenerator, monkeypatch) -> None:
+    """'Agreed.' agrees to what was said and names nothing. Its decision cue made it a need
+    said plainly, so, fairly confident, it started a story, and the need said after it (which
+    elaborates it) was written as that story, whose main quote was 'Agreed.'."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    lines = [
+        "Dan: When they pay by card , we round up to the nearest pound .",
+        "Priya: Agreed .",
+        "Priya: And they can pause round-ups any time .",
+    ]
+    p = {"Agreed .": 0.78, "And they can pause round-ups any time .": 0.77}
+
+    def classify(sentences, embedder):
+        verdicts = [Verdict("F", p.get(s.text, 0.95), 0.1) for s in sentences]
+        return verdicts, np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+
+    monkeypatch.setattr(generation, "classify", classify)
+    text = normalize("\n".join(lines) + "\n")
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.source_quotes[0] for s in stories] == [
+        "When they pay by card , we round up to the nearest pound ."
+    ]  # the follow-up and the agreement are quoted by the need they follow
+    assert "And they can pause round-ups any time ." in stories[0].source_quotes

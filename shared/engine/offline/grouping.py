@@ -409,6 +409,14 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
     return out
 
 
+# agreement, and nothing agreed to ("Agreed.", "Okay, settled.")
+_AGREEMENT_ONLY = re.compile(
+    r"^\W*(?:(?:yes|yeah|yep|ok|okay|right|fine|sure|good|great|so|then)\W+)*"
+    r"(?:agreed|confirmed|settled|decided|deal|done|sounds good)\W*$",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)  # asked twice of a sentence that may start a need (_group, _seeds)
 def states_a_need(text: str) -> bool:
     """The sentence says it plainly: a modal or need verb, a decision, a prohibition, the
@@ -416,6 +424,8 @@ def states_a_need(text: str) -> bool:
     see ..."), what a named role can do ("staff can raise a ticket"), a message people get ("they
     get an email when ..."), or a frame round a need ("it would be nice if ...",
     ``statement.unframed``)."""
+    if _AGREEMENT_ONLY.match(clean(text)):
+        return False  # "Agreed.": agreement without content, however decided it sounds
     flags = cue_flags(drop_abandoned(text))  # "we'd really like ..." keeps its "like"
     said = body(text)
     return (

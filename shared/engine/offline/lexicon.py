@@ -21,11 +21,11 @@ VERBS = frozenset(
     beep begin behave believe belong bend benefit bet bid bill bind bite blend bless blink block
     blow blur board boast book boost borrow bounce bound brand break breathe brief bring broadcast
     browse brush buffer build bundle burn bury buy bypass cache calculate calibrate call campaign
-    cancel capture care carry cast catch categorise categorize cause cease celebrate centralise
+    cancel cap capture care carry cast catch categorise categorize cause cease celebrate centralise
     centralize certify chain challenge change charge chart chase chat check choose cite claim clap
-    clarify classify clean clear click climb clip close coach code collaborate collapse collect
-    color colour combine come comfort command commence comment commit communicate compare compensate
-    compete compile complain complete complicate comply compose compress comprise compute
+    clarify classify clean clear click climb clip clone close coach code collaborate collapse
+    collect color colour combine come comfort command commence comment commit communicate compare
+    compensate compete compile complain complete complicate comply compose compress comprise compute
     concentrate conclude conduct configure confine confirm conflict conform confront connect
     consent conserve consider consist consolidate constrain construct consult consume contact
     contain continue contract contrast contribute control convert convey convince cooperate
@@ -59,15 +59,15 @@ VERBS = frozenset(
     locate lock log look lose love lower maintain make manage manufacture map march mark marry
     master match matter mean measure meet mention merge migrate mine minimise minimize mirror mix
     mobilise mobilize model modify monitor motivate mount move multiply mute name navigate
-    negotiate nest nominate note notice notify nurse obey object observe obtain occupy occur offer
-    omit open operate optimise optimize order organise organize originate outline output overlay
-    override oversee owe own pack page paint pair park participate partition pass patch pause pay
-    perceive perform permit persist persuade phone photograph pick picture pilot pin pioneer pitch
-    place plan plant play please pledge plot plug point poll pop populate pose position possess
-    post pour power practice practise pray predict prefer prefill prepare present preserve preset
-    press pretend prevent preview price print prioritise prioritize proceed process procure
-    produce profile program programme progress prohibit project promise promote prompt propose
-    prosecute protect prove provide publish pull pump punch punish purchase pursue push put
+    negotiate nest nominate note notice notify nudge nurse obey object observe obtain occupy occur
+    offer omit open operate optimise optimize order organise organize originate outline output
+    overlay override oversee owe own pack page paint pair park participate partition pass patch
+    pause pay perceive perform permit persist persuade phone photograph pick picture pilot pin
+    pioneer pitch place plan plant play please pledge plot plug point poll pop populate pose
+    position possess post pour power practice practise pray predict prefer prefill prepare present
+    preserve preset press pretend prevent preview price print prioritise prioritize proceed process
+    procure produce profile program programme progress prohibit project promise promote prompt
+    propose prosecute protect prove provide publish pull pump punch punish purchase pursue push put
     qualify quantify query question queue quit quote race rain raise rank rate reach react read
     realise realize rearrange reason rebuild recall receive recharge recite reclaim recognise
     recognize recommend reconcile record recover recruit recycle redirect reduce refer refine
@@ -76,8 +76,8 @@ VERBS = frozenset(
     reorder reorganise reorganize repair repeat replace replicate reply report represent reproduce
     request require reschedule research resemble reserve reset resist resize resolve respect
     respond rest restore restrict restructure result resume retain retire retrieve return reuse
-    reveal reverse review revise revoke reward ride ring rise risk roll rotate route rub rule run
-    rush sample satisfy save scale scan scatter schedule score scrap screen script scroll seal
+    reveal reverse review revise revoke reward ride ring rise risk roll rotate round route rub rule
+    run rush sample satisfy save scale scan scatter schedule score scrap screen script scroll seal
     search secure see seek seem segment seize select sell send sense separate sequence serve set
     settle shake shape share shift ship shoot shop shorten show shrink shut sign simplify sing
     sink sit sketch skip slide slip slow smell smile smooth snap snooze solve sort sound source
@@ -85,14 +85,14 @@ VERBS = frozenset(
     stage stamp stand standardise standardize start state stay steer step stick stimulate stir
     stock stop store stream strengthen stress stretch strike strip structure study stuff style
     submit subscribe subtract succeed suffer suggest suit sum summarise summarize supervise supply
-    support surface surround survey survive suspect suspend sustain swap swing switch sync
+    support surface surround survey survive suspect suspend sustain swap swing swipe switch sync
     synchronise synchronize tackle tag tailor take talk tap target teach tear tease tell tend
-    terminate test text thank think threaten throw tick tie tighten tilt time toggle total touch
-    tour trace track trade train transcribe transfer transform translate transmit transport trap
-    travel treat trigger trim triple trust try tune turn twist type undo unify unite unlock unpack
-    unsubscribe update upgrade upload urge use validate vary verify vibrate view visit visualise
-    visualize volunteer vote wait wake walk want warn wash waste watch wear weigh welcome widen
-    win wish withdraw wonder work worry wrap write yield zap zoom""".split()
+    terminate test text thank think threaten throttle throw tick tie tighten tilt time toggle total
+    touch tour trace track trade train transcribe transfer transform translate transmit transport
+    trap travel treat trigger trim triple trust try tune turn twist type undo unify unite unlock
+    unpack unsubscribe update upgrade upload urge use validate vary verify vibrate view visit
+    visualise visualize volunteer vote wait wake walk want warn wash waste watch wear weigh welcome
+    widen win wish withdraw wonder work worry wrap write yield zap zoom""".split()
 )
 # a verb with a prefix and a hyphen is a verb ("pre-fill the company name", "re-send the link")
 VERBS = VERBS | frozenset(f"{p}-{v}" for p in ("pre", "re", "auto", "co", "un") for v in VERBS)

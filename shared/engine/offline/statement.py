@@ -1844,6 +1844,7 @@ def _plural_subject_first(words: list[str]) -> bool:
 
 
 _PREPOSITION_FIRST = frozenset("to on in at for from with by".split())
+_PARTICLES = frozenset("back up out down off away over through along".split())
 _NOUN_AFTER = frozenset("of per about into".split())  # prepositions, with _PREPOSITION_FIRST
 _DETERMINERS = frozenset(
     "the a an our their your my his her its all each every these those this some any no".split()
@@ -1927,6 +1928,8 @@ def _plain(clause: str) -> Capability:
         and is_participle((plural.group("rest").split() or [""])[0].lower())
     ):
         plural = None  # "closed tickets get archived after ninety days": a passive, read below
+    if plural and plural.group("verb").lower() in _PARTICLES:
+        plural = None  # "money moves back to the current account": "moves" is its verb
     if plural and plural.group("subject").split()[-1].lower() in _THIRD_PERSON_ONLY:
         plural = None  # "the slot goes back on the waiting list": "goes" is its verb, read below
     if (
@@ -2029,12 +2032,12 @@ def _plain(clause: str) -> Capability:
 # van stock updates when a part is used" -> "Update the van stock when a part is used")
 _CHANGES_ITSELF = frozenset(
     "update sync refresh reset close open expire archive lock unlock restart stop start save"
-    " reload renew".split()
+    " reload renew move transfer".split()
 )
 # no object after the verb: nothing, or when, how often or how
 _NO_OBJECT = re.compile(
     r"^(?:$|(?:when|whenever|after|before|once|if|every|each|daily|weekly|monthly|nightly"
-    r"|automatically|overnight|at|on|within)\b)",
+    r"|automatically|overnight|at|on|within|back|to|into)\b)",
     re.IGNORECASE,
 )
 
@@ -2081,7 +2084,9 @@ def _reduced_passive(words: list[str], k: int) -> bool:
 
 # words that are verbs too, but open a name far more often ("direct channel entry", "separate
 # accounts", "live chat", "free delivery")
-_ADJECTIVE_FIRST = frozenset("direct separate live free empty double secure quiet present".split())
+_ADJECTIVE_FIRST = frozenset(
+    "direct separate live free empty double secure quiet present round".split()
+)
 
 
 def _adjective_first(words: list[str]) -> bool:

@@ -3485,3 +3485,27 @@ def test_a_speaker_labelled_by_a_role_is_the_persona_of_their_own_need(
 )
 def test_what_moves_and_verbs_the_lexicon_lacked(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criteria"),
+    [
+        # the ask, said as such, frames the need (was "Make the ask from the business")
+        (
+            "The ask from the business is that customers can set up savings goals in the app.",
+            "Set up savings goals in the app",
+            [],
+        ),
+        # an example said in passing is no part of the title (was "Show progress a bar")
+        (
+            "We need to show progress, like a bar, and a little celebration at the target.",
+            "Show progress, and a little celebration at the target",
+            ["The product shows progress, such as a bar, and a little celebration at the target."],
+        ),
+    ],
+)
+def test_an_ask_framed_as_such_and_an_example_in_passing(
+    statement: str, title: str, criteria: list[str]
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.acceptance_criteria) == (title, criteria)

@@ -409,6 +409,10 @@ _EXAMPLES_LAST = re.compile(
 )
 
 
+# an example said in passing, between commas (", like a bar,")
+_EXAMPLE_ASIDE = re.compile(r",\s*like\s+((?:a|an|the|some)\s+[\w-]+(?:\s+[\w-]+)?)\s*,", re.I)
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -423,6 +427,8 @@ def body(sentence: str, asides: bool = False) -> str:
     if examples:
         listed = f", such as {examples.group('items')}" if asides else ""
         text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
+    # "show progress, like a bar, and ...": an example said in passing
+    text = _EXAMPLE_ASIDE.sub(r", such as \1," if asides else ",", text)
     # "a checklist, like five steps, that ...": about five steps, still an aside of its own
     text = re.sub(rf",\s*like\s+(?=(?:\d|{_NUMBER_WORD}\b))", ", ", text, flags=re.I)
     text = re.sub(r",\s*like\s+", " ", text)
@@ -723,9 +729,10 @@ _FRAMES = (
     re.compile(
         _OPENING_WORDS + r"(?:(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest"
         r"|important|first|one|other|next)\s+)?|another\s+)"
-        r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion"
+        r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion|ask|request|brief"
         r"|(?:(?<=key )|(?<=main )|(?<=big )|(?<=biggest )|(?<=important )|(?<=other ))one)"
         + _FOR_US
+        + r"(?:\s+from\s+(?:the\s+|our\s+)?[\w-]+)?"  # "the ask from the business is that ..."
         + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+))$",
         re.IGNORECASE,
     ),

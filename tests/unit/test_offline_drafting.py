@@ -3509,3 +3509,40 @@ def test_an_ask_framed_as_such_and_an_example_in_passing(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.acceptance_criteria) == (title, criteria)
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "means"),
+    [
+        # what happens if the need is not met is no part of it (was "I want the pots, or people
+        # will think money disappeared"), and a container named with where it is holds the
+        # thing (was "Provide the pots")
+        (
+            "And the balance on the home screen should include the pots, or people will think "
+            "money disappeared.",
+            "Include the pots in the balance on the home screen",
+            "I want the balance on the home screen to include the pots.",
+        ),
+        (
+            "Each page of the report should show the date.",
+            "Show the date on each page of the report",
+            "I want each page of the report to show the date.",
+        ),
+        # guards: as before
+        (
+            "The export has to include everything approved by the eighteenth.",
+            "Include everything approved by the eighteenth in the export",
+            "I want the export to include everything approved by the eighteenth.",
+        ),
+        (
+            "The app should remind them the day before, or they will forget.",
+            "Remind them the day before",
+            "I want the product to remind them the day before.",
+        ),
+    ],
+)
+def test_a_consequence_said_after_a_need_and_a_container_with_where_it_is(
+    statement: str, title: str, means: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description.split(", ", 1)[1]) == (title, means)

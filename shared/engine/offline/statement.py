@@ -634,6 +634,13 @@ def _list_at(clauses: list[str], at: int) -> bool:
 # a reason given for what was said before it ("book on behalf of someone who rings, because
 # we'll still get loads of calls"): the need is what it is the reason for
 _REASON_GIVEN = re.compile(r"[,;]?\s+(?:because|'cause|cause|since)\s+", re.IGNORECASE)
+# what happens if the need is not met, said after it (", or people will think money
+# disappeared"): a reason for it, no part of it
+_CONSEQUENCE = re.compile(
+    r",\s+or\s+(?:else\s+)?(?:we|they|you|people|users|customers|everyone|nobody|someone|it)"
+    r"(?:'ll|\s+will|\s+would|\s+might|\s+won't|\s+can't|\s+end up|\s+just)\b",
+    re.IGNORECASE,
+)
 # what is said before it describes how things are ("two days is maybe too short, because ..."):
 # no need of its own, so the reason may name the need
 _DESCRIBES = re.compile(
@@ -941,7 +948,7 @@ def capability(text: str) -> Capability:
         back = capability(wants_that.group("need"))
         if reads_as_capability(back.title):
             return back
-    reason = _REASON_GIVEN.search(text)
+    reason = _REASON_GIVEN.search(text) or _CONSEQUENCE.search(text)
     said = text[: reason.start()] if reason else ""
     # what it is the reason for: a clause with two content words, or an instruction ("make that
     # date a setting, because they'll move it again")
@@ -1322,7 +1329,15 @@ def _container(subject: str) -> str:
     report", "the messages", "messages"), named as said; "" for the product, a pronoun or people."""
     words = subject.strip().split()
     plural = len(words) == 1 and len(words[0]) > 3 and words[0].lower().endswith("s")
-    determined = 2 <= len(words) <= 4 and words[0].lower() in ("the", "each", "every", "our", "all")
+    # up to four words, or seven with where it is ("the balance on the home screen")
+    placed = len(words) <= 7 and any(w.lower() in ("on", "in", "of", "at") for w in words[2:])
+    determined = (2 <= len(words) <= 4 or placed) and words[0].lower() in (
+        "the",
+        "each",
+        "every",
+        "our",
+        "all",
+    )
     if not (plural or determined):  # "messages", "the export"
         return ""
     return _lower_first(subject.strip()) if _other_thing(subject.strip()) else ""
@@ -1386,7 +1401,9 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         if comma and _list_at([head, *tail.split(", ")], 0):
             head, comma, tail = what, "", ""  # "the date, time and doctor": one list
         verb = "Include" if first == "contain" else capital(base_form(first))
-        on = "on" if container.split()[-1].lower() in _SHOWN_ON else "in"
+        # in or on the container's head noun ("in the balance on the home screen")
+        held_by = re.split(r"\s(?:on|in|of|at)\s", container)[0]
+        on = "on" if held_by.split()[-1].lower() in _SHOWN_ON else "in"
         return Capability(
             f"{verb} {head} {on} {container}{comma}{tail}",
             f"{container} to {first if first != 'contain' else 'include'} {what}",

@@ -3546,3 +3546,17 @@ def test_a_consequence_said_after_a_need_and_a_container_with_where_it_is(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description.split(", ", 1)[1]) == (title, means)
+
+
+@pytest.mark.parametrize(
+    ("said", "criterion"),
+    [
+        # what some want is why, as said (was "People send one invoice.", a rule on everyone)
+        ("Some people just want to send one invoice.", "Some people want to send one invoice."),
+        ("Most users want to pay by card.", "Most users want to pay by card."),
+        ("Users want to export claims every month.", "Users export claims every month."),  # guard
+    ],
+)
+def test_what_some_people_want_is_a_criterion_as_said(said: str, criterion: str) -> None:
+    draft = write_story(["We need a way to get started quickly.", said])
+    assert draft.acceptance_criteria == [criterion]

@@ -21,6 +21,7 @@ from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.lexicon import (
     AS_IS,
     DIGITS,
+    PERSONA_FORMS,
     VERBS,
     base_form,
     is_base_verb,
@@ -445,7 +446,20 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         return capital(whole) if len(whole.split()) >= 3 else ""
     if req.kind == "vp" and not req.subject and _talk(text or req.clause):
         return ""  # "let's park SSO for the next quarter": the meeting's plan, no check
+    if req.wanted and _SOME_OF_THEM.match(text or req.clause):
+        # "some people just want to send one invoice": what some want is why, no rule that
+        # everyone does it ("People send one invoice")
+        whole = _trim(text or req.clause)
+        return capital(whole) if len(whole.split()) >= 3 else ""
     return _present(req, cap, persona, _details_after(req.clause, text))
+
+
+# some of the people a need is for, not all of them
+_SOME_OF_THEM = re.compile(
+    r"^(?:(?:and|but|so|also)\s+)?(?:some|most|many|a lot of|lots of|half|a few|few)\s+"
+    rf"(?:of\s+(?:the|our|them|these|those)\s+)?(?:people|folks|{PERSONA_FORMS})\b",
+    re.IGNORECASE,
+)
 
 
 # what "we" do as a team, not as the product's voice ("we meet again in thirty minutes", "we

@@ -1263,3 +1263,85 @@ def test_agreement_alone_starts_no_story(generator: OfflineGenerator, monkeypatc
         "When they pay by card , we round up to the nearest pound ."
     ]  # the follow-up and the agreement are quoted by the need they follow
     assert "And they can pause round-ups any time ." in stories[0].source_quotes
+
+
+def test_what_is_never_a_story_takes_no_place_under_the_cap(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """Notes with two action items and twelve needs (the segment's cap): the action items are no
+    stories, but they took two of the twelve places, so the last two needs were cut and quoted
+    by the need before them."""
+    needs = [
+        "- Engineers see today's jobs on their phone.",
+        "- Dispatcher can drag a job to another engineer.",
+        "- Each job shows the customer address.",
+        "- Engineers add notes and photos to a job.",
+        "- Everything captured offline syncs later.",
+        "- Van stock is tracked per van.",
+        "- Using a part takes it off the van stock.",
+        "- Rosa sets a minimum per part.",
+        "- Customer signs on the engineer's phone.",
+        "- The job report is emailed to the customer.",
+        "- Engineers log their travel time.",
+        "- Dispatcher sees every engineer on a map.",
+    ]
+    lines = [
+        "## Actions",
+        "- Ben: confirm MDM supports the app by Friday.",
+        "- Kemal: list the top 20 parts per van.",
+        "## Jobs",
+        *needs,
+    ]
+    assert generator.cfg.generation.max_stories_per_segment == len(needs)
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    def classify(sentences, embedder):  # every item a confident need, the headings talk
+        verdicts = [
+            Verdict("NULL", 0.02, 0.1) if s.line_kind == "heading" else Verdict("F", 0.95, 0.1)
+            for s in sentences
+        ]
+        return verdicts, np.eye(len(sentences), 16)
+
+    monkeypatch.setattr(generation, "classify", classify)
+    text = normalize("\n".join(lines) + "\n")
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.source_quotes[0] for s in stories] == [n[2:] for n in needs]
+
+
+def test_an_item_under_a_wont_heading_is_left_out_whatever_it_reads_like(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """'## Won't (this phase)' / '- Timesheets.': the classifier reads one word as talk, so the
+    item was no story (and "Leave out timesheets" names one thing, which read as too little)."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    lines = [
+        "## Jobs",
+        "- Engineers see today's jobs on their phone.",
+        "## Won't (this phase)",
+        "- Route optimisation.",
+        "- Timesheets.",
+    ]
+    p = {"Jobs": 0.02, "Won't (this phase)": 0.02, "Timesheets.": 0.22}
+
+    def classify(sentences, embedder):
+        verdicts = [
+            Verdict("NULL" if p.get(s.text, 0.95) < 0.5 else "F", p.get(s.text, 0.95), 0.1)
+            for s in sentences
+        ]
+        return verdicts, np.eye(len(sentences), 16)
+
+    monkeypatch.setattr(generation, "classify", classify)
+    text = normalize("\n".join(lines) + "\n")
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == [
+        "See today's jobs on their phone",
+        "Leave out route optimisation",
+        "Leave out timesheets",
+    ]

@@ -125,11 +125,18 @@ _ID = re.compile(r"\b([A-Z]{2,6}-\d{1,4})\b")
 _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4})\b", re.MULTILINE)
 
 
-def _strongest(stories: list[_Story], cap: int) -> tuple[list[_Story], list[_Story]]:
+def _strongest(
+    stories: list[_Story], cap: int, no_need: set[int] | frozenset[int] = frozenset()
+) -> tuple[list[_Story], list[_Story]]:
     """(the ``cap`` strongest stories in text order, the others): the others' statements are
-    evidence of the needs kept (``_hand_over``), never dropped."""
-    ranked = sorted(stories, key=lambda st: (-st.strength, st.members[0]))
-    return sorted(ranked[:cap], key=_said_at), ranked[cap:]
+    evidence of the needs kept (``_hand_over``), never dropped. A story written from one of
+    ``no_need`` (the team's work, a task, a finding: never a story) takes no place under the cap
+    ("Ben: confirm MDM supports the app by Friday" had cut a need of the notes)."""
+    never = [st for st in stories if st.writing in no_need and not st.superseded]
+    ranked = sorted(
+        (st for st in stories if st not in never), key=lambda st: (-st.strength, st.members[0])
+    )
+    return sorted(ranked[:cap] + never, key=_said_at), ranked[cap:]
 
 
 def _said_at(story: _Story) -> int:
@@ -166,13 +173,6 @@ class OfflineGenerator:
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         sentences = sentences_of(segment.raw_text)
         verdicts, vectors = classify(sentences, self.embedder)
-        stories, cut = _strongest(
-            _group(sentences, verdicts, vectors), self.cfg.generation.max_stories_per_segment
-        )
-        persona = self.cfg.generation.default_persona
-        drafted: list[tuple[_Story, StoryDraft]] = []
-        waiting: list[int] = []  # talk before the segment's first need: evidence of that need
-        held: list[_Story] = []  # needs with no title and nothing before them
         team_work = {
             k
             for k, s in enumerate(sentences)
@@ -183,6 +183,15 @@ class OfflineGenerator:
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
         tasks |= {k for k, s in enumerate(sentences) if _SURVEY_SHARE.search(clean(s.text))}
+        stories, cut = _strongest(
+            _group(sentences, verdicts, vectors),
+            self.cfg.generation.max_stories_per_segment,
+            team_work | tasks,
+        )
+        persona = self.cfg.generation.default_persona
+        drafted: list[tuple[_Story, StoryDraft]] = []
+        waiting: list[int] = []  # talk before the segment's first need: evidence of that need
+        held: list[_Story] = []  # needs with no title and nothing before them
         for st in stories:
             if not st.superseded:  # the meeting's own work: no need, and evidence of none
                 if st.writing in team_work:
@@ -347,8 +356,10 @@ class OfflineGenerator:
         statement, else from the next strongest one (confidence >= ``write_from_at``, and not a
         short fragment unless ``fragments``) that gives such a title; None when none does."""
         draft = self._draft(story, sentences, verdicts, persona)
-        # "both parents should see the trip": a role's own need reads in one content word
-        if readable(draft, names_its_actor(sentences[story.writing].text)):
+        # "both parents should see the trip": a role's own need reads in one content word, and
+        # so does what is left out ("## Won't" / "- Timesheets.": "Leave out timesheets")
+        said = sentences[story.writing].text
+        if readable(draft, names_its_actor(said) or out_of_scope(sentences, story.writing)):
             return draft
         if story.revisions or story.superseded:
             return draft  # a revision is written from the decision it revised

@@ -176,6 +176,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     items = _labelled_items(sentences, verdicts)
     item_story: dict[int, _Story] = {}
     for k, verdict in enumerate(verdicts):
+        if _whole_item(sentences, k) and out_of_scope(sentences, k):
+            # "## Won't (this phase)" / "- Timesheets.": a scope decision, whatever the words of
+            # the item read like on their own
+            stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
+            continue
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
@@ -201,9 +206,6 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
-        if item and out_of_scope(sentences, k):  # "## Won't" / "- Business permits.": left out
-            stories.append(_Story([k], p))
-            continue
         would_seed = p >= SEED_AT or (
             p >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )

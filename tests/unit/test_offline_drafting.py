@@ -3560,3 +3560,31 @@ def test_a_consequence_said_after_a_need_and_a_container_with_where_it_is(
 def test_what_some_people_want_is_a_criterion_as_said(said: str, criterion: str) -> None:
     draft = write_story(["We need a way to get started quickly.", said])
     assert draft.acceptance_criteria == [criterion]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criteria"),
+    [
+        # a message named by what it is about is sent (was "Reorder alert when ...", an order,
+        # and "I want to reorder alert when ...")
+        (
+            "- Reorder alert when a part drops below its minimum (set per part by Rosa).",
+            "Send a reorder alert",
+            ["Reorder alert when a part drops below its minimum, set per part by Rosa."],
+        ),
+        ("Price alert when the fare drops.", "Send a price alert when the fare drops", []),
+        ("Mute notifications at night.", "Mute notifications at night", []),  # guard
+        ("A notification when it changes.", "Send a notification when it changes", []),  # guard
+        # "even with no signal" is a detail a criterion keeps (was none)
+        (
+            "We need to be able to add notes and photos to a job, even with no signal.",
+            "Add notes and photos to a job",
+            ["The product can add notes and photos to a job, even with no signal."],
+        ),
+    ],
+)
+def test_a_message_named_by_what_it_is_about_and_even_with_no_signal(
+    statement: str, title: str, criteria: list[str]
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.acceptance_criteria) == (title, criteria)

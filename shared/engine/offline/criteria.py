@@ -593,9 +593,11 @@ def _details_after(clause: str, text: str) -> str:
     return tail
 
 
-# what an action is done with or by, said after it ("..., with a photo", "..., by email")
+# what an action is done with or by, said after it ("..., with a photo", "..., by email", "...,
+# even with no signal")
 _WITH_THING = re.compile(
-    r"^(?:with|without|via|by)\s+(?:(?:a|an|the|their|its|his|her|my|our|your)\s+)?"
+    r"^(?:even\s+)?(?:with|without|via|by)\s+"
+    r"(?:(?:a|an|the|their|its|his|her|my|our|your|no|any)\s+)?"
     r"(?!(?:way|far|then|now|chance)$)[\w-]+$",
     re.IGNORECASE,
 )

@@ -32,7 +32,14 @@ from shared.engine.offline.lexicon import (
     names_a_thing,
     reads_as_capability,
 )
-from shared.engine.offline.wording import _NOUN_OPENERS, _cap, _lower_first, _trim, capital
+from shared.engine.offline.wording import (
+    _NOUN_OPENERS,
+    _article,
+    _cap,
+    _lower_first,
+    _trim,
+    capital,
+)
 from shared.text.language import clean, content_words
 from shared.text.textio import clean_restarts, drop_abandoned
 
@@ -1879,6 +1886,19 @@ _DETERMINERS = frozenset(
 _THIRD_PERSON_ONLY = frozenset("goes does has says is was".split())
 
 
+# a message named by what it is about, its first word also a verb ("Reorder alert when ...",
+# "Price alert ...", "Stock reminder ..."); not a verb acting on messages ("Send reminders ...",
+# "Mute notifications ...")
+_NAMED_MESSAGE = re.compile(
+    r"^(?!(?:send|get|receive|show|display|schedule|set|turn|switch|enable|disable|mute|snooze"
+    r"|add|remove|delete|allow|stop|start|trigger|read|dismiss|clear|hide|configure|create|write"
+    r"|edit|forward|escalate|resend|email|text|push|sms|group|batch|limit|log|queue|combine)\b)"
+    r"[a-z]+\s+(?:alert|reminder|notification|message|digest|summary)\b(?!\s+(?:the|a|an|to|them"
+    r"|him|her|us|me)\b)",
+    re.IGNORECASE,
+)
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -1911,6 +1931,16 @@ def _plain(clause: str) -> Capability:
         # which reads as no capability
         return Capability(_cap(clause), _lower_first(clause))
     words = clause.split()
+    if _NAMED_MESSAGE.match(clause) and words[0].lower() in VERBS:
+        # "Reorder alert when a part drops below its minimum": a message named by what it is
+        # about, and sent (not "Reorder alert ...", said as an order)
+        thing = " ".join(words[:2]).lower()
+        rest = " ".join(words[2:])
+        return Capability(
+            _cap(f"send {_article(thing)} {thing} {rest}".strip()),
+            f"{_article(thing)} {thing} to be sent {rest}".strip(),
+            obj=thing,
+        )
     if (
         words
         and words[0].lower() in VERBS

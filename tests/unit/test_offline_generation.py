@@ -1345,3 +1345,20 @@ def test_an_item_under_a_wont_heading_is_left_out_whatever_it_reads_like(
         "Leave out route optimisation",
         "Leave out timesheets",
     ]
+
+
+@pytest.mark.parametrize("alike", [(0, 1), ()])
+def test_a_doubt_about_what_was_just_said_is_no_need(
+    generator: OfflineGenerator, monkeypatch, alike: tuple[int, ...]
+) -> None:
+    """'I'm not sure about that, some people want to hide their savings from themselves.': an
+    objection to the need before it. Its "want" made it a need said plainly, so it started a
+    story ("Hide their savings from themselves"); it is quoted with the need it doubts when it
+    reads like it, and is no story either way."""
+    lines = [
+        "Dan: The balance on the home screen should include the pots .",
+        "Mia: I'm not sure about that , some people want to hide their savings from themselves .",
+    ]
+    stories = _all_confident(generator, monkeypatch, lines, alike=alike)
+    assert [s.title for s in stories] == ["Include the pots in the balance on the home screen"]
+    assert (len(stories[0].source_quotes) == 2) is bool(alike)

@@ -224,7 +224,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
             target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
-        elif p >= ORPHAN_SEED_AT and not describes_now(sentences[k].text):
+        elif p >= ORPHAN_SEED_AT and not (
+            describes_now(sentences[k].text) or _DOUBTS_THAT.match(clean(sentences[k].text))
+        ):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
@@ -336,13 +338,23 @@ def describes_now(text: str) -> bool:
     return bool(_AS_IS.search(clean(text))) and not states_a_need(text)
 
 
+# a doubt about what was just said ("I'm not sure about that, some people want to hide their
+# savings"): an objection to that need, quoted with it, not a need of its own
+_DOUBTS_THAT = re.compile(
+    r"^(?:(?:but|and|so|well|hmm|um|uh|yeah|no)[\s,]+)*(?:i'?m|i am)?\s*not\s+(?:so\s+|too\s+)?"
+    r"sure\s+(?:about\s+)?(?:that|this|it)\b|^(?:(?:but|and|so|well|hmm)[\s,]+)*i\s+don'?t\s+"
+    r"know\s+about\s+(?:that|this)\b",
+    re.IGNORECASE,
+)
+
+
 def _seeds(text: str, p: float) -> bool:
     """Whether a requirement sentence starts a need of its own: a confident one (p >=
     ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
     without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
     (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need; one
     that says how things are now (``describes_now``) never: it joins the need it is said with."""
-    if describes_now(text):
+    if describes_now(text) or _DOUBTS_THAT.match(clean(text)):
         return False
     if _fragment(text):
         return p >= FRAGMENT_SEED_AT

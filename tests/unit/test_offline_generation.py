@@ -584,15 +584,35 @@ def _all_confident(
     are alike in meaning, but the statements at ``alike``."""
     import numpy as np
 
+    def vectors(n: int) -> np.ndarray:
+        out = np.eye(n, 16)
+        for k in alike[1:]:
+            out[k] = out[alike[0]]
+        return out
+
+    return _classified(generator, monkeypatch, lines, {}, vectors)
+
+
+def _classified(
+    generator: OfflineGenerator,
+    monkeypatch,
+    lines: list[str],
+    p: dict[str, float],
+    vectors=None,
+) -> list:
+    """The stories of a segment of ``lines`` when the classifier gives each statement the
+    confidence ``p`` names for its text (0.95 else; below 0.5 it reads as talk) and the vectors
+    ``vectors(n)`` makes (by default no two statements alike in meaning)."""
+    import numpy as np
+
     import shared.engine.offline.generation as generation
     from shared.analysis.capture import Verdict
 
     def classify(sentences, embedder):
-        confident = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
-        vectors = np.eye(len(sentences), 16)
-        for k in alike[1:]:
-            vectors[k] = vectors[alike[0]]
-        return [confident] * len(sentences), vectors
+        said = [p.get(s.text, 0.95) for s in sentences]
+        verdicts = [Verdict("F" if x >= 0.5 else "NULL", x, 0.1) for x in said]
+        n = len(sentences)
+        return verdicts, vectors(n) if vectors else np.eye(n, 16)
 
     monkeypatch.setattr(generation, "classify", classify)
     text = normalize("\n".join(lines) + "\n")
@@ -1242,23 +1262,15 @@ def test_agreement_alone_starts_no_story(generator: OfflineGenerator, monkeypatc
     elaborates it) was written as that story, whose main quote was 'Agreed.'."""
     import numpy as np
 
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     lines = [
         "Dan: When they pay by card , we round up to the nearest pound .",
         "Priya: Agreed .",
         "Priya: And they can pause round-ups any time .",
     ]
     p = {"Agreed .": 0.78, "And they can pause round-ups any time .": 0.77}
-
-    def classify(sentences, embedder):
-        verdicts = [Verdict("F", p.get(s.text, 0.95), 0.1) for s in sentences]
-        return verdicts, np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-
-    monkeypatch.setattr(generation, "classify", classify)
-    text = normalize("\n".join(lines) + "\n")
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _classified(
+        generator, monkeypatch, lines, p, lambda n: np.array([[1.0, 0], [0, 1.0], [0, 1.0]])
+    )
     assert [s.source_quotes[0] for s in stories] == [
         "When they pay by card , we round up to the nearest pound ."
     ]  # the follow-up and the agreement are quoted by the need they follow
@@ -1293,21 +1305,8 @@ def test_what_is_never_a_story_takes_no_place_under_the_cap(
         *needs,
     ]
     assert generator.cfg.generation.max_stories_per_segment == len(needs)
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
-    def classify(sentences, embedder):  # every item a confident need, the headings talk
-        verdicts = [
-            Verdict("NULL", 0.02, 0.1) if s.line_kind == "heading" else Verdict("F", 0.95, 0.1)
-            for s in sentences
-        ]
-        return verdicts, np.eye(len(sentences), 16)
-
-    monkeypatch.setattr(generation, "classify", classify)
-    text = normalize("\n".join(lines) + "\n")
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    # every item a confident need, the headings talk
+    stories = _classified(generator, monkeypatch, lines, {"Actions": 0.02, "Jobs": 0.02})
     assert [s.source_quotes[0] for s in stories] == [n[2:] for n in needs]
 
 
@@ -1316,11 +1315,6 @@ def test_an_item_under_a_wont_heading_is_left_out_whatever_it_reads_like(
 ) -> None:
     """'## Won't (this phase)' / '- Timesheets.': the classifier reads one word as talk, so the
     item was no story (and "Leave out timesheets" names one thing, which read as too little)."""
-    import numpy as np
-
-    import shared.engine.offline.generation as generation
-    from shared.analysis.capture import Verdict
-
     lines = [
         "## Jobs",
         "- Engineers see today's jobs on their phone.",
@@ -1329,17 +1323,7 @@ def test_an_item_under_a_wont_heading_is_left_out_whatever_it_reads_like(
         "- Timesheets.",
     ]
     p = {"Jobs": 0.02, "Won't (this phase)": 0.02, "Timesheets.": 0.22}
-
-    def classify(sentences, embedder):
-        verdicts = [
-            Verdict("NULL" if p.get(s.text, 0.95) < 0.5 else "F", p.get(s.text, 0.95), 0.1)
-            for s in sentences
-        ]
-        return verdicts, np.eye(len(sentences), 16)
-
-    monkeypatch.setattr(generation, "classify", classify)
-    text = normalize("\n".join(lines) + "\n")
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _classified(generator, monkeypatch, lines, p)
     assert [s.title for s in stories] == [
         "See today's jobs on their phone",
         "Leave out route optimisation",

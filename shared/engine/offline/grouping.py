@@ -224,9 +224,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
             target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
-        elif p >= ORPHAN_SEED_AT and not (
-            describes_now(sentences[k].text) or _DOUBTS_THAT.match(clean(sentences[k].text))
-        ):
+        elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
@@ -348,13 +346,19 @@ _DOUBTS_THAT = re.compile(
 )
 
 
+def _said_of_a_need(text: str) -> bool:
+    """Whether a sentence is said of a need rather than stating one: how things are now
+    (``describes_now``), or a doubt about what was just said (``_DOUBTS_THAT``)."""
+    return describes_now(text) or bool(_DOUBTS_THAT.match(clean(text)))
+
+
 def _seeds(text: str, p: float) -> bool:
     """Whether a requirement sentence starts a need of its own: a confident one (p >=
     ``SEED_AT``), or one that states a need plainly (p >= ``CUE_SEED_AT``); a short fragment
     without a need cue ("Special colour ,", "And with a normal mouse .") only when very confident
     (p >= ``FRAGMENT_SEED_AT``): said in a discussion, it is more often talk than a need; one
-    that says how things are now (``describes_now``) never: it joins the need it is said with."""
-    if describes_now(text) or _DOUBTS_THAT.match(clean(text)):
+    said of a need (``_said_of_a_need``) never: it joins the need it is said with."""
+    if _said_of_a_need(text):
         return False
     if _fragment(text):
         return p >= FRAGMENT_SEED_AT

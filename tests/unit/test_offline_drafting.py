@@ -3588,3 +3588,114 @@ def test_a_message_named_by_what_it_is_about_and_even_with_no_signal(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.acceptance_criteria) == (title, criteria)
+
+
+@pytest.mark.parametrize(
+    ("elaboration", "criterion"),
+    [
+        # the reason for an imperative is no need of its own, and no part of the check
+        (
+            "Yeah, and honestly just make that date a setting, because they'll move it again.",
+            "Make that date a setting.",
+        ),
+        ("Make that date a setting, because they'll move it again.", "Make that date a setting."),
+    ],
+)
+def test_the_reason_given_for_an_imperative_is_no_criterion(
+    elaboration: str, criterion: str
+) -> None:
+    draft = write_story(
+        ["So the export has to include everything approved by the eighteenth.", elaboration]
+    )
+    assert draft.acceptance_criteria == [criterion]
+
+
+def test_the_cause_of_what_is_not_wanted_stays_in_the_criterion() -> None:
+    draft = write_story(
+        [
+            "The photo has to be kept on the phone until it uploads.",
+            "I don't want to lose a photo because the upload failed in a tunnel.",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "I don't want to lose a photo because the upload failed in a tunnel."
+    ]
+
+
+def test_a_condition_of_a_later_clause_stays_out_of_the_title() -> None:
+    draft = write_story(
+        [
+            "For a wheelchair user it's no good finding out at the door, it has to be right,"
+            " and it has to change when the lift breaks."
+        ]
+    )
+    assert "lift" not in draft.title, draft.title
+    assert any("when the lift breaks" in c for c in draft.acceptance_criteria), draft
+    # the condition said with the need itself still goes into its title
+    assert write_story(["You should be able to mute it if you hold the wheel down."]).title == (
+        "Mute it if you hold the wheel down"
+    )
+
+
+@pytest.mark.parametrize(
+    ("statement", "description"),
+    [
+        (
+            "Contractors should upload a photo when they close the job.",
+            "As a contractor, I want to upload a photo when I close the job.",
+        ),
+        (
+            "Drivers should see the route once they're logged in.",
+            "As a driver, I want to see the route once I'm logged in.",
+        ),
+        # "they" may be the claims: said as it was
+        (
+            "Managers need to approve claims before they go to payroll.",
+            "As a manager, I want to approve claims before they go to payroll.",
+        ),
+    ],
+)
+def test_the_persona_acting_later_is_i_in_the_description(statement: str, description: str) -> None:
+    assert write_story([statement]).description == description
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        (
+            "Closing the job should send the tenant a text.",
+            "Send the tenant a text when closing the job",
+            "As a user, I want closing the job to send the tenant a text.",
+        ),
+        (
+            "Booking a room should block the slot for everyone.",
+            "Block the slot for everyone when booking a room",
+            "As a user, I want booking a room to block the slot for everyone.",
+        ),
+        # too long with what starts it: the action alone, the statement in the criterion
+        (
+            "Logging a part against the job should take it off the van stock.",
+            "Take it off the van stock",
+            "As a user, I want logging a part against the job to take it off the van stock.",
+        ),
+    ],
+)
+def test_an_action_that_sets_off_another_is_when_it_happens(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The app should send a reorder alert when they reach it.",
+        "When they reach it, the app should send a reorder alert.",
+    ],
+)
+def test_a_condition_keeps_the_object_of_its_verb(said: str) -> None:
+    draft = write_story(["The stock level should be shown on the van screen.", said])
+    assert draft.acceptance_criteria == [
+        "Given a user, when they reach it, then the app sends a reorder alert."
+    ]

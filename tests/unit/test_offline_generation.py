@@ -1160,7 +1160,7 @@ def test_a_figure_corrected_with_a_reason_and_a_slot_that_goes_back(
     ]
     deposit = stories[1]
     assert deposit.description == (
-        "As a patient, I want to pay a twenty-five pound deposit when they book online."
+        "As a patient, I want to pay a twenty-five pound deposit when I book online."
     )
     assert deposit.superseded_quotes == [
         "New patients pay a twenty pound deposit when they book online, it comes off the bill."
@@ -1218,7 +1218,7 @@ def test_how_things_are_now_is_evidence_of_a_need_not_one(
         # from the next one (it had been left out: the main statement gave none)
         (
             "Marcus: Yes , from a list , not typed in , because people make codes up .",
-            "From a list, not typed in, because people make codes up.",
+            "From a list, not typed in.",
         ),
         ("Ben: I think uh it should be more like , you know .", None),  # talk stays talk
     ],

@@ -121,6 +121,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             split = None  # "a knowledge base they can search before they raise a ticket": a thing
         if split:
             when, main_clause = split
+            # the clause read lost the verb's object at its end ("when they reach it")
+            with_object = re.search(rf"\b{re.escape(when)}\s+(?:it|them|this|these|those)\b", text)
+            if with_object:
+                when = _trim(with_object.group(0), keep_object=True)
             main_req = _parse(main_clause)
             # "..., so I don't have to chase people": a benefit, not the condition's result
             purpose = _purpose_first(main_clause, main_req)
@@ -406,7 +410,7 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
     if cond and _OFFSET.search(text[: cond.start("cond")]):
         return None  # "cancel up to two hours before the appointment": when, not a condition
     if cond:
-        when, main = _trim(cond.group("cond")), cond.group("main").strip(" ,;:.!?")
+        when, main = _trim(cond.group("cond"), True), cond.group("main").strip(" ,;:.!?")
     else:
         lead = _CONDITION_WORD.match(text)
         modal = lead and (_MODAL.search(text, lead.end()) or _WEAK_MODAL.search(text, lead.end()))
@@ -415,7 +419,8 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
             tail = _behaviour_at(text, lead.end())
         if not (lead and tail) or tail.start() <= lead.end():
             return None
-        when, main = _trim(text[lead.end() : tail.start()]), text[tail.start() :].strip(" ,;:.!?")
+        when = _trim(text[lead.end() : tail.start()], True)
+        main = text[tail.start() :].strip(" ,;:.!?")
         then = re.search(r"\s+then\s+", when)
         if then:  # "if we are targeting young people then it's something we have to consider"
             when, main = (
@@ -443,6 +448,10 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         whole = (text or req.clause).strip(" ,;:.!?") if req.kind else _trim(text or req.clause)
         if not req.kind and _talk(text or req.clause):
             return ""
+        if not req.kind and not _NOT_WANTED.match(whole):
+            # "make that date a setting, because they'll move it": why is no check; what one
+            # does not want to happen says its cause ("lose a photo because the upload failed")
+            whole = _REASON_GIVEN.split(whole, maxsplit=1)[0].strip(" ,;:")
         return capital(whole) if len(whole.split()) >= 3 else ""
     if req.kind == "vp" and not req.subject and _talk(text or req.clause):
         return ""  # "let's park SSO for the next quarter": the meeting's plan, no check
@@ -452,6 +461,9 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         whole = _trim(text or req.clause)
         return capital(whole) if len(whole.split()) >= 3 else ""
     return _present(req, cap, persona, _details_after(req.clause, text))
+
+
+_NOT_WANTED = re.compile(r"^(?:i|we)\s+(?:don't|do not|never)\s+want\b", re.IGNORECASE)
 
 
 # some of the people a need is for, not all of them

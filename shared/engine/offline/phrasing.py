@@ -46,6 +46,7 @@ from shared.engine.offline.lexicon import (
     vague_quality,
 )
 from shared.engine.offline.statement import (
+    _CLAUSE_BREAK,
     _CONDITION,
     _CONDITION_FIRST,
     _HEDGES,
@@ -206,6 +207,8 @@ def write_story(
         means = f"to {own.group('rest')}"
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
         means = _THEIR.sub("my", means)
+        if persona != default_persona:
+            means = _they_as_i(means)
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
     if benefit:
         description += f", so that {benefit}"
@@ -275,6 +278,33 @@ _THING_LABEL = re.compile(
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
     r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}):\s+(?P<rest>\S.*)$"
 )
+
+
+# "when they close the job": the persona's own time, when nothing before it is many things
+_THEY_WHEN = re.compile(
+    r"^(?P<act>to .+?)\s(?P<when>when|whenever|before|after|once|until|as soon as|if)\s+"
+    r"they(?P<verb>'re|'ve|\s+are|\s+were|\s+have|\s+\w+)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = {"'re": "'m", "'ve": "'ve", " are": " am", " were": " was"}
+
+
+def _they_as_i(means: str) -> str:
+    """ "to upload a photo when they close the job", said of contractors by a contractor's story:
+    "to upload a photo when I close the job"; unchanged when what comes before names things
+    "they" may be ("to approve claims before they go to payroll")."""
+    m = _THEY_WHEN.match(means)
+    if not m or any(_plural_word(w) for w in m.group("act").split()[2:]):
+        return means
+    verb = m.group("verb")
+    verb = _FIRST_PERSON.get(verb.lower(), verb)
+    return f"{m.group('act')} {m.group('when')} I{verb}{m.group('rest')}"
+
+
+def _plural_word(word: str) -> bool:
+    """A word that reads as a plural noun ("claims", "jobs"), not "bus" or "glass"."""
+    w = word.lower().strip(".,;:")
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "'s"))
 
 
 def _one_action(phrase: str) -> str:
@@ -427,6 +457,13 @@ def _with_condition(phrase: str, text: str) -> str:
     if len(phrase.split()) >= 4:
         return phrase
     when = _condition_of(text)
+    said = _CONDITION.match(text)
+    if said and not _CONDITION_FIRST.match(text):
+        # "it has to be right, and it has to change when the lift breaks": the condition of
+        # the last clause before it, not of the one the title says
+        last = [c for c in _CLAUSE_BREAK.split(said.group("main")) if c.strip()][-1:]
+        if last and not set(content_words(phrase)) & set(content_words(last[0])):
+            return phrase
     words = len(when.split())
     if words < 2 or len(phrase.split()) + 1 + words > MAX_TITLE_WORDS:
         return phrase

@@ -516,6 +516,18 @@ def _complains(before: str, neg: str) -> bool:
     return not (rule and last.lower() not in ("user", "users", "customer", "customers"))
 
 
+_REASON_OPENS = re.compile(r"(?:because|'cause|cause|since)\b", re.IGNORECASE)
+
+
+def _reason_for_imperative(clauses: list[str], k: int) -> bool:
+    """Whether clause ``k`` gives the reason ("because ...") for the imperative said in the
+    clause before it ("make that date a setting")."""
+    if not k or not _REASON_OPENS.match(clauses[k].strip()):
+        return False
+    before = _LEAD.sub("", clauses[k - 1].strip()).split()
+    return bool(before) and is_base_verb(before[0].lower())
+
+
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
@@ -537,6 +549,9 @@ def _parse(text: str) -> _Requirement:
         ]  # "..., so the remote can be used in the dark" is the reason, not the need; "I can't
         # see what my team spent", "our patients won't download an app": a complaint or a
         # forecast, no rule that they cannot
+    # "just make that date a setting, because they'll move it again": the reason for an
+    # imperative is no need of its own
+    found = [(k, m) for k, m in found if not _reason_for_imperative(clauses, k)]
     for k, m in found:
         clause = clauses[k]
         rest = _trim(clause[m.end() :])
@@ -1430,6 +1445,14 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         return _prohibition(negated.group("vp"), subject, user)
     if user:
         return Capability(_verb_phrase(rest), f"to {rest}", subject=subject)
+    acting = subject.split()[0] if subject.split() else ""
+    if acting.lower().endswith("ing") and _base_of_gerund(acting) != acting and len(words) > 1:
+        # "closing the job should send the tenant a text": what the product does when it is done
+        doing = _lower_first(subject)
+        title = f"{_verb_phrase(rest)} when {doing}"
+        if len(title.split()) > MAX_TITLE_WORDS:
+            title = _verb_phrase(rest)
+        return Capability(title, f"{doing} to {rest}", subject=subject)
     # what it is wanted of: a thing the statement names ("the queue has to work on a phone": the
     # queue to work on a phone), else the product
     head = re.split(r"\s+(?:that|which|who)\s+", subject)[0]  # "tickets that nobody has ..."

@@ -18,6 +18,7 @@ _DANGLING = re.compile(
     r"|\s+to\s+(?:do|be|have|get|go|make)$",
     re.IGNORECASE,
 )
+_OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 _PARTICLE = re.compile(
     r"\b(?P<verb>[a-z]+)\s+(?:(?:it|them|that|this|these|those|everything)\s+)?"
     r"(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
@@ -58,12 +59,16 @@ _BEFORE_INFINITIVE = frozenset(
 )
 
 
-def _trim(text: str) -> str:
+def _trim(text: str, keep_object: bool = False) -> str:
     """Collapsed whitespace, no surrounding punctuation and no dangling function words (a verb's
     particle stays: "log in", "switch off"; so does a clause's preposition: "a link they
-    subscribe to")."""
+    subscribe to"); with ``keep_object``, a verb's object pronoun too ("when they reach it":
+    a condition, not a title that must name its thing)."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
     if ends_with_verb_particle(text) or ends_with_stranded_preposition(text):
+        return text
+    said = _OBJECT_LAST.search(text) if keep_object else None
+    if said and base_form(said.group("verb").lower()) in VERBS:
         return text
     return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
 

@@ -3699,3 +3699,28 @@ def test_a_condition_keeps_the_object_of_its_verb(said: str) -> None:
     assert draft.acceptance_criteria == [
         "Given a user, when they reach it, then the app sends a reorder alert."
     ]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        ("Photos shouldn't be moderated.", "Do not moderate photos"),
+        ("Names must be redacted in the export.", "Redact names in the export"),
+        ("We don't moderate photos.", "Do not moderate photos"),
+        ("We won't send reminders by post.", "Do not send reminders by post"),
+        (
+            "Claims over five hundred should go to the finance director.",
+            "Send claims over five hundred to the finance director",
+        ),
+        (
+            "Anything marked urgent should reach the on-call contractor.",
+            "Send anything marked urgent to the on-call contractor",
+        ),
+        # the product itself goes where it is told: no sending
+        ("The app should go to the home screen.", "Go to the home screen"),
+    ],
+)
+def test_passive_prohibitions_decisions_not_to_and_where_a_thing_goes(
+    statement: str, title: str
+) -> None:
+    assert write_story([statement]).title == title

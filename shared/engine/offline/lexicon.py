@@ -13,7 +13,7 @@ VERBS = frozenset(
     """abandon abolish absorb accelerate accept access accommodate accompany accomplish account
     accumulate accuse achieve acknowledge acquire act activate adapt add address adhere adjust
     administer admit adopt advance advertise advise advocate affect afford agree aid aim alert
-    align allocate allow alter amend amplify analyse analyze anchor animate annotate announce
+    align allocate allow alter amend amplify analyse analyze anchor animate annotate anonymise anonymize announce
     answer anticipate appeal appear append apply appoint appreciate approach appropriate approve
     archive argue arise arm arrange arrive ask assemble assert assess assign assist associate assume
     assure attach attack attempt attend attract audit augment authenticate authorise authorize
@@ -53,12 +53,12 @@ VERBS = frozenset(
     impose impress improve include incorporate increase index indicate induce infer influence
     inform initiate inject innovate input insert insist inspect inspire install instruct insure
     integrate intend interact intercept interest interfere interpret interrupt interview introduce
-    invent invest investigate invite invoice involve iron isolate issue iterate join jump justify
+    invent invest investigate invite  invoice involve iron isolate issue iterate join jump justify
     keep kick kill knock know label land last laugh launch lay lead lean learn lease leave lend
     let level license lie lift light like limit link list listen live load loan localise localize
     locate lock log look lose love lower maintain make manage manufacture map march mark marry
     master match matter mean measure meet mention merge migrate mine minimise minimize mirror mix
-    mobilise mobilize model modify monitor motivate mount move multiply mute name navigate
+    mobilise moderate mobilize model modify monitor motivate mount move multiply mute name navigate
     negotiate nest nominate note notice notify nudge nurse obey object observe obtain occupy occur
     offer omit open operate optimise optimize order organise organize originate outline output
     overlay override oversee owe own pack page paint pair park participate partition pass patch
@@ -70,7 +70,7 @@ VERBS = frozenset(
     propose prosecute protect prove provide publish pull pump punch punish purchase pursue push put
     qualify quantify query question queue quit quote race rain raise rank rate reach react read
     realise realize rearrange reason rebuild recall receive recharge recite reclaim recognise
-    recognize recommend reconcile record recover recruit recycle redirect reduce refer refine
+    recognize recommend reconcile record recover recruit recycle redact redirect reduce refer refine
     reflect reform refresh refund refuse regard register regulate reinforce reject relate relax
     relay release reload rely remain remember remind remove rename render renew rent reopen
     reorder reorganise reorganize repair repeat replace replicate reply report represent reproduce
@@ -148,6 +148,9 @@ _IRREGULAR = {
     "laid": "lay",
     "stuck": "stick",
     "frozen": "freeze",
+    "lost": "lose",
+    "forgotten": "forget",
+    "overridden": "override",
 }
 PRESENT_OF = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 

@@ -210,7 +210,7 @@ _LEAVE_OUT = re.compile(
 _NOT_VP = re.compile(r"^(?:not|never)\s+(?P<vp>.+)$", re.IGNORECASE)
 # an instruction not to do something, said of the product: "Don't interfere with other devices"
 _IMPERATIVE_NOT = re.compile(
-    r"^(?:don't|do not|never)\s+(?P<vp>[a-z]+\b.*?)(?:\s+(?:'cause|cause|because|since)\b.*)?$",
+    r"^(?:(?:we|we'll|we will)\s+)?(?:don't|do not|never|won't|will not)\s+(?P<vp>[a-z]+\b.*?)(?:\s+(?:'cause|cause|because|since)\b.*)?$",
     re.IGNORECASE,
 )
 _LETS_NOT = re.compile(
@@ -1453,6 +1453,9 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         if len(title.split()) > MAX_TITLE_WORDS:
             title = _verb_phrase(rest)
         return Capability(title, f"{doing} to {rest}", subject=subject)
+    routed = _routed(subject, words)
+    if routed:
+        return routed
     # what it is wanted of: a thing the statement names ("the queue has to work on a phone": the
     # queue to work on a phone), else the product
     head = re.split(r"\s+(?:that|which|who)\s+", subject)[0]  # "tickets that nobody has ..."
@@ -1467,6 +1470,32 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
             f"Make {_lower_first(thing)} {rest}", f"{doer} to {rest}", subject=subject
         )
     return Capability(_verb_phrase(rest), f"{doer} to {rest}", subject=subject)
+
+
+def _routed(subject: str, words: list[str]) -> Capability | None:
+    """'claims over five hundred should go to the finance director' -> 'Send claims over five
+    hundred to the finance director' (where a thing goes is where the product sends it; not the
+    product itself: 'the app should go to the home screen'); None for anything else."""
+    first = words[0].lower() if words else ""
+    if first == "go" and len(words) > 2 and words[1].lower() == "to":
+        where = " ".join(words[2:])
+    elif first == "reach" and len(words) > 1:
+        where = " ".join(words[1:])
+    else:
+        return None
+    thing = subject.strip()
+    if (
+        not thing
+        or _PRODUCT_PRONOUN.match(thing)
+        or _PRODUCT_SUBJECT.match(thing)
+        or _is_user(thing)
+        or not names_a_thing(thing.lower().split())
+    ):
+        return None
+    title = f"Send {_lower_first(thing)} to {where}"
+    if len(title.split()) > MAX_TITLE_WORDS:
+        return None
+    return Capability(title, f"{_lower_first(thing)} to {' '.join(words)}", subject=subject)
 
 
 # words in -ly that are no adverb of manner

@@ -181,7 +181,9 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     for m in _QUANTITY.finditer(clean(text)):
         num = m.group("num").strip().lower()
         value = _parse_number(num)
-        if value is None or (not m.group("cur") and not re.search(r"\d", num) and value == 1):
+        if value is None or (
+            not m.group("cur") and not re.search(r"\d", num) and value == 1 and not _one_unit(m)
+        ):
             continue  # "one" on its own is a pronoun far more often than a number
         unit = (m.group("unit") or "").lower()
         if m.group("cur"):
@@ -205,13 +207,21 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(out)
 
 
+def _one_unit(m: re.Match[str]) -> bool:
+    """ "one" said of a unit ("let's say one week", "within one hour"): a figure; not "one day
+    we might ..." at the start, which is no duration."""
+    unit = (m.group("unit") or "").lower()
+    said = m.group("num").strip(" -").lower() == "one" and unit in _UNITS
+    return said and not (unit == "day" and m.start() == 0)
+
+
 def number_tokens(text: str) -> list[str]:
     """The numbers of a text as written ("twenty", "48", "twelve point five"), in order; a lone
     "one" is skipped (a pronoun more often than a number)."""
     out = []
     for m in _QUANTITY.finditer(clean(text)):
         num = m.group("num").strip(" -")
-        if _parse_number(num) is None or num.lower() == "one":
+        if _parse_number(num) is None or (num.lower() == "one" and not _one_unit(m)):
             continue
         out.append(num)
     return out

@@ -42,6 +42,12 @@ _DROP_CUE = re.compile(
     re.IGNORECASE,
 )
 SHORT_REVISION_WORDS = 10
+# words that set a figure anew ("let's say one week", "make it twenty", "actually six")
+_SETS_FIGURE = re.compile(
+    r"\b(?:make (?:it|that)|let'?s (?:say|make it|go for|go with)|change (?:it|that) to|actually"
+    r"|instead|rather)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -58,9 +64,11 @@ class Revision:
 def revision(earlier: str, later: str) -> Revision | None:
     """How ``later`` revises ``earlier``, or None when it does not."""
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
-    if numbers:
-        return Revision("number", numbers[0], _changed_numbers(earlier, later))
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
+    if numbers:
+        # "let's say one week": a short revision of the figure, which does not say the need again
+        bare = short and bool(_SETS_FIGURE.search(clean(later))) and _only_figure(later)
+        return Revision("number", numbers[0], _changed_numbers(earlier, later), not bare)
     if short and _REVISION_CUE.search(clean(later)):
         count = _changed_count(earlier, later)
         if count is not None:
@@ -81,6 +89,13 @@ def revision(earlier: str, later: str) -> Revision | None:
         if cues:
             return Revision("negation", cues[0])
     return None
+
+
+def _only_figure(later: str) -> bool:
+    """Whether the later statement names nothing but its figures ("let's say one week"), not
+    the need it revises ("let's make it twenty users per survey")."""
+    figures = {w for q in quantities(later) for w in content_words(q.text)}
+    return len([w for w in content_words(later) if w not in figures and is_topical(w)]) == 0
 
 
 # how many times something may happen, said as a count ("up to three times") or as a word
@@ -129,5 +144,14 @@ def revise_text(text: str, found: Revision) -> str:
     """``text`` with each revised figure written in (the first occurrence of each old one)."""
     for old, new in found.changes:
         pattern = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])", re.IGNORECASE)
+        if new.lower() in ("one", "1"):  # "two weeks" -> "one week", not "one weeks"
+            pattern = re.compile(
+                rf"(?<![\w.]){re.escape(old)}(?![\w])(?:\s+(?P<unit>\w+?)s\b)?", re.IGNORECASE
+            )
+            found_one = pattern.search(text)
+            if found_one:
+                unit = f" {found_one.group('unit')}" if found_one.group("unit") else ""
+                text = f"{text[: found_one.start()]}{new}{unit}{text[found_one.end() :]}"
+            continue
         text = pattern.sub(new, text, count=1)
     return text

@@ -3724,3 +3724,43 @@ def test_passive_prohibitions_decisions_not_to_and_where_a_thing_goes(
     statement: str, title: str
 ) -> None:
     assert write_story([statement]).title == title
+
+
+def test_one_of_a_unit_is_a_figure_a_short_revision_can_set() -> None:
+    earlier = (
+        "If someone misses three classes in a month, they shouldn't be able to book for two weeks."
+    )
+    found = revision(earlier, "Let's say one week.")
+    assert found is not None and not found.restated  # the figure alone, not the need again
+    assert revise_text(earlier, found).endswith("book for one week.")
+    assert revision(earlier, "One day we might add a waiting list.") is None  # no duration
+
+
+@pytest.mark.parametrize(
+    ("said", "judges"),
+    [
+        ("Hmm, two weeks is harsh.", True),
+        ("Ten is plenty.", True),
+        ("Two buttons is too many though.", True),
+        ("The price is fine.", False),  # no figure
+        ("Seven is fine, but premium members should get more.", False),  # and a need
+        ("Twenty users per survey is the limit.", False),  # the figure stated as the rule
+    ],
+)
+def test_a_judgement_of_a_figure_is_no_need(said: str, judges: bool) -> None:
+    from shared.engine.offline.statement import judges_a_figure
+
+    assert judges_a_figure(said) is judges
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Yes, and as the manager I want to know how many no-shows we get every month.",
+        "From the manager side, I need to know how many no-shows we get every month.",
+    ],
+)
+def test_a_criterion_said_from_another_role_is_that_role_s(said: str) -> None:
+    draft = write_story(["So reception needs a way to mark a no-show.", said])
+    assert draft.description.startswith("As a receptionist,"), draft
+    assert draft.acceptance_criteria == ["The manager knows how many no-shows we get every month."]

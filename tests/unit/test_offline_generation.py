@@ -1346,3 +1346,38 @@ def test_a_doubt_about_what_was_just_said_is_no_need(
     stories = _all_confident(generator, monkeypatch, lines, alike=alike)
     assert [s.title for s in stories] == ["Include the pots in the balance on the home screen"]
     assert (len(stories[0].source_quotes) == 2) is bool(alike)
+
+
+def test_a_figure_judged_then_revised_in_a_word(generator: OfflineGenerator, monkeypatch) -> None:
+    """'two weeks is harsh' judges the figure just said and starts no story; 'let's say one
+    week' revises it: one story that carries 'one week', the first statement superseded."""
+    lines = [
+        "Rob: If someone misses three classes in a month , they shouldn't be able to book for"
+        " two weeks .",
+        "Priya: Hmm , two weeks is harsh .",
+        "Priya: Let's say one week .",
+        "Hana: And cancellations ?",
+        "Rob: Members can cancel up to two hours before the class .",
+    ]
+    p = {"Hmm , two weeks is harsh .": 0.9, "Let's say one week .": 0.3}
+    stories = _classified(generator, monkeypatch, lines, p)
+    (banned,) = [s for s in stories if any("book for" in q for q in s.superseded_quotes)]
+    assert "one week" in banned.acceptance_criteria[0], banned
+    assert "two weeks" not in " ".join(banned.acceptance_criteria), banned
+    assert list(banned.superseded_quotes) == [
+        "If someone misses three classes in a month , they shouldn't be able to book for"
+        " two weeks ."
+    ]
+    assert not any(s.title.lower().endswith("harsh") for s in stories), [s.title for s in stories]
+
+
+def test_the_persona_the_main_statement_names_comes_first(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    lines = [
+        "Hana: So members should be able to book classes online .",
+        "Rob: Yes , and on their phone , most of them are on the app already for the gym card .",
+        "Priya: From the instructor side , I need to see who's booked , on the tablet .",
+    ]
+    (story, *_) = _all_confident(generator, monkeypatch, lines, alike=(0, 1, 2))
+    assert story.description.startswith("As a member, I want to book classes online"), story

@@ -27,6 +27,7 @@ from shared.engine.offline.lexicon import (
     is_base_verb,
     is_verb,
     names_a_thing,
+    singular_persona,
     third_person,
 )
 from shared.engine.offline.statement import (
@@ -54,6 +55,7 @@ from shared.engine.offline.statement import (
     _trim_clause,
     is_finding,
     is_people_description,
+    judges_a_figure,
     says_nobody,
     thing_acted_on,
     unframed,
@@ -103,8 +105,12 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     does not; every figure in them is one a statement says."""
     out: list[str] = []
     figures: set[str] = set()
+    story_persona = persona
     for k, spoken in enumerate(texts):
         text = unframed(spoken)  # "it's important that ...": what is important
+        # "as the manager I want to know ...": the statement's own "I", not the story's persona
+        own = _SPEAKS_AS.search(spoken)
+        persona = singular_persona(own.group(1) or own.group(2)) if own else story_persona
         req = _parse(text)
         if says_nobody(req):  # "nobody has to log in ...": in the statement's own words
             whole = _trim(text)
@@ -165,6 +171,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
+    persona = story_persona
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     for text in texts:
         for item in [*_enumeration(text), *_clause_items(text, cap, persona)]:
@@ -179,6 +186,11 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     return kept[:MAX_CRITERIA]
 
 
+_SPEAKS_AS = re.compile(
+    rf"\b(?:as (?:an?|the) ({PERSONA_FORMS}),?\s+(?:i|we)\b|(?:from|on) (?:the|our) "
+    rf"({PERSONA_FORMS})['\u2019]? (?:side|point of view|perspective|end)\b)",
+    re.IGNORECASE,
+)
 _REASON = re.compile(
     r"^(?:because|'cause|cause|since|as|whereas|although|though|so that|in order to|otherwise"
     r"|when|whenever|if|unless|once|after|before|until|while|which|who|that|where)\b",
@@ -533,6 +545,8 @@ def _talk(text: str) -> bool:
     if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
     if is_people_description(bare) or is_finding(bare):  # "people find teletext relevant"
+        return True
+    if judges_a_figure(bare):  # "two weeks is harsh": said of the figure, nothing to check
         return True
     return _remark(bare)
 

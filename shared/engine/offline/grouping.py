@@ -43,7 +43,7 @@ from shared.engine.offline.lexicon import (
     is_verb,
     singular_persona,
 )
-from shared.engine.offline.statement import body, unframed
+from shared.engine.offline.statement import body, judges_a_figure, unframed
 from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
 
@@ -348,8 +348,9 @@ _DOUBTS_THAT = re.compile(
 
 def _said_of_a_need(text: str) -> bool:
     """Whether a sentence is said of a need rather than stating one: how things are now
-    (``describes_now``), or a doubt about what was just said (``_DOUBTS_THAT``)."""
-    return describes_now(text) or bool(_DOUBTS_THAT.match(clean(text)))
+    (``describes_now``), a doubt about what was just said (``_DOUBTS_THAT``), or a judgement
+    of its figure (``statement.judges_a_figure``)."""
+    return describes_now(text) or bool(_DOUBTS_THAT.match(clean(text))) or judges_a_figure(text)
 
 
 def _seeds(text: str, p: float) -> bool:

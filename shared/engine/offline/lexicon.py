@@ -57,7 +57,7 @@ VERBS = frozenset(
     keep kick kill knock know label land last laugh launch lay lead lean learn lease leave lend
     let level license lie lift light like limit link list listen live load loan localise localize
     locate lock log look lose love lower maintain make manage manufacture map march mark marry
-    master match matter mean measure meet mention merge migrate mine minimise minimize mirror mix
+    master match matter mean measure meet mention merge message migrate mine minimise minimize mirror mix
     mobilise moderate mobilize model modify monitor motivate mount move multiply mute name navigate
     negotiate nest nominate note notice notify nudge nurse obey object observe obtain occupy occur
     offer omit open operate optimise optimize order organise organize originate outline output

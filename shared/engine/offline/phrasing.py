@@ -215,7 +215,7 @@ def write_story(
     statements = (
         [body(written, True)]
         + [
-            t
+            _side_said(q, t)
             for k, (q, t) in enumerate(zip(quotes, texts, strict=True))
             if q != written
             and (k > 0 or main_text is None or written == quotes[0] or main_adds)
@@ -241,6 +241,16 @@ def write_story(
         source_quotes=list(quotes),
         open_questions=questions,
     )
+
+
+def _side_said(quote: str, text: str) -> str:
+    """The cleaned statement with the role whose side it is said from ("From the instructor
+    side, I need to see who's booked" -> "As the instructor, I need to see who's booked"): its
+    "I" is that role's in a criterion, not the story's persona."""
+    side = _PERSONA_SIDE.search(clean(quote))
+    if side and re.match(r"(?:i|i'd|i'm|we)\b", text, re.IGNORECASE):
+        return f"As the {singular_persona(side.group(1))}, {text}"
+    return text
 
 
 # verbs said one after another on one object ("book, move and cancel appointments"), or a second
@@ -587,12 +597,8 @@ def _speaker_role(speaker: str | None) -> str:
     return singular_persona(label)
 
 
-def persona_of(
-    quotes: Sequence[str], context: Sequence[str], default: str, speaker: str | None = None
-) -> str:
-    """The role the statements name for the need, else the ``speaker``'s when the transcript
-    labels them by a role and they say it of themselves ("Manager: I'd like to assign a job"),
-    else one named just before, else ``default``."""
+def _persona_named(quotes: Sequence[str]) -> str:
+    """The role these statements name for the need, or ""."""
     joined = " ".join(unframed(clean(t)) for t in quotes)  # "the thing would be letting ..."
     # "for staff" names the persona only in a statement's first clause, not in a list of rules
     # ("seven days for desks, ..., and end of next term for staff")
@@ -618,6 +624,21 @@ def persona_of(
             continue  # "users must not delete a closed survey": a rule on them, not their want
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
+    return ""
+
+
+def persona_of(
+    quotes: Sequence[str], context: Sequence[str], default: str, speaker: str | None = None
+) -> str:
+    """The role the statements name for the need, else the ``speaker``'s when the transcript
+    labels them by a role and they say it of themselves ("Manager: I'd like to assign a job"),
+    else one named just before, else ``default``."""
+    # the role the main statement names first ("members should be able to book classes
+    # online"), then one its evidence names ("from the instructor side, I need ...")
+    for scope in (quotes[:1], quotes[1:]):
+        named = _persona_named(scope)
+        if named:
+            return named
     role = _speaker_role(speaker)
     if role and quotes and _SAID_OF_ONESELF.match(unframed(clean(quotes[0]))):
         return role

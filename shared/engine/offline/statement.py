@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shared.analysis.contradiction import quantities
+from shared.analysis.contradiction import number_tokens, quantities
 from shared.engine.offline.lexicon import (
     NUMBER_WORDS,
     PERSONA,
@@ -1814,6 +1814,25 @@ _FINDING = re.compile(
     r"(?:(?:also|often|usually|mostly|generally|always|really)\s+)?(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
+
+
+# a judgement of a figure just said ("Hmm, two weeks is harsh.", "Ten is plenty.", "Seven is
+# fine"): said of that need, which it confirms or questions, no need of its own
+_JUDGES_A_FIGURE = re.compile(
+    r"^(?:(?:but|and|so|well|hmm|um|uh|yeah|yes|no|i think|honestly)[\s,]+)*"
+    r"(?P<figure>[\w.-]+(?:\s+[\w-]+)?)\s+(?:is|are|'s|sounds|seems|feels)\s+"
+    r"(?:(?:a bit|a little|far|way|too|quite|very|rather|pretty|more than|just)\s+)*"
+    r"(?:harsh|long|short|much|little|steep|high|low|strict|tight|generous|ambitious|a lot"
+    r"|plenty|enough|fine|ok|okay|right|reasonable|fair|excessive|too many|too few)\b"
+    r"[\s,.!]*(?:though|then|really|i think)?[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def judges_a_figure(text: str) -> bool:
+    """Whether a sentence only judges a figure ("two weeks is harsh"): ``_JUDGES_A_FIGURE``."""
+    m = _JUDGES_A_FIGURE.match(clean(text))
+    return m is not None and bool(number_tokens(m.group("figure")))
 
 
 def is_finding(text: str) -> bool:

@@ -3764,3 +3764,40 @@ def test_a_criterion_said_from_another_role_is_that_role_s(said: str) -> None:
     draft = write_story(["So reception needs a way to mark a no-show.", said])
     assert draft.description.startswith("As a receptionist,"), draft
     assert draft.acceptance_criteria == ["The manager knows how many no-shows we get every month."]
+
+
+def test_what_the_current_system_does_is_no_criterion() -> None:
+    draft = write_story(
+        [
+            "When someone cancels, the first person on the waiting list should get the place"
+            " automatically.",
+            "The current system emails a PDF timetable every Friday.",
+        ]
+    )
+    assert not any("PDF" in c for c in draft.acceptance_criteria), draft
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        (
+            "If someone misses three classes in a month, they shouldn't be able to book for"
+            " one week.",
+            "Do not let them book for one week",
+            None,
+        ),
+        # a role with a hyphenated qualifier, said in the present: what they do
+        (
+            "Pay-as-you-go members pay five pounds per class when they book.",
+            "Pay five pounds per class when they book",
+            "As a member, I want to pay five pounds per class when I book.",
+        ),
+    ],
+)
+def test_a_rule_on_them_and_a_qualified_role(
+    statement: str, title: str, description: str | None
+) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    if description:
+        assert draft.description == description

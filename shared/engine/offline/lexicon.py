@@ -584,7 +584,12 @@ _NOT_A_THING_ADVERB = frozenset(
 
 # how things are done now, said before the need that changes it ("at the moment we ring them",
 # "most of the time people give us a card slip"): the situation today, not what to build
-AS_IS = r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
+AS_IS = (
+    r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
+    # "the current system emails a PDF timetable every Friday": what is replaced
+    r"|(?:the|our) (?:current|existing|old) (?:system|app|tool|process|site|website|setup"
+    r"|software|spreadsheet|form|one)"
+)
 
 
 # what no thing ends with: a word of talk, a vague tail, a comparison with nothing compared

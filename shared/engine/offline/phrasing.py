@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 
 from shared.agents import StoryDraft
-from shared.analysis.contradiction import limits
+from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
     MATERIALS,
@@ -304,7 +304,12 @@ def _they_as_i(means: str) -> str:
     "to upload a photo when I close the job"; unchanged when what comes before names things
     "they" may be ("to approve claims before they go to payroll")."""
     m = _THEY_WHEN.match(means)
-    if not m or any(_plural_word(w) for w in m.group("act").split()[2:]):
+    counted = (
+        {w.lower() for q in quantities(m.group("act")) for w in q.text.split()} if m else set()
+    )
+    # "to pay five pounds per class when they book": a figure's unit is no thing "they" may be
+    things = [w for w in m.group("act").split()[2:] if w.lower() not in counted] if m else []
+    if not m or any(_plural_word(w) for w in things):
         return means
     verb = m.group("verb")
     verb = _FIRST_PERSON.get(verb.lower(), verb)

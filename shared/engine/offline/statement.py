@@ -146,8 +146,11 @@ _SUBJECT_TAIL = re.compile(
     r"(?:'ll|'d| will| would| all| really| also| do| still)?)$",
     re.IGNORECASE,
 )
+# a role with a hyphenated qualifier ("pay-as-you-go members", "first-time users")
+_QUALIFIED_PERSONA = re.compile(rf"(?:[a-z]+(?:-[a-z]+)+\s+)({PERSONA_FORMS})\b", re.IGNORECASE)
 _PERSONA_START = re.compile(
-    rf"^(?:the |all |our |each |every )?({PERSONA_FORMS})\s+(?:only |just |also |always |then )?"
+    rf"^(?:the |all |our |each |every )?(?:[a-z]+(?:-[a-z]+)+\s+)?({PERSONA_FORMS})\s+"
+    r"(?:only |just |also |always |then )?"
     r"(?P<verb>[a-z]+)",
     re.IGNORECASE,
 )
@@ -1562,6 +1565,11 @@ def _prohibition(vp: str, subject: str, user: bool) -> Capability:
         return Capability(f"Leave out {what}", f"no {bare}", obj=what, subject=subject)
     people = _subject_words(subject)
     able = re.match(r"be able to (?P<vp>\S.*)$", vp, re.IGNORECASE)
+    if able and people.lower() in ("they", "someone", "somebody", "anyone", "anybody"):
+        # "if someone misses three classes, they shouldn't be able to book": a rule on them
+        who = "them" if people.lower() == "they" else people.lower()
+        vp = able.group("vp")
+        return Capability(f"Do not let {who} {vp}", f"{who} never to {vp}", subject=subject)
     if able and people and (_is_user(people) or PERSONA.search(people)):
         # "agents shouldn't be able to change the legal wording": a rule on them
         who, vp = _lower_first(people), able.group("vp")
@@ -2030,8 +2038,10 @@ def _plain(clause: str) -> Capability:
         and not _HAVE_A_TALK.match(" ".join(words[1:3]))
     ):
         return _provide(" ".join(words[1:]))  # "and just have pushbuttons for the volume"
-    persona = PERSONA.match(clause) or re.match(
-        r"(?:the |all |our )?(?:people|users|you|we|i|they|one)\b", clause, re.I
+    persona = (
+        PERSONA.match(clause)
+        or _QUALIFIED_PERSONA.match(clause)  # "pay-as-you-go members pay five pounds per class"
+        or re.match(r"(?:the |all |our )?(?:people|users|you|we|i|they|one)\b", clause, re.I)
     )
     if persona and len(words) > 2:
         k = len(persona.group(0).split())

@@ -3801,3 +3801,34 @@ def test_a_rule_on_them_and_a_qualified_role(
     assert draft.title == title
     if description:
         assert draft.description == description
+
+
+def test_them_is_what_the_people_use_said_before_the_need() -> None:
+    draft = write_story(
+        ["Some of our members use screen readers, so the booking pages have to work with them."]
+    )
+    assert draft.title == "Work with screen readers"
+    assert draft.description == ("As a user, I want the booking pages to work with screen readers.")
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # what people don't have is how they are, no decision to leave it out
+        ("The portal must work on phones, half the warehouse staff don't have a desk.", None),
+        # what people don't need to do, or want, is still theirs
+        (
+            "We could detect people on the Wi-Fi, and then they don't need to scan anything.",
+            "Remove the need to scan anything",
+        ),
+        ("Otherwise people don't want to flip through all the channels.", None),
+    ],
+)
+def test_who_does_not_have_something_drops_nothing(said: str, title: str | None) -> None:
+    from shared.engine.offline.statement import capability
+
+    found = capability(said).title
+    if title is None:
+        assert not found.startswith("Leave out"), found
+    else:
+        assert found == title

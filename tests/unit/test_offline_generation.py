@@ -1381,3 +1381,28 @@ def test_the_persona_the_main_statement_names_comes_first(
     ]
     (story, *_) = _all_confident(generator, monkeypatch, lines, alike=(0, 1, 2))
     assert story.description.startswith("As a member, I want to book classes online"), story
+
+
+def test_notes_problems_today_and_each_item_left_out(generator: OfflineGenerator) -> None:
+    """Items under a heading over how things are now ('## Problems today') are the problems the
+    needs answer, no story and no criterion; each item under '## Won't' is a decision of its
+    own ('Leave out sick leave', never 'Leave'), and a clause after a need that says how some
+    people are ('half the warehouse staff don't have a desk') leaves nothing out."""
+    notes = (
+        "# Leave requests: workshop notes\n\n"
+        "## Problems today\n"
+        "- Requests come in by email and get lost; HR re-keys them into the spreadsheet.\n\n"
+        "## Decisions\n"
+        "- Employees request leave in the portal, not by email.\n"
+        "- The portal must work on phones, half the warehouse staff don't have a desk.\n\n"
+        "## Won't (this phase)\n"
+        "- Sick leave (stays with HR).\n"
+        "- Time-off-in-lieu.\n"
+    )
+    stories = generator.generate(segment_of(normalize(notes)), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Leave out sick leave" in titles and "Leave out time-off-in-lieu" in titles, titles
+    assert not any("email and get lost" in q for s in stories for q in s.source_quotes), titles
+    assert not any("desk" in s.title for s in stories), titles
+    (phones,) = [s for s in stories if "phones" in s.source_quotes[0]]
+    assert phones.title == "Work on phones"

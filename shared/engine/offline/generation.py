@@ -309,6 +309,8 @@ class OfflineGenerator:
                 continue  # a limit ("no more than 8 buttons") constrains the product: its own story
             if names_its_actor(sentences[st.writing].text):
                 continue  # "contractors shouldn't see ...": that role's need, no detail of another
+            if out_of_scope(sentences, st.writing):
+                continue  # "## Won't" / "- Time-off-in-lieu.": each item a decision of its own
             if _acts(d.title) and states_a_need(sentences[st.writing].text):
                 # "we have to track where people drop off, per step": an action of its own, said
                 # as a need, is no detail of the checklist whose steps it names
@@ -317,7 +319,9 @@ class OfflineGenerator:
             scored = [
                 (float(vectors[k] @ _centroid(vectors, other)), n)
                 for n, (other, _) in enumerate(out)
-                if other is not st and len(other.members) < MAX_QUOTES
+                if other is not st
+                and len(other.members) < MAX_QUOTES
+                and not out_of_scope(sentences, other.writing)  # left out: no detail joins it
             ]
             if not scored:
                 continue

@@ -181,6 +181,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
+        if describes_the_problem(sentences, k):
+            continue  # "## Problems today" / "- Requests come in by email and get lost"
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
@@ -386,9 +388,30 @@ _OUT_OF_SCOPE = re.compile(
 
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k`` sits under a heading that says what will not be done."""
+    return _under(sentences, k, _OUT_OF_SCOPE)
+
+
+# a heading over how things are now ("## Problems today", "Pain points", "Current process"):
+# the problems the needs answer, none a need ("- Requests come in by email and get lost")
+_AS_IS_HEADING = re.compile(
+    r"^(?:(?:the\s+)?(?:problems?|pain\s*points?|issues?|frustrations?|complaints?)"
+    r"(?:\s+(?:today|now|with\b.*|we\s+have\b.*))?|(?:the\s+)?(?:current|existing)\s+"
+    r"(?:situation|state|process|system|setup|workflow)|as[\s-]is(?:\s+\w+)?"
+    r"|how\s+(?:it|things|we)\s+(?:works?|work|do\s+it)\s+(?:today|now))\W*$",
+    re.IGNORECASE,
+)
+
+
+def describes_the_problem(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` sits under a heading over how things are now (``_AS_IS_HEADING``)."""
+    return _under(sentences, k, _AS_IS_HEADING)
+
+
+def _under(sentences: list[Sentence], k: int, heading: re.Pattern[str]) -> bool:
+    """Whether the nearest heading above sentence ``k`` matches ``heading``."""
     for j in range(k - 1, -1, -1):
         if sentences[j].line_kind == "heading":
-            return bool(_OUT_OF_SCOPE.match(clean(sentences[j].text)))
+            return bool(heading.match(clean(sentences[j].text)))
     return False
 
 

@@ -501,7 +501,12 @@ def make_title(phrase: str) -> str:
     one = _ONE_MORE_LAST.sub("", phrase)
     phrase = one if len(one.split()) >= MIN_TITLE_WORDS else phrase
     words = phrase.split()
-    again = [k for k in range(1, min(4, len(words))) if words[k].lower() == words[0].lower()]
+    again = [
+        k
+        for k in range(1, min(4, len(words)))
+        if words[k].lower() == words[0].lower()
+        and words[1].lower() not in ("out", "up", "off", "back", "down")  # "Leave out sick leave"
+    ]
     if again:  # "put literally put it on the table", "keep it option keep an option": restarted
         phrase = " ".join(words[again[-1] :])
     head = _trim(_CLAUSE_CUT.split(phrase)[0])

@@ -249,8 +249,8 @@ _NOBODY = re.compile(
 _OBLIGED = re.compile(r"^\S+(?: \S+)?\s+(?:has to|have to|needs? to|must|got to|gotta)\b", re.I)
 _NEW_CLAUSE = re.compile(
     r"^\s*(?:and |but |so |then )?(?:i|we|you|they|it|he|she|there|this|that|people"
-    r"|(?:most|all|some|many|none|half) of (?:the|our|their|them|us)"
-    r"(?: \w+)?(?= (?:are|is|were|was|have|has|do|don't|can't|won't)\b))"
+    r"|(?:(?:most|all|some|many|none|half) of|half|most|all) (?:the|our|their|them|us)"
+    r"(?: \w+){0,2}?(?= (?:are|is|were|was|have|has|do|don't|can't|won't)\b))"
     r"(?:'re|'s|'m|'ve|'ll|'d)?\s+\w+",
     re.IGNORECASE,
 )  # "it needs to be easy, most of our staff are not very technical": a reason said after it
@@ -961,7 +961,33 @@ def _framed(text: str) -> Capability | None:
     return cap if reads_as_capability(cap.title) else None
 
 
+# "some of our members use screen readers, so the booking pages have to work with them": what
+# "them" is, said as what the people use before the need
+_USED_THEN_SO = re.compile(
+    r"\b(?:use|uses|rely on|relies on|have|has|carry|carries|bring|brings)\s+"
+    r"(?P<things>(?:[a-z-]+\s+){0,2}[a-z-]+s),?\s+so\s+.*\bthem\b",
+    re.IGNORECASE,
+)
+
+
 def capability(text: str) -> Capability:
+    """The capability a (cleaned) statement asks for (``_capability_of``), with "them" named
+    when the statement says what it is before its need ("... use screen readers, so the booking
+    pages have to work with them": "Work with screen readers")."""
+    cap = _capability_of(text)
+    used = _USED_THEN_SO.search(text)
+    if used and re.search(r"\bthem$", cap.title) and len(cap.title.split()) < MAX_TITLE_WORDS:
+        things = used.group("things")
+        return Capability(
+            re.sub(r"\bthem$", things, cap.title),
+            re.sub(r"\bthem\b", things, cap.means),
+            obj=cap.obj,
+            subject=cap.subject,
+        )
+    return cap
+
+
+def _capability_of(text: str) -> Capability:
     """The capability a (cleaned) statement asks for: what is said before a reason given for it
     when that names one, else the whole statement; what "I'd like that" points back to; what a
     pseudo-cleft says is needed ("what we need is ..."), or a frame ("it would be nice if ...")."""
@@ -1726,6 +1752,15 @@ _THERE_TO_HAVE = re.compile(
 )
 
 
+# the words before a "don't have / use" that name who does not, when that is not the team
+# deciding ("half the warehouse staff don't have a desk"); "we" / "let's" / a clause start
+# decide, and what people don't want or need is theirs ("then they don't need to scan")
+_SOMEONE_ELSE_DOESNT = re.compile(
+    r"(?<![,;:])\s(?!(?:and|but|so|then|just|please|really|we|i|you|let's|us)\s*$)[a-z']+\s*$",
+    re.IGNORECASE,
+)
+
+
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
@@ -1733,6 +1768,14 @@ def _dropped(text: str) -> Capability | None:
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need
+        if (
+            m
+            and pattern is _LETS_NOT
+            and m.group(0).lower().startswith("don")
+            and m.group("verb").lower() in ("have", "use", "using")
+            and _SOMEONE_ELSE_DOESNT.search(text[: m.start()])
+        ):
+            continue  # "..., half the warehouse staff don't have a desk": how they are, no drop
         if m and re.match(r"(?:that|this|it|them)\b", m.group("what"), re.IGNORECASE):
             continue  # "we don't consider that a problem": no thing left out
         if m and content_words(m.group("what")):

@@ -3832,3 +3832,25 @@ def test_who_does_not_have_something_drops_nothing(said: str, title: str | None)
         assert not found.startswith("Leave out"), found
     else:
         assert found == title
+
+
+def test_the_rest_of_an_aside_cut_from_the_sentence_before_is_clean() -> None:
+    draft = write_story(
+        ["Carry-over: max 5 days into the next year.", "(Aisha: payroll can't handle more."]
+    )
+    assert "Payroll can't handle more." in draft.acceptance_criteria, draft
+    assert not any(c.startswith("(") for c in draft.acceptance_criteria), draft
+
+
+@pytest.mark.parametrize(
+    ("context", "title"),
+    [
+        ("Visitor permits are scratch cards today.", "Leave out visitor permits"),
+        ("Claire: The QR codes are a nice idea.", "Leave out the QR codes"),
+        ("It is a lot of work.", "Keep them out of this release"),  # nothing named: as said
+    ],
+)
+def test_what_is_kept_out_of_the_release_is_left_out(context: str, title: str) -> None:
+    draft = write_story(["Let's keep them out of this release."], context=[context])
+    assert draft.title == title
+    assert draft.source_quotes == ["Let's keep them out of this release."]  # quoted as said

@@ -40,6 +40,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_base_verb,
     is_participle,
+    names_a_thing,
     reads_as_capability,
     singular_persona,
     unmeasured_vague_word,
@@ -161,7 +162,7 @@ def write_story(
     criterion it may give; ``speaker``: who said the statement it is written from, by the
     transcript's label ("Manager: I'd like to assign a job ..." is the manager's need)."""
     texts = [body(q, asides=True) for q in quotes]
-    written = main_text if main_text is not None else quotes[0]
+    written = _named_back(main_text if main_text is not None else quotes[0], context)
     main = unframed(body(written))  # "it would be good if it was cheap": "it should be cheap"
     story = _USER_STORY.search(main)
     # the purpose the statement it is written from states: one said with another statement is
@@ -241,6 +242,29 @@ def write_story(
         source_quotes=list(quotes),
         open_questions=questions,
     )
+
+
+# a decision on "them" said of the things the sentence before names ("Visitor permits are
+# scratch cards today. Let's keep them out of this release.")
+_LEFT_OUT_PRONOUN = re.compile(r"\b(?:keep|leave)\s+(?P<it>them|it|those|these)\s+out\b", re.I)
+_NAMED_FIRST = re.compile(
+    r"^(?:[A-Z][\w-]*\s*:\s*)?(?P<np>(?:(?i:the|our|all)\s+)?[A-Za-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s+(?:are|is|were|was)\b"
+)
+
+
+_NOT_NAMED = frozenset("it this that they these those there he she we you i".split())
+
+
+def _named_back(said: str, context: Sequence[str]) -> str:
+    """``said`` with "them" named when it leaves out what the sentence before is about."""
+    pronoun = _LEFT_OUT_PRONOUN.search(said)
+    named = _NAMED_FIRST.match(clean(context[-1]).strip()) if pronoun and context else None
+    np = named.group("np").lower().split() if named else []
+    if pronoun is None or named is None or np[0] in _NOT_NAMED or not names_a_thing(np):
+        return said
+    at = pronoun.start("it")
+    return f"{said[:at]}{_lower_first(named.group('np'))}{said[pronoun.end('it') :]}"
 
 
 def _side_said(quote: str, text: str) -> str:

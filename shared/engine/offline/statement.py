@@ -239,6 +239,12 @@ _IS_OUT = re.compile(
     r"^(?P<what>.+?)\s+(?:is|are)\s+(?:out|dropped|gone|off the table|not needed|out of scope)\b",
     re.IGNORECASE,
 )
+# "let's keep visitor permits out of this release": left out of what is built now
+_KEPT_OUT = re.compile(
+    r"\b(?:keep|leave)\s+(?P<what>(?!out\b).+?)\s+out\s+of\s+(?:this|the|our|that)\s+"
+    r"(?:release|phase|version|scope|mvp|first\s+\w+|project|iteration|sprint)\b",
+    re.IGNORECASE,
+)
 _POSSESSION = frozenset("have get include contain offer need".split())
 # a need said of nobody ("nobody has to log in to see their bin day"): the title keeps the negation
 _NOBODY = re.compile(
@@ -430,6 +436,8 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _THAT_WOULD.sub("it would", clean(drop_abandoned(sentence)))
     text = _GOT_TO.sub(lambda m: f"{m.group(1)} {'has' if m.group(2) else 'have'} to", text)
     text = re.sub(r"^[-*+•]\s+", "", text)
+    if text.startswith("(") and ")" not in text:  # "(Aisha: payroll can't handle more.": the
+        text = text[1:].lstrip()  # rest of an aside cut from the sentence before
     text = _LABEL_PREFIX.sub("", text, count=1)
     # "see the status, like received, scheduled, done": examples of what was said, listed last,
     # are a detail (a criterion keeps them), not the title's words
@@ -1764,7 +1772,7 @@ _SOMEONE_ELSE_DOESNT = re.compile(
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
-    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE):
+    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT):
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need

@@ -3718,6 +3718,10 @@ def test_a_condition_keeps_the_object_of_its_verb(said: str) -> None:
         ),
         # the product itself goes where it is told: no sending
         ("The app should go to the home screen.", "Go to the home screen"),
+        (
+            "And the permit price has to come from the tariff table, not be typed in by staff.",
+            "Take the permit price from the tariff table",
+        ),
     ],
 )
 def test_passive_prohibitions_decisions_not_to_and_where_a_thing_goes(

@@ -1512,10 +1512,15 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
 def _routed(subject: str, words: list[str]) -> Capability | None:
     """'claims over five hundred should go to the finance director' -> 'Send claims over five
     hundred to the finance director' (where a thing goes is where the product sends it; not the
-    product itself: 'the app should go to the home screen'); None for anything else."""
+    product itself: 'the app should go to the home screen'); 'the price has to come from the
+    tariff table' -> 'Take the price from the tariff table'; None for anything else."""
     first = words[0].lower() if words else ""
+    verb = "Send"
     if first == "go" and len(words) > 2 and words[1].lower() == "to":
         where = " ".join(words[2:])
+    elif first == "come" and len(words) > 2 and words[1].lower() == "from":
+        # "the permit price has to come from the tariff table": where the product takes it
+        verb, where = "Take", " ".join(words[2:])
     elif first == "reach" and len(words) > 1:
         where = " ".join(words[1:])
     else:
@@ -1529,7 +1534,7 @@ def _routed(subject: str, words: list[str]) -> Capability | None:
         or not names_a_thing(thing.lower().split())
     ):
         return None
-    title = f"Send {_lower_first(thing)} to {where}"
+    title = f"{verb} {_lower_first(thing)} {'to' if verb == 'Send' else 'from'} {where}"
     if len(title.split()) > MAX_TITLE_WORDS:
         return None
     return Capability(title, f"{_lower_first(thing)} to {' '.join(words)}", subject=subject)

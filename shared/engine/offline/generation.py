@@ -162,7 +162,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v30"
+    version = "gen-offline-v31"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -13,7 +13,8 @@ VERBS = frozenset(
     """abandon abolish absorb accelerate accept access accommodate accompany accomplish account
     accumulate accuse achieve acknowledge acquire act activate adapt add address adhere adjust
     administer admit adopt advance advertise advise advocate affect afford agree aid aim alert
-    align allocate allow alter amend amplify analyse analyze anchor animate annotate anonymise anonymize announce
+    align allocate allow alter amend amplify analyse analyze anchor animate annotate anonymise
+    anonymize announce
     answer anticipate appeal appear append apply appoint appreciate approach appropriate approve
     archive argue arise arm arrange arrive ask assemble assert assess assign assist associate assume
     assure attach attack attempt attend attract audit augment authenticate authorise authorize
@@ -53,16 +54,16 @@ VERBS = frozenset(
     impose impress improve include incorporate increase index indicate induce infer influence
     inform initiate inject innovate input insert insist inspect inspire install instruct insure
     integrate intend interact intercept interest interfere interpret interrupt interview introduce
-    invent invest investigate invite  invoice involve iron isolate issue iterate join jump justify
+    invent invest investigate invite invoice involve iron isolate issue iterate join jump justify
     keep kick kill knock know label land last laugh launch lay lead lean learn lease leave lend
     let level license lie lift light like limit link list listen live load loan localise localize
     locate lock log look lose love lower maintain make manage manufacture map march mark marry
-    master match matter mean measure meet mention merge message migrate mine minimise minimize mirror mix
-    mobilise moderate mobilize model modify monitor motivate mount move multiply mute name navigate
-    negotiate nest nominate note notice notify nudge nurse obey object observe obtain occupy occur
-    offer omit open operate optimise optimize order organise organize originate outline output
-    overlay override oversee owe own pack page paint pair park participate partition pass patch
-    pause pay perceive perform permit persist persuade phone photograph pick picture pilot pin
+    master match matter mean measure meet mention merge message migrate mine minimise minimize
+    mirror mix mobilise moderate mobilize model modify monitor motivate mount move multiply mute
+    name navigate negotiate nest nominate note notice notify nudge nurse obey object observe obtain
+    occupy occur offer omit open operate optimise optimize order organise organize originate outline
+    output overlay override oversee owe own pack page paint pair park participate partition pass
+    patch pause pay perceive perform permit persist persuade phone photograph pick picture pilot pin
     pioneer pitch place plan plant play please pledge plot plug point poll pop populate pose
     position possess post pour power practice practise pray predict prefer prefill prepare present
     preserve preset press pretend prevent preview price print prioritise prioritize proceed process

@@ -35,7 +35,7 @@ PROJECT = "rc"
 MONDAY = REPO / "tests" / "data" / "recurring_meeting_monday.txt"
 THURSDAY = REPO / "tests" / "data" / "recurring_meeting_thursday.txt"
 # Thursday's restatements, by a word of their quotes, and the Monday stories they restate
-RESTATED = {"secret code": "four-digit PIN", "light up softly": "soft backlight"}
+RESTATED = {"secret code": "four-digit PIN", "gentle backlight": "soft backlight"}
 
 
 def call(method: str, url: str, body: bytes | None = None) -> tuple[int, Any]:

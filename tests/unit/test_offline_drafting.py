@@ -1895,6 +1895,22 @@ def test_a_benefit_keeps_the_pronoun_i() -> None:
     assert draft.description.endswith(", so that I can show the committee real numbers.")
 
 
+def test_a_purpose_said_of_a_thing_is_the_benefit_not_part_of_the_need() -> None:
+    # was "Provide a soft backlight so the remote", the purpose twice in the description and
+    # in the criterion: a short need took the purpose clause after it as more of itself
+    draft = write_story(
+        ["The keys need a soft backlight so the remote can be used in a dark room."]
+    )
+    assert draft.title == "Provide a soft backlight"
+    assert draft.description == (
+        "As a user, I want a soft backlight, so that the remote can be used in a dark room."
+    )
+    assert draft.acceptance_criteria == ["The keys have a soft backlight."]
+    # "so their kids cannot ...": a purpose too (was no benefit at all)
+    lock = write_story(["Parents should be able to lock the remote, so their kids cannot switch."])
+    assert lock.description.endswith(", so that their kids cannot switch.")
+
+
 @pytest.mark.parametrize(
     "remark",
     [

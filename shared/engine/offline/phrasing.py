@@ -57,6 +57,7 @@ from shared.engine.offline.statement import (
     _SUBORDINATORS,
     MAX_TITLE_WORDS,
     MIN_TITLE_WORDS,
+    SO_A_THING,
     Capability,
     _verb_phrase,
     body,
@@ -122,6 +123,7 @@ _NEXT_REMARK = re.compile(
 _CLAUSE_CUT = re.compile(
     r"\s*[;:(]\s*|\s+-\s+|,?\s+(?:so that|because|'cause|and that|which|whereas|although|but"
     r"|since|as long as|so (?:we|i|you|they|it|people)|for example|for instance|such as)\s+"
+    rf"|\s+(?={SO_A_THING}\b)"
     r"|,\s+(?:and|so|or|then|who|what|whether|if|unless|in case)\s+"
     # "cancel their slots and every parent affected gets an email": a second clause, its own
     # subject and verb

@@ -115,9 +115,11 @@ _WEAK_MODAL = re.compile(
     r"|couldn['\u2019]t|won['\u2019]t|will not))\b",
     re.IGNORECASE,
 )
+# "so the remote can be used in the dark": a purpose said of a thing, its own subject and modal
+SO_A_THING = r"so (?:the|their|our) \w+ (?:can|could|will|won't|would|is|are)"
 _CLAUSE_BREAK = re.compile(
     r"\s*(?<!\d),\s+|\s*[;:]\s+|\s+(?=(?:but|because|'cause|whereas|although|so that"
-    r"|so (?:we|i|you|they|it|people))\b)",
+    rf"|so (?:we|i|you|they|it|people)|{SO_A_THING})\b)",
     re.IGNORECASE,
 )
 _PRONOUN_SUBJECT = re.compile(
@@ -157,8 +159,9 @@ _PERSONA_START = re.compile(
 _NOT_A_NEED_VERB = frozenset("say said says tell told think thought like liked love".split())
 _TALK_AFTER_DONT = frozenset("know worry mind care bother get forget remember mean see".split())
 _PURPOSE = re.compile(
-    r"\b(?:so that|so (?=(?:they|we|you|people|users?|it|he|she|i|the \w+|patients|residents"
-    r"|customers|staff) (?:can|could|will|won't|don't|do not|know|have|get|see|are|is|don't)\b))"
+    r"\b(?:so that|so (?=(?:they|we|you|people|users?|it|he|she|i|(?:the|their|our) \w+"
+    r"|patients|residents"
+    r"|customers|staff) (?:can|cannot|can't|could|will|won't|don't|do not|know|have|get|see|are|is)\b))"
     r"\s*(?P<ends>[^.;!?]+)",
     re.IGNORECASE,
 )
@@ -573,8 +576,9 @@ def _parse(text: str) -> _Requirement:
             or _SOMETHING_MORE.match(clauses[more])
             or _BOUND_AFTER.match(clauses[more])  # "renew a book, up to three times"
         ):
-            if _NEW_CLAUSE.match(clauses[more]):
-                break  # "book, move and cancel" continues; "it is late" starts anew
+            if _NEW_CLAUSE.match(clauses[more]) or _PURPOSE.match(clauses[more]):
+                break  # "book, move and cancel" continues; "it is late" starts anew, and so
+                # does "so the remote can be used in the dark" (the purpose, not the need)
             if _reads_whole(rest) and _list_at(clauses, more):
                 break  # "flag possible duplicates, same amount, same date": not one of the list
             rest = _trim_clause(f"{rest}, {clauses[more]}")

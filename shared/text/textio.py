@@ -269,12 +269,20 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 
 # "Marketing: ...", "[00:01:02] Ana Lopez: ...", "00:01:02 Ana: ..." (an unbracketed time only
 # before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words", and as
-# exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ..."
+# exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ...",
+# "Tom (librarian): ..." (the speaker "Tom (librarian)")
 _LINE_PREFIX = re.compile(
     rf"^(?:\[(?P<tc>{_TIME})\]\s+|(?P<tc2>{_TIME})\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
     rf"(?:(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
-    rf"(?:\s+\((?P<tc3>{_TIME})\))?(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
+    rf"(?:\s+\((?:(?P<tc3>{_TIME})|(?P<role>[A-Za-z][\w .'/&-]{{0,40}}))\))?"
+    r"(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
 )
+# what notes label a line with, never a speaker, when a bracket follows ("Action (Tom): ...")
+_NOTE_LABELS = frozenset(
+    """note notes action actions decision decisions question questions answer todo update risk
+    risks issue issues summary agenda item status outcome comment idea important warning example
+    problem context goal owner topic follow-up""".split()
+) | {"next step", "next steps", "open question", "open questions", "follow up", "action item"}
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])[\"')\]]*$")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|Mr|Mrs|Ms|Dr|approx|incl)\.$", re.IGNORECASE)
 _NUMBER_ABBREV = re.compile(r"\bNo\.$")  # "No. 5" (a number), not "Ooh, no. They'd ..."
@@ -294,6 +302,10 @@ def line_prefix(line: str) -> LinePrefix:
         return LinePrefix(None, None, 0)
     stamp = m.group("tc") or m.group("tc2") or m.group("tc3")
     speaker = m.group("speaker")
+    if speaker and m.group("role"):
+        if speaker.strip().lower() in _NOTE_LABELS:  # "Note (important): ...": no one speaks
+            return LinePrefix(None, None, 0)
+        speaker = f"{speaker.strip()} ({m.group('role').strip()})"
     return LinePrefix(
         speaker.strip() if speaker else None, _clock(stamp) if stamp else None, m.end()
     )

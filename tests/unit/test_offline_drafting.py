@@ -3468,6 +3468,9 @@ def test_a_clause_after_the_need_with_its_own_subject(title: str, reads: bool) -
         # a need not said of oneself is not the speaker's
         ("Manager", "Tenants should be able to report a repair.", "tenant"),
         ("Manager", "The export has to include every approved claim.", "user"),
+        # "Name (role):" names the role in brackets
+        ("Tom (librarian)", "I need to see which books are overdue.", "librarian"),
+        ("Priya (product owner)", "I need to see which books are overdue.", "user"),
     ],
 )
 def test_a_speaker_labelled_by_a_role_is_the_persona_of_their_own_need(
@@ -3874,3 +3877,95 @@ def test_what_is_kept_out_of_the_release_is_left_out(context: str, title: str) -
     draft = write_story(["Let's keep them out of this release."], context=[context])
     assert draft.title == title
     assert draft.source_quotes == ["Let's keep them out of this release."]  # quoted as said
+
+
+def test_a_long_title_drops_the_relative_that_is_before_a_place() -> None:
+    # was "See the expected return date of a book that's" (cut after ten words)
+    assert make_title("see the expected return date of a book that's on loan") == (
+        "See the expected return date of a book on loan"
+    )
+    assert make_title("list the tickets that are assigned to me") == (
+        "List the tickets that are assigned to me"  # short enough: as said
+    )
+
+
+def test_what_is_seen_when_is_no_condition() -> None:
+    # was "Given a user, when a book will be back, then members can't see."
+    draft = write_story(
+        [
+            "Members should be able to see the expected return date of a book.",
+            "Members can't see when a book will be back.",
+        ]
+    )
+    assert not any(c.startswith("Given") for c in draft.acceptance_criteria)
+    shown = write_story(
+        ["We need a low battery alert.", "It should show a warning when it is low."]
+    )
+    assert shown.acceptance_criteria == [
+        "Given a user, when it is low, then the low battery alert shows a warning."
+    ]
+
+
+def test_a_long_let_title_is_named_by_what_the_persona_does() -> None:
+    # was "Let members log in with their library card number" (cut before "and PIN")
+    draft = write_story(["The app must let members log in with their library card number and PIN."])
+    assert draft.title == "Log in with their library card number and PIN"
+    assert draft.description == "As a member, I want to log in with my library card number and PIN."
+    short = write_story(["The app must let members renew a loan."])
+    assert short.title == "Let members renew a loan"
+
+
+def test_an_example_a_time_it_is_not_and_a_deadline_stay_out_of_the_condition() -> None:
+    # was "Leave out if something fails a brake light" (the example read into the condition, the
+    # "not on Friday" into a "Leave out"), and "Given a driver, when they can start the shift"
+    # for a check done before it
+    draft = write_story(
+        [
+            "And if something fails, like a brake light is out, I need to know straight away, not"
+            " on Friday."
+        ]
+    )
+    assert draft.title == "Know straight away when something fails"
+    assert draft.acceptance_criteria == [
+        "Given a user, when something fails, then the user knows straight away, not on Friday."
+    ]
+    before = write_story(
+        ["I want the drivers to do the check on their phone before they can start the shift."]
+    )
+    assert before.acceptance_criteria == [
+        "The drivers do the check on their phone before they can start the shift."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("speaker", "persona"),
+    [
+        ("Marco (fleet manager)", "fleet manager"),
+        ("Fleet Manager", "fleet manager"),
+        ("Project Manager", "user"),
+        ("Ana (industrial designer)", "user"),
+    ],
+)
+def test_a_qualified_role_of_a_speaker_is_the_persona(speaker: str, persona: str) -> None:
+    draft = write_story(["I'd like a reminder when a van is due for its service."], speaker=speaker)
+    assert draft.description.startswith(f"As a {persona}, I want ")
+
+
+def test_a_tail_that_says_why_or_what_a_word_refers_to_is_no_part_of_the_need() -> None:
+    # was "The portal uses single sign-on ..., nobody wants another password." and "Provide
+    # those fields" (the fields the sentence had just named)
+    sso = write_story(
+        [
+            "The portal has to use single sign-on with our Microsoft accounts, nobody wants"
+            " another password."
+        ]
+    )
+    assert sso.acceptance_criteria == [
+        "The portal uses single sign-on with our Microsoft accounts."
+    ]
+    form = write_story(
+        ["So the form should ask for the device and the location, and those fields are mandatory."]
+    )
+    assert form.title == "Ask for the device and the location"
+    must = write_story(["Drivers send the form from the van, so photo upload is a must."])
+    assert must.title == "Provide photo upload"  # a thing named is still the need

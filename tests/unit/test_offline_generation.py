@@ -21,7 +21,7 @@ from shared.embeddings.minilm import MiniLMEmbedder
 from shared.engine.offline import OfflineGenerator, OfflineSegmenter
 from shared.models import Segment
 from shared.settings import GenerationConfig, PipelineConfig
-from shared.text.textio import normalize
+from shared.text.textio import extract_text, normalize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -1406,3 +1406,239 @@ def test_notes_problems_today_and_each_item_left_out(generator: OfflineGenerator
     assert not any("desk" in s.title for s in stories), titles
     (phones,) = [s for s in stories if "phones" in s.source_quotes[0]]
     assert phones.title == "Work on phones"
+
+
+def test_a_library_app_meeting_with_roles_in_brackets(generator: OfflineGenerator) -> None:
+    """A meeting on a library app (written for this test, not from the datasets), speakers
+    labelled "Name (role):". Was: the labels quoted and turned into criteria ("Priya, product
+    owner: ..."); "Given a member, when a book will be back, then the biggest complaint we get is
+    ..."; "See the expected return date of a book that's"; "Make five days enough" written from
+    a judgement of the hold period; "Provide card number and a PIN" beside the login story that
+    says it in full; the PIN reset, said after "Then", folded into the login; "As a user, I want only if the member to have an email address on file.";
+    "The product meets WCAG 2.1 AA, the council requires."; "We abolished fines last year." as
+    a criterion."""
+    stories = _interview(
+        generator,
+        "Priya (product owner): Today is about the mobile app for the city libraries.\n"
+        "Tom (librarian): The biggest complaint we get is that people can't see when a book"
+        " will be back.\n"
+        "Priya (product owner): So members should be able to see the expected return date of a"
+        " book that's on loan.\n"
+        "Sara (developer): How long do we hold a reserved book?\n"
+        "Tom (librarian): Seven days at the moment.\n"
+        "Priya (product owner): Members need to reserve a book that is on loan.\n"
+        "Priya (product owner): Hmm, I think five days is enough.\n"
+        "Sara (developer): Do we need to handle fines?\n"
+        "Tom (librarian): We abolished fines last year, so no.\n"
+        "Priya (product owner): So no fines in the app.\n"
+        "Sara (developer): And login, is that the library card number?\n"
+        "Tom (librarian): Card number and a PIN, same as the self-service machines.\n"
+        "Priya (product owner): The app must let members log in with their library card number"
+        " and PIN.\n"
+        "Priya (product owner): Then we need a PIN reset by email.\n"
+        "Priya (product owner): But only if the member has an email address on file.\n"
+        "Priya (product owner): It has to meet WCAG 2.1 AA, the council requires it.\n",
+    )
+    titles = [s.title for s in stories]
+    assert titles == [
+        "See the expected return date of a book on loan",
+        "Reserve a book that is on loan",
+        "Leave out fines in the app",
+        "Log in with their library card number and PIN",
+        "Provide a PIN reset by email",
+        "Meet WCAG 2.1 AA",
+    ]
+    criteria = [c for s in stories for c in s.acceptance_criteria]
+    assert not any("(" in q or "owner" in q for s in stories for q in s.source_quotes)
+    assert not any(
+        w in c for c in criteria for w in ("complaint", "abolished", "requires", "owner")
+    )
+    login, reset = stories[3:5]
+    assert login.source_quotes[1].startswith("Card number and a PIN")  # the answer, as evidence
+    # "Then we need ..." names a need of its own; the condition said after it is of that need
+    assert reset.acceptance_criteria == [
+        "A PIN reset by email is available only if the member has an email address on file."
+    ]
+    assert stories[0].description.startswith("As a member, I want to see")
+
+
+def test_a_figure_said_on_its_own_after_a_need_is_a_detail_of_it(
+    generator: OfflineGenerator,
+) -> None:
+    """An interview on van checks (written for this test, not from the datasets). Was "Provide
+    every ten thousand miles", a story of its own beside the service reminder it is the figure
+    of; "Leave out if something fails a brake light"; the fleet manager's need "As a user"."""
+    stories = _interview(
+        generator,
+        "Interviewer: Thanks for making time. Can you walk me through how you manage the vans today?"
+        "\n"
+        "Marco (fleet manager): Sure. We have about forty vans. Right now every driver fills in a paper checklist before they leave the depot, tyres, lights, oil, that kind of thing."
+        "\n"
+        "Marco (fleet manager): The sheets come back to me at the end of the week and half of them are missing or you can't read them."
+        "\n"
+        "Interviewer: What would you want instead?"
+        "\n"
+        "Marco (fleet manager): I want the drivers to do the check on their phone before they can start the shift. And if something fails, like a brake light is out, I need to know straight away, not on Friday."
+        "\n"
+        "Interviewer: Should a failed check stop the driver from taking the van?"
+        "\n"
+        "Marco (fleet manager): For the safety items, yes. Brakes, tyres, lights. For the rest, like a dirty windscreen, they can still go but it gets logged."
+        "\n"
+        "Interviewer: Okay. Anything about servicing?"
+        "\n"
+        "Marco (fleet manager): Yeah, I'd like a reminder when a van is due for its service, based on the mileage. Every ten thousand miles."
+        "\n"
+        "Marco (fleet manager): Oh and the MOT dates, those too."
+        "\n"
+        "Interviewer: How do drivers report damage today?"
+        "\n"
+        "Marco (fleet manager): They phone me, or they don't. Photos would help a lot. They should be able to take photos of any damage and attach them to the check."
+        "\n"
+        "Interviewer: Who else needs access?"
+        "\n"
+        "Marco (fleet manager): The workshop lads need to see the defects so they can plan repairs. But they shouldn't be able to change the drivers' reports."
+        "\n"
+        "Interviewer: Anything else?"
+        "\n"
+        "Marco (fleet manager): It has to work without signal, some of our depots are in the middle of nowhere. It can upload later."
+        "\n"
+        "Interviewer: Great, that's really helpful."
+        "\n",
+    )
+    titles = [s.title for s in stories]
+    assert titles == [
+        "Do the check on their phone",
+        "Know straight away when something fails",
+        "Send a reminder when a van is due",
+        "Take photos of any damage",
+        "Work without signal",
+    ]
+    reminder = stories[2]
+    assert reminder.description.startswith("As a fleet manager, I want a reminder")
+    assert "Every ten thousand miles." in reminder.source_quotes
+    assert "Every ten thousand miles." in reminder.acceptance_criteria
+
+
+def test_workshop_notes_with_context_and_not_now_sections(generator: OfflineGenerator) -> None:
+    """Workshop notes on a school trips app (written for this test, not from the datasets). Was:
+    "Make trip consent on paper today" (how it is done now), the "## Not now" items as wanted ("Provide integration with the
+    timetable system"), and "I want the office to see a list ... and can send a reminder"."""
+    stories = _interview(
+        generator,
+        "# School trips app — requirements workshop, 14 Nov"
+        "\n"
+        ""
+        "\n"
+        "Attendees: Head of Year 7 (Claire), Office manager (Dev), two parents, IT"
+        "\n"
+        ""
+        "\n"
+        "## Context"
+        "\n"
+        "- Trip consent is on paper today; slips get lost in bags and the office chases them by phone."
+        "\n"
+        "- Payments are taken in cash at reception."
+        "\n"
+        ""
+        "\n"
+        "## Agreed"
+        "\n"
+        "- Parents give consent for a trip in the app, one tap per child."
+        "\n"
+        "- Each trip has a deadline for consent; after it, the organiser sees who hasn't replied."
+        "\n"
+        "- Parents can pay for a trip by card in the app. Partial payments allowed (instalments), max 3."
+        "\n"
+        "- The office sees a list of unpaid trips per child and can send a reminder to those parents."
+        "\n"
+        "- Medical info (allergies, medication) is shown to the trip leader only, not to other staff."
+        "\n"
+        "- Families on free school meals pay nothing; the app must not show this to other parents."
+        "\n"
+        ""
+        "\n"
+        "## Open questions"
+        "\n"
+        "- Do we need consent from both parents when they live apart? (Claire to ask the safeguarding lead)"
+        "\n"
+        "- Refunds if a trip is cancelled?"
+        "\n"
+        ""
+        "\n"
+        "## Not now"
+        "\n"
+        "- Trip photo gallery."
+        "\n"
+        "- Integration with the timetable system."
+        "\n",
+    )
+    titles = [s.title for s in stories]
+    assert not any("paper" in t for t in titles)  # "... on paper today": how it is done now
+    assert titles[-2:] == [
+        "Leave out trip photo gallery",
+        "Leave out integration with the timetable system",
+    ]
+    office = next(s for s in stories if s.title.startswith("See a list of unpaid trips"))
+    assert office.description.endswith("per child and send a reminder to those parents.")
+
+
+def test_what_is_said_after_a_need_adds_to_it(generator: OfflineGenerator) -> None:
+    """A help desk kick-off as captions (written for this test, not from the datasets). Was:
+    "Attach a screenshot" written from the "And they should ..." said after the form's need, the
+    form's statement its evidence; "Set it after triage" the main statement of the priority rule
+    ("it" being the priority just named); "Provide those fields"."""
+    text = extract_text(
+        (
+            b"WEBVTT\n"
+            b"\n"
+            b"00:00:01.000 --> 00:00:06.000\n"
+            b"<v Hannah>Right, so this is the kick-off for the new IT help desk portal.\n"
+            b"\n"
+            b"00:00:06.500 --> 00:00:14.000\n"
+            b"<v Raj>From the support side, the main thing is we get tickets by email with no information, no device, no location, nothing.\n"
+            b"\n"
+            b"00:00:14.500 --> 00:00:21.000\n"
+            b"<v Hannah>So the form should ask for the device and the location, and those fields are mandatory.\n"
+            b"\n"
+            b"00:00:21.500 --> 00:00:27.000\n"
+            b"<v Raj>Yes. And they should be able to attach a screenshot.\n"
+            b"\n"
+            b"00:00:27.500 --> 00:00:35.000\n"
+            b"<v Lena>What about priorities? At the moment everyone marks everything as urgent.\n"
+            b"\n"
+            b"00:00:35.500 --> 00:00:44.000\n"
+            b"<v Hannah>Users shouldn't set the priority at all. The support team sets it after triage.\n"
+            b"\n"
+            b"00:00:44.500 --> 00:00:52.000\n"
+            b"<v Raj>We need an SLA clock on every ticket. Four hours for high, two days for normal.\n"
+            b"\n"
+            b"00:00:52.500 --> 00:00:58.000\n"
+            b"<v Lena>Actually, make it one day for normal, two days is too slow.\n"
+            b"\n"
+            b"00:00:58.500 --> 00:01:05.000\n"
+            b"<v Hannah>Okay, one day. And managers want a weekly report of breached tickets.\n"
+            b"\n"
+            b"00:01:05.500 --> 00:01:12.000\n"
+            b"<v Raj>The portal has to use single sign-on with our Microsoft accounts, nobody wants another password.\n"
+            b"\n"
+            b"00:01:12.500 --> 00:01:18.000\n"
+            b"<v Lena>Could we also have a knowledge base so people fix simple things themselves?\n"
+            b"\n"
+            b"00:01:18.500 --> 00:01:24.000\n"
+            b"<v Hannah>Good idea, but not for the first release.\n"
+            b"\n"
+            b"00:01:24.500 --> 00:01:30.000\n"
+            b"<v Raj>I'll send round the current ticket categories after the meeting.\n"
+        ),
+        "vtt",
+    )
+    stories = _interview(generator, text)
+    form, attach, priority = stories[:3]
+    assert form.title == "Ask for the device and the location"
+    assert form.source_quotes[0].startswith("So the form should ask")
+    assert attach.title == "Attach a screenshot"
+    assert priority.title == "Do not let users set the priority"
+    assert priority.source_quotes == [
+        "Users shouldn't set the priority at all.",
+        "The support team sets it after triage.",
+    ]

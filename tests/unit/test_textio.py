@@ -102,6 +102,8 @@ def test_text_uploads_in_export_formats_name_their_speakers():
         ("**Ana**: We need reminders.", "Ana", None),
         ("Ana Lopez (00:01:02): We need reminders.", "Ana Lopez", "00:01:02"),
         ("Élodie Martin: We need reminders.", "Élodie Martin", None),
+        ("Tom (librarian): We need reminders.", "Tom (librarian)", None),
+        ("Priya (product owner): We need reminders.", "Priya (product owner)", None),
     ):
         prefix = line_prefix(line)
         assert (prefix.speaker, prefix.timecode) == (speaker, timecode), line
@@ -109,6 +111,7 @@ def test_text_uploads_in_export_formats_name_their_speakers():
     notes = "Meeting notes\nAna 10:30 is fine\nNote (important): we need reminders.\n"
     assert extract_text(notes.encode(), "txt") == notes  # not an export: as it was
     assert line_prefix("Note (important): we need reminders.").speaker is None
+    assert line_prefix("Action (Tom): we need reminders.").speaker is None
 
 
 def test_line_spans_tile_the_text():

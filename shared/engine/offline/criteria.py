@@ -56,6 +56,7 @@ from shared.engine.offline.statement import (
     is_finding,
     is_people_description,
     judges_a_figure,
+    limits_the_need_before,
     says_nobody,
     thing_acted_on,
     unframed,
@@ -106,7 +107,14 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     out: list[str] = []
     figures: set[str] = set()
     story_persona = persona
+    main_said = ""
     for k, spoken in enumerate(texts):
+        limit = limits_the_need_before(spoken)
+        if limit:  # "But only if the member has an email address on file.": of the one before
+            if k and (out or main_said):
+                limited = out.pop() if out else f"{main_said}."
+                out.append(f"{limited.rstrip('.')} {_lower_first(limit)}.")
+            continue
         text = unframed(spoken)  # "it's important that ...": what is important
         # "as the manager I want to know ...": the statement's own "I", not the story's persona
         own = _SPEAKS_AS.search(spoken)
@@ -162,6 +170,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(_PURPOSE.search(text), req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
         statement = _declarative(req, cap, persona, text)
+        if k == 0:
+            main_said = statement  # what a condition said after it limits
         said_is = _SAID_IS.match(statement)
         if said_is:  # "(the main thing) is that patients can book ...": what it is
             statement = capital(said_is.group("what"))
@@ -443,6 +453,8 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
         return None
     if re.search(rf"\bunless\s+{re.escape(when.split()[0])}\b", text, re.IGNORECASE):
         return None  # "..., unless nobody else has reserved it": no "when", its very opposite
+    if re.search(rf"\b(?:before|until|till)\s+{re.escape(when.split()[0])}\b", text, re.I):
+        return None  # "do the check before they can start the shift": not when they start it
     if not (_has_verb(when) or _SUBJECT_FIRST.match(when)):
         return None  # "before their summer holidays", "after lunch": a time, not an event
     return when, main
@@ -515,6 +527,10 @@ _TALK = re.compile(
     # a report of what the team did ("we've conducted a survey", "we talked to the nurses")
     r"|^(?:we've|we have|we|we had)\s+(?:already\s+|also\s+)?(?:conducted|done|did|looked|found"
     r"|seen|saw|talked|discussed|asked|tried|tested|interviewed|surveyed)\b"
+    # what was done before the meeting ("we abolished fines last year", "we moved to the new
+    # payroll two years ago")
+    r"|^(?:we|they|the \w+)\s+(?:already\s+)?[a-z]+ed\b.*\b(?:last (?:year|month|week|term"
+    r"|spring|summer|autumn|winter)|(?:years?|months?|weeks?) ago|in (?:19|20)\d\d)\b"
     # the meeting's own plan ("we meet again in thirty minutes", "we'll decide that later")
     rf"|^(?:we|we'll|we will|we're going to|let's)\s+(?:then\s+|now\s+|just\s+)?"
     rf"(?:go through|move on|come back|(?:{'|'.join(sorted(_TEAM_ACTIVITY))})\b)",

@@ -79,6 +79,7 @@ from shared.engine.offline.grouping import (
     MAX_QUOTES,
     _centroid,
     _group,
+    _said_of_a_need,
     _Story,
     _unit,
     describes_now,
@@ -162,7 +163,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v31"
+    version = "gen-offline-v32"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -373,6 +374,8 @@ class OfflineGenerator:
                 break  # a weak statement is evidence, not what a story is written from
             if not fragments and meaningful_word_count(sentences[k].text) < FRAGMENT_WORDS:
                 continue  # "Or a clap .", "Sony .": a word said in passing names no need
+            if _said_of_a_need(sentences[k].text):
+                continue  # "I think five days is enough": said of a figure, it names no need
             story.writing = k  # written from k; the quotes keep their order (the main first)
             draft = self._draft(story, sentences, verdicts, persona)
             if readable(draft):

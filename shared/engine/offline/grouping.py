@@ -43,7 +43,12 @@ from shared.engine.offline.lexicon import (
     is_verb,
     singular_persona,
 )
-from shared.engine.offline.statement import body, judges_a_figure, unframed
+from shared.engine.offline.statement import (
+    body,
+    judges_a_figure,
+    limits_the_need_before,
+    unframed,
+)
 from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
 
@@ -62,6 +67,7 @@ FRAGMENT_SEED_AT = 0.9
 SETTLES_AT = SEED_AT  # a statement that settles what was argued is the main one from here
 _NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
 SHORT_FOLLOW_UP_WORDS = 8
+FIGURE_FRAGMENT_WORDS = 8
 REPEAT_SIMILARITY = 0.8
 REVISION_WINDOW = 12
 SHORT_REVISION_GAP = 4
@@ -137,6 +143,15 @@ class _Story:
             self.writing = k
         self.strength = max(self.strength, p)
 
+    def restated_by(self, k: int, p: float) -> None:
+        """Sentence ``k`` says this story's short answer as a need in full: it is the main
+        statement (quoted first and written from), the answer its evidence."""
+        if k in self.members:
+            return
+        self.members.insert(0, k)
+        self.writing, self.revisions = k, []
+        self.strength = max(self.strength, p)
+
     def take(self, members: list[int]) -> list[int]:
         """Quote ``members`` as evidence of this need (confidence 0: the main statement stays);
         the ones there is no room for (``MAX_QUOTES``) are returned."""
@@ -196,6 +211,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
             stories.append(item_story[k])
             continue
+        text = sentences[k].text
+        limited = (
+            _just_before(stories, k)
+            if limits_the_need_before(text)
+            or (_figure_only(text) and not _whole_item(sentences, k))  # an item: a need of its own
+            else None
+        )
+        if limited is not None:
+            limited.add_detail(k)  # a condition or a figure of the need just said
+            continue
         if _revised_story(stories, sentences, vectors, k) is not None:
             continue
         defined = _defined_story(stories, sentences, k)
@@ -211,13 +236,21 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         would_seed = p >= SEED_AT or (
             p >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )
+        answered = _answered(stories, sentences, k)
+        if answered is not None:  # "Card number and a PIN." then "... log in with their card
+            answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
+            continue
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
             # "And, uh, fines.": a fragment is quoted, but the need said in full stays the main one
             weight = min(p, target.strength) if _fragment(sentences[k].text) else p
+            if _adds_to(sentences[k].text, sentences[target.writing].text):
+                weight = min(p, target.strength)
             target.add(k, weight, bool(_SETTLES.match(clean(sentences[k].text))))
-        elif _seeds(sentences[k].text, p) or (item and p >= CUE_SEED_AT):
+        elif _seeds(sentences[k].text, p) or (
+            item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text)
+        ):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
             pending.append(k)
@@ -318,6 +351,14 @@ def _elaborated(
     # "and teachers set which evenings they're available", said after parents' booking: another
     # role's need, not more of this one
     follow_up = follow_up and not _another_role(text, sentences[last.writing].text)
+    if follow_up and _OWN_NEED_AFTER.match(clean(text)) and not _POINTS_BACK.search(text):
+        # "Then we need a PIN reset by email." after the login: a need of its own when it names
+        # something the story does not ("and we need it in red" points back: more of it)
+        said = {w for m in last.members for w in content_words(sentences[m].text)}
+        follow_up = not set(content_words(text)) - said
+    # "The support team sets it after triage.": "it" is what was just said
+    object_back = _ACTS_ON_IT.match(clean(text))
+    follow_up = follow_up or bool(object_back and is_verb(object_back.group("verb")))
     short = (
         follow_up
         and meaningful_word_count(text) <= SHORT_FOLLOW_UP_WORDS
@@ -327,6 +368,31 @@ def _elaborated(
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
     return last if (similar or short or confirms) else None
+
+
+# a need the speaker states after a linking word ("Then we need ...", "And I'd also want ...")
+_OWN_NEED_AFTER = re.compile(
+    r"^(?:(?:then|so|and|also|but|plus)[\s,]+)+(?:we|i)(?:'ll|'d| will| would)?\s+(?:also\s+)?"
+    r"(?:need|want|like|must|should|have to)\b",
+    re.IGNORECASE,
+)
+
+
+def _adds_to(text: str, main: str) -> bool:
+    """Whether ``text`` says what is done to "it", the need its story's main statement states
+    plainly ("The support team sets it after triage." after "Users shouldn't set the priority"):
+    the main statement, which names the thing, stays the main one."""
+    object_back = _ACTS_ON_IT.match(clean(text))
+    return bool(object_back and is_verb(object_back.group("verb")) and states_a_need(main))
+
+
+# who does something to "it" or "them", said first ("The support team sets it after triage")
+_ACTS_ON_IT = re.compile(
+    r"^(?:the\s+\w+(?:\s+\w+)?|they|we|users?|[a-z]+s)\s+(?:(?:then|also|only|always)\s+)?"
+    r"(?P<verb>[a-z]+)\s+(?:it|them)\b",
+    re.IGNORECASE,
+)
+_POINTS_BACK = re.compile(r"\b(?:it|its|them|that|this|these|those|one)\b", re.IGNORECASE)
 
 
 # how things are done now (``lexicon.AS_IS``): the problem a need answers, not the need
@@ -381,7 +447,8 @@ def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
 # a heading over what the meeting decided not to do ("## Won't (this phase)", "Out of scope")
 _OUT_OF_SCOPE = re.compile(
     r"^(?:won'?t(?: have)?|will not|out of scope|not in scope|non-?goals?|excluded|exclusions"
-    r"|not doing|dropped|descoped|de-scoped)\b",
+    r"|not doing|dropped|descoped|de-scoped|not now|not (?:for )?(?:this|the first) (?:release"
+    r"|phase|version|time)|parked|parking lot|later|deferred)\b",
     re.IGNORECASE,
 )
 
@@ -397,7 +464,8 @@ _AS_IS_HEADING = re.compile(
     r"^(?:(?:the\s+)?(?:problems?|pain\s*points?|issues?|frustrations?|complaints?)"
     r"(?:\s+(?:today|now|with\b.*|we\s+have\b.*))?|(?:the\s+)?(?:current|existing)\s+"
     r"(?:situation|state|process|system|setup|workflow)|as[\s-]is(?:\s+\w+)?"
-    r"|how\s+(?:it|things|we)\s+(?:works?|work|do\s+it)\s+(?:today|now))\W*$",
+    r"|how\s+(?:it|things|we)\s+(?:works?|work|do\s+it)\s+(?:today|now)"
+    r"|(?:the\s+)?situation\s+today)\W*$",
     re.IGNORECASE,
 )
 
@@ -566,6 +634,23 @@ _NEEDS_A_THING = re.compile(
 )
 
 
+def _answered(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story just before sentence ``k`` (within ``ELABORATION_GAP``) when it is a short
+    answer alone, a thing named without a need ("Card number and a PIN, same as the machines."),
+    and ``k`` states a need that names every content word of the answer's first clause ("The app
+    must let members log in with their library card number and PIN.")."""
+    if not stories or not states_a_need(sentences[k].text):
+        return None
+    story = stories[-1]
+    if len(story.members) != 1 or story.superseded or not 0 < k - story.writing <= ELABORATION_GAP:
+        return None
+    answer = sentences[story.writing].text
+    if states_a_need(answer) or out_of_scope(sentences, story.writing):
+        return None
+    named = set(content_words(re.split(r"[,;:(]", clean(answer))[0]))
+    return story if len(named) >= 2 and named <= set(content_words(sentences[k].text)) else None
+
+
 def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:
     """A story of the segment that sentence ``k`` says again (cosine >= ``REPEAT_SIMILARITY``)."""
     for story in stories:
@@ -591,6 +676,32 @@ def _remarked_on(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
     text = clean(sentences[k].text)
     if not _REMARK.match(text) or meaningful_word_count(text) > SHORT_REMARK_WORDS:
         return None
+    return _just_before(stories, k)
+
+
+def _figure_only(text: str) -> bool:
+    """A short fragment that names a figure and no need ("Every ten thousand miles."): a detail
+    of the need said just before it."""
+    return (
+        meaningful_word_count(text) <= FIGURE_FRAGMENT_WORDS
+        and bool(number_tokens(clean(text)))
+        and not states_a_need(text)
+        and not _SAYS_A_CLAUSE.search(clean(text))
+    )
+
+
+# a pronoun, a form of "be" / "have" or a "not": a clause of its own, not a figure in passing ("We
+# have two vans.", "It's ten.", "Seven meaning, no it doesn't fulfil.")
+_SAYS_A_CLAUSE = re.compile(
+    r"\b(?:i|we|you|they|it|he|she|there|that|this)\b|\b(?:is|are|was|were|has|have|had)\b"
+    r"|'(?:s|re|ve|t)\b|\bnot\b",
+    re.IGNORECASE,
+)
+
+
+def _just_before(stories: list[_Story], k: int) -> _Story | None:
+    """The story of the statement said just before ``k`` (within ``ELABORATION_GAP`` + 1), if it
+    has room for one more quote."""
     said = [(max(m for m in st.said if m < k), st) for st in stories if min(st.said) < k]
     if not said:
         return None

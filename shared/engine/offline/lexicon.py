@@ -587,9 +587,15 @@ _NOT_A_THING_ADVERB = frozenset(
 # "most of the time people give us a card slip"): the situation today, not what to build
 AS_IS = (
     r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
+    # "trip consent is on paper today": "today" said last, of how it is done
+    r"|today(?=\s*(?:[;.!]|$))"
     # "the current system emails a PDF timetable every Friday": what is replaced
     r"|(?:the|our) (?:current|existing|old) (?:system|app|tool|process|site|website|setup"
     r"|software|spreadsheet|form|one)"
+    # "the biggest complaint we get is that people can't see ...": the problem, said as it is
+    r"|the (?:biggest |main |big |real |only |other |usual )?(?:complaint|problem|issue"
+    r"|pain point|frustration)s? (?:we (?:get|have|hear|see)|(?:people|users|members|customers)"
+    r" have|(?:is|are) that)"
 )
 
 

@@ -127,6 +127,8 @@ _CLAUSE_CUT = re.compile(
     r"|,\s+(?:and|so|or|then|who|what|whether|if|unless|in case)\s+"
     # "cancel their slots and every parent affected gets an email": a second clause, its own
     # subject and verb
+    # "know straight away, not on Friday": what it is not, said after it
+    r"|,\s+not\s+(?=(?:on|in|at|by|after|before|until|the|a|an|just|only|every|each)\b)"
     r"|\s+and\s+(?=(?:every|each|all|the|their|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:gets?|receives?"
     r"|is|are|can|will|should|must|has|have)\b)",
     re.IGNORECASE,
@@ -141,7 +143,7 @@ _OPENS_CLAUSE = _SUBORDINATORS | frozenset("once unless because while".split())
 _CUT_BEFORE = frozenset(
     "for with on in to of from by at into onto about via per during within without through "
     "where which who when while because so and or but that than before after until unless "
-    "if".split()
+    "if that's".split()
 )
 
 
@@ -194,8 +196,21 @@ def write_story(
         # revised by "actually, make the slots twelve minutes", which names none)
         said = [written, *quotes] if main_text is not None else list(quotes)
         persona = persona_of(said, context, default_persona, speaker)
-    title = _one_action(_without_limit(make_title(_with_condition(cap.title, main)), main))
+    named = cap.title
+    let_title = _LET_MEANS.match(named)
+    if (
+        let_title
+        and singular_persona(let_title.group(1)) == persona
+        and len(make_title(named).split()) < len(named.split()) <= MAX_TITLE_WORDS + 2
+        and not any(_figure(w) for w in named.split())  # a limit leaves the title (below)
+    ):
+        # "The app must let members log in with their library card number and PIN": too long
+        # to name in full, it is named by what the persona does (not cut at "card number")
+        named = capital(let_title.group("rest"))
+    title = _one_action(_without_limit(make_title(_with_condition(named, main)), main))
     means = _NEXT_REMARK.split(cap.means)[0]
+    # "the office to see a list and can send a reminder": "and send a reminder"
+    means = re.sub(r"\s+and\s+(?:can|could|will|should|must|may)\s+(?=[a-z])", " and ", means)
     if means.startswith("to "):  # a thing wanted is no action: "start and end locations"
         means = "to " + _one_action(means[3:])
     let = _LET_MEANS.match(means)
@@ -495,6 +510,9 @@ def _with_condition(phrase: str, text: str) -> str:
     wheel down" -> "Mute when you hold the wheel down"); a time said by "before", "after",
     "unless" or "once" keeps its word ("Book those first before they open to everyone", never
     "when they open")."""
+    head = _trim(_CLAUSE_CUT.split(phrase)[0])  # "Know straight away, not on Friday"
+    if len(head.split()) < len(phrase.split()) and len(head.split()) >= MIN_TITLE_WORDS:
+        phrase = head
     if len(phrase.split()) >= 4:
         return phrase
     when = _condition_of(text)
@@ -514,6 +532,15 @@ def _with_condition(phrase: str, text: str) -> str:
 
 _OBJECT_THAT = re.compile(
     r"(?<=[a-z]) that (?=(?:nobody|no one|we|they|you|i|people|someone|somebody|he|she|users)\b)"
+)
+
+
+# "a book that's on loan", "the tickets that are assigned to me": the relative clause's "that's"
+# can go before a place or a participle ("a book on loan")
+_RELATIVE_BE = re.compile(
+    r"(?<=[a-z]) (?:that|which|who)(?:'s|\u2019s| is| are) (?=(?:on|in|at|for|from|with|under"
+    r"|over|by|of|without|[a-z]{3,}ed)\b)",
+    re.IGNORECASE,
 )
 
 
@@ -541,7 +568,7 @@ def make_title(phrase: str) -> str:
     words = phrase.split()
     if len(words) > MAX_TITLE_WORDS:
         # "tickets that nobody has touched": "that" before the clause's own subject can go
-        phrase = _OBJECT_THAT.sub(" ", phrase)
+        phrase = _RELATIVE_BE.sub(" ", _OBJECT_THAT.sub(" ", phrase))
         words = phrase.split()
     if len(words) > MAX_TITLE_WORDS:
         cuts = [
@@ -628,6 +655,12 @@ def _speaker_role(speaker: str | None) -> str:
     """The persona a speaker's label names ("Manager", "Receptionist"), none for a name or a
     role of the team ("Project Manager", "Analyst")."""
     label = (speaker or "").strip().lower()
+    named = re.fullmatch(r".+?\s*\((?P<role>[^)]+)\)", label)
+    if named:  # "Tom (librarian)": the role in brackets
+        label = named.group("role").strip()
+    qualified = re.fullmatch(rf"[a-z]+\s+({PERSONA_FORMS})", label)
+    if qualified and label not in _TEAM_ROLES and qualified.group(1) not in _TEAM_ROLES:
+        return f"{label.split()[0]} {singular_persona(qualified.group(1))}"  # "fleet manager"
     if not label or label in _TEAM_ROLES or not re.fullmatch(rf"(?:{PERSONA_FORMS})", label):
         return ""
     return singular_persona(label)

@@ -165,8 +165,18 @@ _PURPOSE = re.compile(
     r"\s*(?P<ends>[^.;!?]+)",
     re.IGNORECASE,
 )
+# "see when a book will be back", "check if it is free": what is seen or asked, no condition
+# ("know if it fails" is: to be told when it does)
+_ASKS_WHAT = "".join(
+    rf"(?<!\b{verb} )"
+    for verb in (
+        "see sees seeing saw show shows ask asks asking check checks checking decide decides say"
+        " says wonder sure understand remember notice clear out idea"
+    ).split()
+)
 _CONDITION = re.compile(
-    r"^(?P<main>.+?),?\s+\b(?:when|whenever|if|as soon as|once(?! ?(?:a|an|every|per|more|again"
+    r"^(?P<main>.+?),?\s+\b(?:" + _ASKS_WHAT + r"(?:when|whenever|if)|as soon as"
+    r"|once(?! ?(?:a|an|every|per|more|again"
     r"|or|in|and|only|twice)\b)|after|before|unless)\b\s+"
     r"(?P<cond>[^,;]+)",
     re.IGNORECASE,
@@ -381,6 +391,16 @@ _TAIL_REMARK = re.compile(
     r"(?:\s+of course|\s+i think|\s+actually|\s+too)?\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
+# who asks for the need, said after it ("..., the council requires it", "..., legal insists on
+# that"): why it is needed, not part of it
+_TAIL_WHO_ASKS = re.compile(
+    r",\s*(?:the \w+|our \w+|they|legal|management|compliance|everyone|people)\s+"
+    r"(?:(?:really|also|always|all)\s+)?(?:requires?|needs?|wants?|asks? for|expects?|insists? on"
+    r"|demands?|mandates?|asked for)\s+(?:it|that|this|them)\s*([.!?]*)\s*$"
+    # "..., nobody wants another password": what people do not want, the reason for it
+    r"|,\s*(?:nobody|no one|no-one)\s+(?:wants?|needs?|likes?)\s+[^,;]{3,40}?\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
 
 # "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
 # its modal stay
@@ -430,6 +450,13 @@ _EXAMPLES_LAST = re.compile(
 
 # an example said in passing, between commas (", like a bar,")
 _EXAMPLE_ASIDE = re.compile(r",\s*like\s+((?:a|an|the|some)\s+[\w-]+(?:\s+[\w-]+)?)\s*,", re.I)
+# "..., like a brake light is out, ...": an example said as a clause of its own, up to six
+# words, goes whole (not "such as a brake light is out")
+_EXAMPLE_CLAUSE = re.compile(
+    r",\s*like\s+(?:a|an|the|some)\s+[\w-]+(?:\s+[\w'-]+){0,4}?\s+(?:is|are|was|were|took"
+    r"|takes|breaks|fails|goes)\b[^,;]{0,30},",
+    re.I,
+)
 
 
 def body(sentence: str, asides: bool = False) -> str:
@@ -449,6 +476,7 @@ def body(sentence: str, asides: bool = False) -> str:
         listed = f", such as {examples.group('items')}" if asides else ""
         text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
     # "show progress, like a bar, and ...": an example said in passing
+    text = _EXAMPLE_CLAUSE.sub(",", text)
     text = _EXAMPLE_ASIDE.sub(r", such as \1," if asides else ",", text)
     # "a checklist, like five steps, that ...": about five steps, still an aside of its own
     text = re.sub(rf",\s*like\s+(?=(?:\d|{_NUMBER_WORD}\b))", ", ", text, flags=re.I)
@@ -464,6 +492,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _TAIL_TALK.sub("", text)
     text = _TAIL_VAGUE.sub(r"\1", text)
     text = _TAIL_REMARK.sub(r"\1", text)
+    text = _TAIL_WHO_ASKS.sub(lambda m: m.group(1) or m.group(2) or "", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability)
     text = _PASSIVE_S.sub(
@@ -860,7 +889,9 @@ _NOT_WANTED_TO = re.compile(
 
 # "..., so photo upload is a must": the thing, said last as what cannot be done without
 _A_MUST = re.compile(
-    r"(?:^|[,;]\s+(?:so\s+|and\s+)?|\bso\s+)(?P<np>(?:an?\s+|the\s+)?[a-z][a-z\s-]{2,40}?)\s+"
+    # ("..., and those fields are mandatory" says it of what was just named: no thing of its own)
+    r"(?:^|[,;]\s+(?:so\s+|and\s+)?|\bso\s+)(?!(?:(?:and|so)\s+)?(?:those|these|this|that|they|it)\b)"
+    r"(?P<np>(?:an?\s+|the\s+)?[a-z][a-z\s-]{2,40}?)\s+"
     r"(?:is|are)\s+(?:an?\s+)?(?:absolute\s+)?(?:must(?:-have)?|essential|non-negotiable"
     r"|mandatory)[\s.!]*$",
     re.IGNORECASE,
@@ -1895,6 +1926,22 @@ _JUDGES_A_FIGURE = re.compile(
     r"[\s,.!]*(?:though|then|really|i think)?[\s.!]*$",
     re.IGNORECASE,
 )
+
+
+# "But only if the member has an email address on file.": a condition said after the need it
+# limits, with no need of its own
+_ONLY_IF = re.compile(
+    r"^(?:(?:but|and|so|well)[\s,]+)?(?P<cond>(?:only (?:if|when)|unless|as long as"
+    r"|provided(?: that)?|except (?:if|when))\b[^,;]*?)[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def limits_the_need_before(text: str) -> str | None:
+    """The condition a sentence adds to the need said before it ("only if the member has an
+    email address on file"), or None (``_ONLY_IF``)."""
+    m = _ONLY_IF.match(clean(text))
+    return m.group("cond") if m else None
 
 
 def judges_a_figure(text: str) -> bool:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from shared.analysis.contradiction import (
+    Quantity,
     frequency_cues,
     negation_cues,
     number_cues,
@@ -44,7 +45,7 @@ _DROP_CUE = re.compile(
 SHORT_REVISION_WORDS = 10
 # words that set a figure anew ("let's say one week", "make it twenty", "actually six")
 _SETS_FIGURE = re.compile(
-    r"\b(?:make (?:it|that)|let'?s (?:say|make it|go for|go with)|change (?:it|that) to|actually"
+    r"\b(?:(?<!to )make (?:it|that)|let'?s (?:say|make it|go for|go with)|change (?:it|that) to|actually"
     r"|instead|rather)\b",
     re.IGNORECASE,
 )
@@ -61,10 +62,26 @@ class Revision:
     restated: bool = True  # the later statement says the need again ("make it twenty" does not)
 
 
+# "let's say I am on channel eight now": a case supposed for the sake of argument, no decision
+_SUPPOSES = re.compile(
+    r"\blet'?s say (?:that )?(?:i|you|we|they|he|she|someone|somebody|a user|the user)\b",
+    re.IGNORECASE,
+)
+
+
 def revision(earlier: str, later: str) -> Revision | None:
     """How ``later`` revises ``earlier``, or None when it does not."""
+    if _SUPPOSES.search(clean(later)):
+        return None
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
+    qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
+    if qualified and not numbers:
+        # "four hours for high, two days for normal" ... "actually, make it one day for normal,
+        # two days is too slow": the figure said of the same thing changed, though the old
+        # value is said again
+        old, new = qualified[0]
+        return Revision("number", f"'{old}' changed to '{new}'", qualified, restated=False)
     if numbers:
         # "let's say one week": a short revision of the figure, which does not say the need again
         bare = short and bool(_SETS_FIGURE.search(clean(later))) and _only_figure(later)
@@ -89,6 +106,39 @@ def revision(earlier: str, later: str) -> Revision | None:
         if cues:
             return Revision("negation", cues[0])
     return None
+
+
+# a figure said of one thing: "two days for normal", "20 seats per room"
+_OF_WHAT = re.compile(r"\s+(?P<of>(?:for|per|on|in|at)\s+(?:the\s+|a\s+|an\s+)?[a-z][\w-]*)", re.I)
+
+
+def _qualified(text: str) -> dict[str, tuple[str, Quantity]]:
+    """The figures ``text`` says of one thing, by that thing ("for normal": "two days for
+    normal")."""
+    out: dict[str, tuple[str, Quantity]] = {}
+    cleaned = clean(text)
+    for q in quantities(cleaned):
+        at = cleaned.lower().find(q.text.lower())
+        of = _OF_WHAT.match(cleaned, at + len(q.text)) if at >= 0 else None
+        if of is not None:
+            out.setdefault(of.group("of").lower(), (f"{q.text}{of.group(0)}", q))
+    return out
+
+
+def _qualified_changes(earlier: str, later: str) -> tuple[tuple[str, str], ...]:
+    """The figures of one thing ``later`` sets anew (the whole phrases, old and new)."""
+    before, after = _qualified(earlier), _qualified(later)
+    changes: list[tuple[str, str]] = []
+    for of, (new_said, new) in after.items():
+        old = before.get(of)
+        if old and old[1].comparable(new) and round(old[1].value, 6) != round(new.value, 6):
+            changes.append((old[0].strip(), new_said.strip()))
+    return tuple(changes)
+
+
+def sets_a_figure(text: str) -> bool:
+    """Whether ``text`` has words that set a figure anew ("actually", "make it", "let's say")."""
+    return bool(_SETS_FIGURE.search(clean(text)))
 
 
 def _only_figure(later: str) -> bool:

@@ -460,6 +460,17 @@ def test_a_number_changed_later_is_a_revision_written_in() -> None:
     assert restated is not None and restated.restated and restated.changes == (("24", "48"),)
 
 
+def test_a_figure_of_one_thing_set_anew_is_a_revision_though_the_old_one_is_said_again() -> None:
+    """ "two days for normal" ... "actually, make it one day for normal, two days is too slow":
+    the figure of "normal" changed; the old value said again in the reason does not hide it."""
+    earlier = "Four hours for high, two days for normal."
+    found = revision(earlier, "Actually, make it one day for normal, two days is too slow.")
+    assert found is not None and found.kind == "number" and not found.restated
+    assert revise_text(earlier, found) == "Four hours for high, one day for normal."
+    # a figure said with no word that sets it anew revises nothing
+    assert revision(earlier, "One day for normal would be nice, two days is too slow.") is None
+
+
 def test_a_drop_names_what_it_drops() -> None:
     dropped = revision(
         "We should also have a waiting list for events.",
@@ -3969,3 +3980,47 @@ def test_a_tail_that_says_why_or_what_a_word_refers_to_is_no_part_of_the_need() 
     assert form.title == "Ask for the device and the location"
     must = write_story(["Drivers send the form from the van, so photo upload is a must."])
     assert must.title == "Provide photo upload"  # a thing named is still the need
+
+
+def test_a_title_is_not_cut_between_a_noun_and_its_of() -> None:
+    """Cut at ten words, "... collections in order | of pick-up time" named half a thing: the
+    cut goes before the phrase the noun is in."""
+    assert make_title(
+        "Provide a simple screen listing today's collections in order of pick-up time"
+    ) == ("Provide a simple screen listing today's collections")
+
+
+def test_what_a_notes_email_says_in_prose_is_drafted_literally() -> None:
+    """Sentences of a call summary written as prose (written for this test): "they want
+    customers to ..." is what customers do, a condition said without its comma is still one, who
+    was clear about it is no criterion, and a title never ends on a bound cut from its figure."""
+    order = write_story(
+        [
+            "They want customers to order plants online and pick them up at their nearest"
+            " store within two hours."
+        ]
+    )
+    assert order.acceptance_criteria == [
+        "Customers order plants online and pick them up at their nearest store within two hours."
+    ]
+    refund = write_story(
+        [
+            "If an order isn't collected within three days it goes back into stock and the"
+            " customer gets a refund automatically."
+        ]
+    )
+    assert refund.title == "Go back into stock"
+    assert refund.acceptance_criteria[0].startswith(
+        "Given a user, when an order isn't collected within three days, then it goes back"
+    )
+    stock = write_story(
+        [
+            "Stock levels on the site need to come from the tills, Marta was clear that showing"
+            " something as available when it isn't is the worst thing we could do."
+        ]
+    )
+    assert not any("Marta" in c for c in stock.acceptance_criteria), stock.acceptance_criteria
+    often = write_story(
+        ["We agreed that isn't good enough and it has to be at least every fifteen minutes."]
+    )
+    assert not often.title.endswith("at least"), often.title

@@ -33,7 +33,6 @@ from shared.engine.offline.lexicon import (
 from shared.engine.offline.statement import (
     _CLAUSE_BREAK,
     _CONDITION,
-    _CONDITION_FIRST,
     _LEAD,
     _LIMIT_FIRST,
     _MODAL,
@@ -53,6 +52,7 @@ from shared.engine.offline.statement import (
     _Requirement,
     _subject_words,
     _trim_clause,
+    condition_first,
     is_finding,
     is_people_description,
     judges_a_figure,
@@ -114,6 +114,12 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if k and (out or main_said):
                 limited = out.pop() if out else f"{main_said}."
                 out.append(f"{limited.rstrip('.')} {_lower_first(limit)}.")
+            continue
+        set_anew = _SET_ANEW.match(spoken)
+        if set_anew and quantities(set_anew.group("what")):
+            # "Marta came back on this: make it five days for large items, three days for
+            # everything else": the figures set anew are the criterion
+            out.append(f"{capital(set_anew.group('what').rstrip(' .!'))}.")
             continue
         text = unframed(spoken)  # "it's important that ...": what is important
         # "as the manager I want to know ...": the statement's own "I", not the story's persona
@@ -196,6 +202,13 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     return kept[:MAX_CRITERIA]
 
 
+# a figure set anew, after who came back on it ("Marta came back on this at the end: make it
+# five days for large items, ..."), not a case supposed ("let's say I am on channel eight")
+_SET_ANEW = re.compile(
+    r"^(?:[^:]{3,80}:\s*)?(?:make (?:it|that)|let'?s make (?:it|that)|change (?:it|that) to)"
+    r"\s+(?P<what>.+)$",
+    re.IGNORECASE,
+)
 _SPEAKS_AS = re.compile(
     rf"\b(?:as (?:an?|the) ({PERSONA_FORMS}),?\s+(?:i|we)\b|(?:from|on) (?:the|our) "
     rf"({PERSONA_FORMS})['\u2019]? (?:side|point of view|perspective|end)\b)",
@@ -428,7 +441,7 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
     """(condition, result) of a statement that holds one: "if X, Y", "Y when X" (not with
     ``first_only``: a whole sentence of several clauses), and "if X they can Y" said without a
     comma (the result starts at the subject of its modal)."""
-    cond = _CONDITION_FIRST.match(text) or (None if first_only else _CONDITION.match(text))
+    cond = condition_first(text) or (None if first_only else _CONDITION.match(text))
     if cond and _OFFSET.search(text[: cond.start("cond")]):
         return None  # "cancel up to two hours before the appointment": when, not a condition
     if cond:
@@ -699,9 +712,9 @@ def _plural(head: list[str]) -> bool:
 # "the managers to approve every claim": people (or a thing) wanted to do something
 _WANTED_TO_ACT = re.compile(
     r"^(?P<who>(?:the|all|every|each|our|their)\s+[\w'-]+(?:\s+[\w'-]+)?|them|people|users"
-    r"|everyone|everybody)\s+to\s+(?P<verb>[a-z]+)\b(?P<tail>.*)$",
+    rf"|everyone|everybody|{PERSONA_FORMS})\s+to\s+(?P<verb>[a-z]+)\b(?P<tail>.*)$",
     re.IGNORECASE,
-)  # "I'd like them to get a reminder": "They get a reminder"
+)  # "I'd like them to get a reminder": "They get a reminder"; "customers to order plants"
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
 
 
@@ -741,7 +754,9 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             # "we want the managers to approve every claim over fifty pounds": who acts, acting
             who, verb = acts.group("who"), acts.group("verb").lower()
             who = "they" if who.lower() == "them" else who
-            plural = who.lower() in ("they", "people", "users") or _plural(who.lower().split())
+            plural = who.lower() in ("they", "people", "users", "staff") or _plural(
+                who.lower().split()
+            )
             return capital(
                 f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}{when}"
                 + (f", {details}" if details else "")

@@ -163,7 +163,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v32"
+    version = "gen-offline-v33"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -406,7 +406,12 @@ class OfflineGenerator:
             criteria_from=[
                 (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
                 and not describes_now(sentences[k].text)
+                and k not in story.evidence
                 for k in members
+            ],
+            revised=[
+                revise_text(sentences[m].text, found)
+                for m, found in sorted(story.revised_details.items())
             ],
             main_adds=story.writing != members[0] and story.writing in members,
             speaker=sentences[story.writing].speaker,

@@ -27,13 +27,14 @@ from functools import lru_cache
 import numpy as np
 
 from shared.analysis.capture import Sentence, Verdict
-from shared.analysis.contradiction import number_tokens
+from shared.analysis.contradiction import number_tokens, quantities
 from shared.analysis.revision import (
     SHORT_REVISION_WORDS,
     Revision,
     names_what_it_drops,
     revise_text,
     revision,
+    sets_a_figure,
 )
 from shared.engine.offline.lexicon import (
     AS_IS,
@@ -115,6 +116,9 @@ class _Story:
     superseded: list[int] = field(default_factory=list)
     revisions: list[Revision] = field(default_factory=list)
     drafting: set[int] = field(default_factory=set)  # members drafted whatever their confidence
+    evidence: set[int] = field(default_factory=set)  # members quoted, never drafted
+    # details a later statement revised (quoted under ``superseded``), drafted with it applied
+    revised_details: dict[int, Revision] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.writing < 0:
@@ -180,6 +184,18 @@ class _Story:
         else:
             self.revisions.append(found)
 
+    def revise_detail(self, k: int, detail: int, found: Revision) -> None:
+        """Sentence ``k`` changes a figure of the detail ``detail`` ("Four hours for high, two
+        days for normal" ... "actually, make it one day for normal"): the detail is quoted under
+        ``superseded`` and drafted with the change, ``k`` is quoted as its evidence."""
+        self.members = [m for m in self.members if m != detail]
+        if detail not in self.superseded:
+            self.superseded.append(detail)
+        if k not in self.members:
+            self.members.append(k)
+        self.evidence.add(k)
+        self.revised_details[detail] = found
+
 
 def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarray) -> list[_Story]:
     """Stories from the requirement sentences, in order: a confident one (p >= ``SEED_AT``,
@@ -196,7 +212,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
-        if describes_the_problem(sentences, k):
+        if describes_the_problem(sentences, k) or frames_the_meeting(sentences[k].text):
             continue  # "## Problems today" / "- Requests come in by email and get lost"
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
@@ -215,9 +231,19 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         limited = (
             _just_before(stories, k)
             if limits_the_need_before(text)
-            or (_figure_only(text) and not _whole_item(sentences, k))  # an item: a need of its own
+            or (
+                (_figure_only(text) or _list_only(text))
+                and not _whole_item(sentences, k)  # an item: a need of its own
+                # "How long before ...?" "Two weeks before.": the answer to that question
+                and not _answers(sentences, k)
+            )
             else None
         )
+        if limited is not None and _list_only(text) and not _figure_only(text):
+            # "Contract signed, right-to-work check, ..." after "A checklist per starter":
+            # the items of a need that names a list of things, not of any need
+            said = sentences[limited.writing].text
+            limited = limited if _HOLDS_ITEMS.search(said) else None
         if limited is not None:
             limited.add_detail(k)  # a condition or a figure of the need just said
             continue
@@ -280,26 +306,79 @@ def _revised_story(
     for story in reversed(stories):
         if k - story.last > REVISION_WINDOW:
             break
-        text = sentences[story.writing].text
-        for found in story.revisions:
-            text = revise_text(text, found)
-        found_revision = revision(text, sentences[k].text)
-        if found_revision is None or (short_only and found_revision.restated):
+        if _revises(story, sentences, vectors, k, short_only):
+            return story
+        if not short_only and _sets_a_figure_said_in(story, sentences, k):
+            # "actually, make it five days for large items, three days for everything else":
+            # the latest need that says a figure of the kind is the one corrected, even when
+            # the change cannot be written in; no older one is ("every fifteen minutes")
+            story.add_detail(k)
+            return story
+    return None
+
+
+def _revises(
+    story: _Story, sentences: list[Sentence], vectors: np.ndarray, k: int, short_only: bool
+) -> bool:
+    """Whether sentence ``k`` revises ``story`` (then revised), as ``_revised_story`` says."""
+    text = sentences[story.writing].text
+    for found in story.revisions:
+        text = revise_text(text, found)
+    found_revision = revision(text, sentences[k].text)
+    if found_revision is None and k - story.last <= SHORT_REVISION_GAP:
+        detail = _revised_detail(story, sentences, k)
+        if detail is not None:
+            story.revise_detail(k, *detail)
+            return True
+    if found_revision is None or (short_only and found_revision.restated):
+        return False
+    if short_only and not _names_only_figures_or_shares(sentences[k].text, text):
+        return False  # "let's say two, minimum two for group rooms" is not of "four hours max"
+    # "actually, make the slots twelve minutes" corrects what was just said, as a short
+    # revision does ("make it twenty"), however differently it is put
+    corrects = found_revision.kind == "number" and _CORRECTS.match(clean(sentences[k].text))
+    if not found_revision.restated or corrects:
+        if k - story.last > SHORT_REVISION_GAP:
+            return False
+    elif float(vectors[k] @ vectors[story.writing]) < REVISION_SIMILARITY:
+        return False
+    elif found_revision.kind == "negation" and not names_what_it_drops(sentences[k].text, text):
+        return False
+    story.revise(k, found_revision, bool(corrects))
+    return True
+
+
+def _sets_a_figure_said_in(story: _Story, sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` sets anew ("actually", "make it", ``sets_a_figure``) a figure of
+    the kind a statement of ``story`` says, of the same thing (a word in common besides figures)."""
+    later = sentences[k].text
+    said = quantities(later)
+    if not said or not sets_a_figure(later):
+        return False
+    named = {w for w in content_words(later) if not number_tokens(w)}
+    return any(
+        not named.isdisjoint(content_words(sentences[m].text))
+        and any(q.comparable(p) for q in quantities(sentences[m].text) for p in said)
+        for m in story.members
+    )
+
+
+def _revised_detail(
+    story: _Story, sentences: list[Sentence], k: int
+) -> tuple[int, Revision] | None:
+    """The detail of ``story`` (a statement quoted after the main one) whose figure sentence
+    ``k`` sets anew without saying the need again, with that change, when ``k`` names what the
+    figure is of ("make it one day for normal"; "let's say I am on channel eight now" sets no
+    figure of "Uh, twenty five."); None when there is none."""
+    named = {w for w in content_words(sentences[k].text) if not number_tokens(w)}
+    for m in reversed(story.members):
+        if m == story.writing or m in story.evidence or m > k:
             continue
-        if short_only and not _names_only_figures_or_shares(sentences[k].text, text):
-            continue  # "let's say two, minimum two for group rooms" is not of "four hours max"
-        # "actually, make the slots twelve minutes" corrects what was just said, as a short
-        # revision does ("make it twenty"), however differently it is put
-        corrects = found_revision.kind == "number" and _CORRECTS.match(clean(sentences[k].text))
-        if not found_revision.restated or corrects:
-            if k - story.last > SHORT_REVISION_GAP:
-                continue
-        elif float(vectors[k] @ vectors[story.writing]) < REVISION_SIMILARITY:
+        if named.isdisjoint(content_words(sentences[m].text)):
             continue
-        elif found_revision.kind == "negation" and not names_what_it_drops(sentences[k].text, text):
-            continue
-        story.revise(k, found_revision, bool(corrects))
-        return story
+        found = revision(sentences[m].text, sentences[k].text)
+        if found is not None and found.kind == "number" and not found.restated:
+            return m, found
     return None
 
 
@@ -351,6 +430,8 @@ def _elaborated(
     # "and teachers set which evenings they're available", said after parents' booking: another
     # role's need, not more of this one
     follow_up = follow_up and not _another_role(text, sentences[last.writing].text)
+    # "oh, and it has to work on a phone": where the product must work, not more of the need
+    follow_up = follow_up and not _WORKS_WHERE.match(clean(text))
     if follow_up and _OWN_NEED_AFTER.match(clean(text)) and not _POINTS_BACK.search(text):
         # "Then we need a PIN reset by email." after the login: a need of its own when it names
         # something the story does not ("and we need it in red" points back: more of it)
@@ -370,6 +451,12 @@ def _elaborated(
     return last if (similar or short or confirms) else None
 
 
+# what the product must work on or with ("and it has to work on a phone", "it must work offline")
+_WORKS_WHERE = re.compile(
+    r"^(?:(?:oh|and|also|plus|but|yes|yeah)[\s,]+)*it\s+(?:also\s+)?(?:has to|must|should|needs"
+    r" to|'s got to|will have to)\s+(?:also\s+)?work\s+(?:on|with|without|offline|in|across)\b",
+    re.IGNORECASE,
+)
 # a need the speaker states after a linking word ("Then we need ...", "And I'd also want ...")
 _OWN_NEED_AFTER = re.compile(
     r"^(?:(?:then|so|and|also|but|plus)[\s,]+)+(?:we|i)(?:'ll|'d| will| would)?\s+(?:also\s+)?"
@@ -468,6 +555,24 @@ _AS_IS_HEADING = re.compile(
     r"|(?:the\s+)?situation\s+today)\W*$",
     re.IGNORECASE,
 )
+
+# what the meeting is ("Right, so this is the kick-off for the new help desk portal", "Today we're
+# going to talk about the booking flow"): its topic, no need
+_FRAMES = re.compile(
+    r"^(?:(?:right|ok|okay|so|well|good|alright|hi|hello|morning|everyone|all|um|uh)\W+)*"
+    r"(?:(?:this|today)\s+is\s+(?:the|our)\s+(?:first\s+|second\s+|last\s+|final\s+)?"
+    r"(?:kick-?off|meeting|workshop|session|call|review|stand-?up|retro|interview|demo)\b"
+    r"|this(?:\s+(?:meeting|session|call|workshop))?\s+is\s+(?:all\s+)?about\b"
+    r"|welcome\s+(?:to|back)\b|(?:the\s+)?(?:purpose|goal|aim|point)\s+of\s+(?:this|today'?s)"
+    r"\s+(?:meeting|session|call|workshop)\s+is\b|today\s+we(?:'re|\s+are|'ll|\s+will)\s+"
+    r"(?:going\s+to\s+)?(?:talk|discuss|look|go\s+through|cover)\b)",
+    re.IGNORECASE,
+)
+
+
+def frames_the_meeting(text: str) -> bool:
+    """Whether a sentence says what the meeting is or is about (``_FRAMES``) rather than a need."""
+    return bool(_FRAMES.match(clean(text)))
 
 
 def describes_the_problem(sentences: list[Sentence], k: int) -> bool:
@@ -687,6 +792,34 @@ def _figure_only(text: str) -> bool:
         and bool(number_tokens(clean(text)))
         and not states_a_need(text)
         and not _SAYS_A_CLAUSE.search(clean(text))
+    )
+
+
+def _answers(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` follows a question: what it says answers that, not the need said
+    before the question."""
+    return k > 0 and clean(sentences[k - 1].text).rstrip().endswith("?")
+
+
+# a thing made of items ("a checklist per starter", "the form asks for ...", "these fields")
+_HOLDS_ITEMS = re.compile(
+    r"\b(?:check-?lists?|lists?|forms?|fields?|steps?|columns?|sections?|categories|tabs?"
+    r"|menus?)\b",
+    re.IGNORECASE,
+)
+
+
+def _list_only(text: str) -> bool:
+    """Three or more short items said as a list and nothing else ("Contract signed,
+    right-to-work check, bank details, equipment ordered."): what the need just said holds."""
+    said = clean(text).rstrip(" .!")
+    items = [i.strip() for i in re.split(r",|\s+(?:and|or)\s+", said) if i.strip()]
+    return (
+        len(items) >= 3
+        and ":" not in said  # "Open: same-day slots, video, ...": a list of its own
+        and all(1 <= len(i.split()) <= 4 for i in items)
+        and not states_a_need(text)
+        and not _SAYS_A_CLAUSE.search(said)
     )
 
 

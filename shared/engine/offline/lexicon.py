@@ -261,6 +261,11 @@ PERSONAS = (
     "business unit lead",
     "team lead",
     "line manager",
+    "hiring manager",
+    "new starter",
+    "new joiner",
+    "starter",
+    "joiner",
     "older user",
     "elderly user",
     "end user",
@@ -596,6 +601,9 @@ AS_IS = (
     r"|the (?:biggest |main |big |real |only |other |usual )?(?:complaint|problem|issue"
     r"|pain point|frustration)s? (?:we (?:get|have|hear|see)|(?:people|users|members|customers)"
     r" have|(?:is|are) that)"
+    # "the main thing is we get tickets by email with no information": the problem, as it is
+    r"|the (?:biggest |main |big |real |only )?(?:thing|problem|issue) (?:is|was) (?:that )?"
+    r"(?:we|they|people|users|customers) (?:get|have|receive|spend|lose)"
 )
 
 

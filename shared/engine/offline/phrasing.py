@@ -34,6 +34,7 @@ from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
 from shared.engine.offline.lexicon import (
     MATERIALS,
+    PERSONA,
     PERSONA_FORMS,
     VAGUE_QUALITY_WORDS,
     VERBS,
@@ -49,7 +50,6 @@ from shared.engine.offline.lexicon import (
 from shared.engine.offline.statement import (
     _CLAUSE_BREAK,
     _CONDITION,
-    _CONDITION_FIRST,
     _HEDGES,
     _NOT_A_NEED_VERB,
     _PERSONA_START,
@@ -62,6 +62,7 @@ from shared.engine.offline.statement import (
     _verb_phrase,
     body,
     capability,
+    condition_first,
     unframed,
 )
 from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
@@ -69,7 +70,8 @@ from shared.text.language import clean, content_words
 
 _FIGURE = re.compile(FIGURE_WORD)
 _USER_STORY = re.compile(
-    r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like)(?P<to> to)? (?P<means>.+?)"
+    r"\bas an? (?P<role>[\w -]{1,40}?),? i (?:want|need|would like|'d like)(?P<to> to)?"
+    r" (?P<means>.+?)"
     r"(?:,? so that (?P<ends>.+))?$",
     re.IGNORECASE,
 )
@@ -143,7 +145,7 @@ _OPENS_CLAUSE = _SUBORDINATORS | frozenset("once unless because while".split())
 _CUT_BEFORE = frozenset(
     "for with on in to of from by at into onto about via per during within without through "
     "where which who when while because so and or but that than before after until unless "
-    "if that's".split()
+    "if that's least most".split()  # "Keep it at least": a bound cut before its figure
 )
 
 
@@ -156,6 +158,7 @@ def write_story(
     criteria_from: Sequence[bool] | None = None,
     main_adds: bool = False,
     speaker: str | None = None,
+    revised: Sequence[str] = (),
 ) -> StoryDraft:
     """The story these verbatim statements state; ``quotes[0]`` is the main one (``main_text``,
     when given, is what to write it from: the main statement with a revised figure written in);
@@ -164,7 +167,9 @@ def write_story(
     kept only as evidence, a weak statement, gives none); ``main_adds``: the story is written
     from another of ``quotes`` (``quotes[0]`` gave no title), so what the main one says is a
     criterion it may give; ``speaker``: who said the statement it is written from, by the
-    transcript's label ("Manager: I'd like to assign a job ..." is the manager's need)."""
+    transcript's label ("Manager: I'd like to assign a job ..." is the manager's need);
+    ``revised``: details the meeting revised, with the change written in (their quotes are
+    superseded), which give criteria as quotes do."""
     texts = [body(q, asides=True) for q in quotes]
     written = _named_back(main_text if main_text is not None else quotes[0], context)
     main = unframed(body(written))  # "it would be good if it was cheap": "it should be cheap"
@@ -224,7 +229,7 @@ def write_story(
     if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
         means = f"to {own.group('rest')}"
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
-        means = _THEIR.sub("my", means)
+        means = _THEIR.sub(lambda m: _whose(means, m), means)
         if persona != default_persona:
             means = _they_as_i(means)
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
@@ -240,6 +245,7 @@ def write_story(
             and (criteria_from is None or criteria_from[k])
             and not _DOUBT.match(clean(q))  # "I'm not sure about showing the reason": no rule
         ]
+        + [body(t, asides=True) for t in revised]
         + extra
     )
     found = criteria(statements, cap, title, persona)
@@ -282,6 +288,15 @@ def _named_back(said: str, context: Sequence[str]) -> str:
         return said
     at = pronoun.start("it")
     return f"{said[:at]}{_lower_first(named.group('np'))}{said[pronoun.end('it') :]}"
+
+
+def _whose(means: str, their: re.Match[str]) -> str:
+    """ "my" for the persona's "their", unless people named before it are whose it is ("see
+    which of my new starters have finished their paperwork")."""
+    before = means[: their.start()]
+    if PERSONA.search(before) or re.search(r"\b(?:them|people|everyone)\b", before, re.I):
+        return their.group(0)
+    return "my"
 
 
 def _side_said(quote: str, text: str) -> str:
@@ -501,7 +516,7 @@ def _reads(title: str) -> bool:
 
 def _condition_of(text: str) -> str:
     """The condition a statement holds ("if they've already taken a photo"), or ""."""
-    cond = _CONDITION_FIRST.match(text) or _CONDITION.match(text)
+    cond = condition_first(text) or _CONDITION.match(text)
     return _trim(cond.group("cond")) if cond else ""
 
 
@@ -517,7 +532,7 @@ def _with_condition(phrase: str, text: str) -> str:
         return phrase
     when = _condition_of(text)
     said = _CONDITION.match(text)
-    if said and not _CONDITION_FIRST.match(text):
+    if said and not condition_first(text):
         # "it has to be right, and it has to change when the lift breaks": the condition of
         # the last clause before it, not of the one the title says
         last = [c for c in _CLAUSE_BREAK.split(said.group("main")) if c.strip()][-1:]
@@ -578,7 +593,12 @@ def make_title(phrase: str) -> str:
             and words[k].lower() in _CUT_BEFORE
             and not any(w.lower() in _OPENS_CLAUSE for w in words[1:k])
         ]
+        # "... collections in order | of pick-up time": a noun cut from its "of" names half a
+        # thing; the cut goes before the phrase it is in
+        cuts = [k for k in cuts if words[k].lower() != "of"] or cuts
         cut = cuts[0] if cuts else MAX_TITLE_WORDS
+        if cuts and cut > MIN_TITLE_WORDS and words[cut - 1].lower() in ("up", "down"):
+            cut -= 1  # "Book teaching rooms | up to the end of the next term"
         if not cuts:
             cut = _before_figure(words, cut)
         words = words[:cut]

@@ -185,6 +185,23 @@ _CONDITION_FIRST = re.compile(
     r"^(?:when|whenever|if|as soon as|once|after|unless)\s+(?P<cond>[^,;]+),\s*(?P<main>.+)$",
     re.IGNORECASE,
 )
+# ... said without the comma, up to where "it" or "they" does what follows ("if an order isn't
+# collected within three days it goes back into stock"); not a modal's subject ("if someone wants
+# to change the contrast they should be able to do that": the condition is the need)
+_CONDITION_FIRST_BARE = re.compile(
+    r"^(?:when|whenever|if|as soon as|once|unless)\s+(?P<cond>(?!it\b|they\b)[^,;]+?\s+"
+    r"(?:is|are|isn't|aren't|was|wasn't|has|hasn't|have|haven't|does|doesn't|do|don't|can't"
+    r"|cannot|[a-z]+ed)\b[^,;]*?)\s+(?P<main>(?:it|they)\s+(?:[a-z]+s|get|go)\b.+)$",
+    re.IGNORECASE,
+)
+
+
+def condition_first(text: str) -> re.Match[str] | None:
+    """The condition said first and the rest ("if X, Y"; "if X it Y" without the comma), as a
+    match with groups ``cond`` and ``main``, or None."""
+    return _CONDITION_FIRST.match(text) or _CONDITION_FIRST_BARE.match(text)
+
+
 # a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
 # "For overseas trips, ...")
 _PLACE_FIRST = re.compile(
@@ -398,7 +415,11 @@ _TAIL_WHO_ASKS = re.compile(
     r"(?:(?:really|also|always|all)\s+)?(?:requires?|needs?|wants?|asks? for|expects?|insists? on"
     r"|demands?|mandates?|asked for)\s+(?:it|that|this|them)\s*([.!?]*)\s*$"
     # "..., nobody wants another password": what people do not want, the reason for it
-    r"|,\s*(?:nobody|no one|no-one)\s+(?:wants?|needs?|likes?)\s+[^,;]{3,40}?\s*([.!?]*)\s*$",
+    r"|,\s*(?:nobody|no one|no-one)\s+(?:wants?|needs?|likes?)\s+[^,;]{3,40}?\s*([.!?]*)\s*$"
+    # "..., Marta was clear that showing something as available when it isn't is the worst thing
+    # we could do": who said it and why, after the need
+    r"|,\s*[A-Z][a-z]+\s+(?:was|were)\s+(?:very\s+|really\s+)?(?:clear|adamant|firm)\s+(?:that|about)"
+    r"\b[^;]*?([.!?]*)\s*$",
     re.IGNORECASE,
 )
 
@@ -1058,10 +1079,10 @@ def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
-    condition_first = _CONDITION_FIRST.match(text)
-    if condition_first and len(condition_first.group("main").split()) >= 2:
+    said_first = condition_first(text)
+    if said_first and len(said_first.group("main").split()) >= 2:
         # "when you go to the sofa, take ...": the need is the rest
-        text = condition_first.group("main")
+        text = said_first.group("main")
     placed = _PLACE_FIRST.match(text)
     if placed and placed.group("where2") and _DISCOURSE_PLACE.match(placed.group("where2")):
         placed = None  # "at the moment we use spreadsheets": the situation today, as it was said

@@ -1014,6 +1014,54 @@ def test_an_onboarding_meeting_names_its_roles_lists_and_answers(
     assert "Work on a phone" in by_title
 
 
+def test_an_interview_where_the_questions_propose_and_ask_what_to_leave_out(
+    generator: OfflineGenerator,
+) -> None:
+    """A delivery-planning interview (written for this test): the interviewer proposes, the
+    interviewee says yes; asks whose need, and what to leave out. Was: the confirmed proposal in
+    no story; "As a user, I want the route on their phone, so that they can call if nobody's."
+    (the question named the drivers, "in" cut as a dangling word); "Provide the drivers hate
+    being watched" beside no story for the answer "Live tracking."."""
+    stories = _interview(
+        generator,
+        "Interviewer: Would it help if the system grouped the orders by area for you?\n"
+        "Dana: Yes, massively.\n"
+        "Interviewer: What about the drivers, what do they need?\n"
+        "Dana: They need the route on their phone, with the customer's phone number, so they can"
+        " call if nobody's in.\n"
+        "Interviewer: Anything you'd want to leave out?\n"
+        "Dana: Live tracking. The drivers hate being watched, and we don't need it.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    grouped = by_title["Group the orders by area"]
+    assert grouped.source_quotes == [
+        "Would it help if the system grouped the orders by area for you?",
+        "Yes, massively.",
+    ]
+    route = by_title["Provide the route on their phone"]
+    assert route.description.startswith("As a driver, I want the route on their phone")
+    assert route.description.endswith("so that they can call if nobody's in.")
+    left_out = by_title["Leave out live tracking"]
+    assert left_out.source_quotes[1] == "The drivers hate being watched, and we don't need it."
+    assert left_out.acceptance_criteria == []
+    assert len(stories) == 3, list(by_title)
+    # a proposal turned down, or one the answer doubts, is no need
+    stories = _interview(
+        generator,
+        "Interviewer: Would it help if the system grouped the orders by area for you?\n"
+        "Dana: Yes, but only in December.\n",
+    )
+    assert not any("Group the orders" in s.title for s in stories)
+    # a yes-or-no question is no question of what to leave out: its answer is left out of nothing
+    stories = _interview(
+        generator,
+        "Ana: When you push the button, you produce enough energy with the dynamo.\n"
+        "Ben: But you don't need a battery?\n"
+        "Ana: To make electricity.\n",
+    )
+    assert not any(s.title.startswith("Leave out") for s in stories), stories
+
+
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     generator: OfflineGenerator,
 ) -> None:

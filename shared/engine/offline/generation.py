@@ -389,7 +389,7 @@ class OfflineGenerator:
         """The story's draft: the main statement first, every other member quoted after it in
         text order, written from the later decision when the meeting revised it."""
         members = story.members
-        main_text = sentences[story.writing].text
+        main_text = story.said_as or sentences[story.writing].text
         for found in story.revisions:
             main_text = revise_text(main_text, found)
         if out_of_scope(sentences, story.writing):  # "## Won't" / "- Business permits."

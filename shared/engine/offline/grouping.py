@@ -117,6 +117,9 @@ class _Story:
     revisions: list[Revision] = field(default_factory=list)
     drafting: set[int] = field(default_factory=set)  # members drafted whatever their confidence
     evidence: set[int] = field(default_factory=set)  # members quoted, never drafted
+    # what the need is written from when no statement says it whole: the proposal a question
+    # made, which the answer confirmed ("Would it help if the system grouped ...?" "Yes.")
+    said_as: str | None = None
     # details a later statement revised (quoted under ``superseded``), drafted with it applied
     revised_details: dict[int, Revision] = field(default_factory=dict)
 
@@ -207,13 +210,19 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     items = _labelled_items(sentences, verdicts)
     item_story: dict[int, _Story] = {}
     for k, verdict in enumerate(verdicts):
-        if _whole_item(sentences, k) and out_of_scope(sentences, k):
+        if (_whole_item(sentences, k) or _answers(sentences, k)) and out_of_scope(sentences, k):
             # "## Won't (this phase)" / "- Timesheets.": a scope decision, whatever the words of
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
         if describes_the_problem(sentences, k) or frames_the_meeting(sentences[k].text):
             continue  # "## Problems today" / "- Requests come in by email and get lost"
+        proposal = _confirmed_proposal(sentences, k)
+        if proposal is not None:  # "Would it help if the system grouped ...?" "Yes, massively."
+            stories.append(
+                _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
+            )
+            continue
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
@@ -271,9 +280,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if target is not None:
             # "And, uh, fines.": a fragment is quoted, but the need said in full stays the main one
             weight = min(p, target.strength) if _fragment(sentences[k].text) else p
-            if _adds_to(sentences[k].text, sentences[target.writing].text):
+            if _adds_to(sentences[k].text, sentences[target.writing].text) or out_of_scope(
+                sentences, target.writing
+            ):  # what is left out stays the main statement, why is its evidence
                 weight = min(p, target.strength)
             target.add(k, weight, bool(_SETTLES.match(clean(sentences[k].text))))
+            if out_of_scope(sentences, target.writing):
+                target.evidence.add(k)  # why it is left out: no criterion of leaving it out
         elif _seeds(sentences[k].text, p) or (
             item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text)
         ):
@@ -321,7 +334,7 @@ def _revises(
     story: _Story, sentences: list[Sentence], vectors: np.ndarray, k: int, short_only: bool
 ) -> bool:
     """Whether sentence ``k`` revises ``story`` (then revised), as ``_revised_story`` says."""
-    text = sentences[story.writing].text
+    text = story.said_as or sentences[story.writing].text
     for found in story.revisions:
         text = revise_text(text, found)
     found_revision = revision(text, sentences[k].text)
@@ -437,6 +450,12 @@ def _elaborated(
         # something the story does not ("and we need it in red" points back: more of it)
         said = {w for m in last.members for w in content_words(sentences[m].text)}
         follow_up = not set(content_words(text)) - said
+    if (
+        k - last.last == 1
+        and _NO_NEED_OF_IT.search(clean(text))
+        and out_of_scope(sentences, last.writing)
+    ):  # "Live tracking." "The drivers hate being watched, and we don't need it.": why not
+        return last
     # "The support team sets it after triage.": "it" is what was just said
     object_back = _ACTS_ON_IT.match(clean(text))
     follow_up = follow_up or bool(object_back and is_verb(object_back.group("verb")))
@@ -451,6 +470,11 @@ def _elaborated(
     return last if (similar or short or confirms) else None
 
 
+_NO_NEED_OF_IT = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|won't)\s+(?:really\s+)?(?:need|want)\s+"
+    r"(?:it|that|them|this|those)\b",
+    re.IGNORECASE,
+)
 # what the product must work on or with ("and it has to work on a phone", "it must work offline")
 _WORKS_WHERE = re.compile(
     r"^(?:(?:oh|and|also|plus|but|yes|yeah)[\s,]+)*it\s+(?:also\s+)?(?:has to|must|should|needs"
@@ -541,8 +565,27 @@ _OUT_OF_SCOPE = re.compile(
 
 
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:
-    """Whether sentence ``k`` sits under a heading that says what will not be done."""
-    return _under(sentences, k, _OUT_OF_SCOPE)
+    """Whether sentence ``k`` sits under a heading that says what will not be done, or names
+    a thing in answer to a question about what to leave out ("Anything you'd want to leave
+    out?" "Live tracking.")."""
+    if _under(sentences, k, _OUT_OF_SCOPE):
+        return True
+    said = clean(sentences[k].text)
+    return (
+        _answers(sentences, k)
+        and bool(_ASKS_WHAT_TO_LEAVE_OUT.search(clean(sentences[k - 1].text)))
+        and 1 <= meaningful_word_count(said) <= 4
+        and not _SAYS_A_CLAUSE.search(said)
+    )
+
+
+# a question on what will not be done ("Anything you'd want to leave out?", "What should we drop
+# for the first release?", "Is anything out of scope?")
+_ASKS_WHAT_TO_LEAVE_OUT = re.compile(
+    r"\b(?:anything|what|which)\b[^?]*\b(?:leave out|left out|drop|skip|out of scope"
+    r"|not (?:do|build|include)|do without|(?:don't|do not) (?:need|want))\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
 
 
 # a heading over how things are now ("## Problems today", "Pain points", "Current process"):
@@ -793,6 +836,36 @@ def _figure_only(text: str) -> bool:
         and not states_a_need(text)
         and not _SAYS_A_CLAUSE.search(clean(text))
     )
+
+
+# a question that proposes what the product could do ("Would it help if the system grouped the
+# orders by area for you?", "What if it sent them a reminder?")
+_PROPOSES = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|well|then)\W+)*(?:would it (?:help|be (?:useful|helpful|good"
+    r"|better))|would you (?:like|want)|do you (?:want|need)|what if|how about if|how about)"
+    r"\s+(?:if\s+)?(?P<subj>the (?:system|app|tool|portal|site|product|software)|it)\s+"
+    r"(?:could\s+|would\s+|can\s+)?(?P<verb>[a-z]+)\b(?P<rest>[^?]*?)"
+    r"(?:\s+for (?:you|me|us|them))?\s*\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that says yes to it, and nothing against it ("Yes, massively.", not "Yes, but ...")
+_CONFIRMS = re.compile(
+    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely|massively|please|that would)\b(?!.*\bbut\b)",
+    re.IGNORECASE,
+)
+
+
+def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
+    """The need a question proposed and sentence ``k`` confirms, said as a need ("the system
+    should group the orders by area"), or None."""
+    if not _answers(sentences, k) or not _CONFIRMS.match(clean(sentences[k].text)):
+        return None
+    asked = _PROPOSES.match(clean(sentences[k - 1].text))
+    if asked is None or not is_verb(asked.group("verb")):
+        return None
+    subject = asked.group("subj")
+    subject = "the product" if subject.lower() == "it" else subject.lower()
+    return f"{subject} should {base_form(asked.group('verb'))}{asked.group('rest')}."
 
 
 def _answers(sentences: list[Sentence], k: int) -> bool:

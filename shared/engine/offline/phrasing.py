@@ -86,6 +86,10 @@ _PERSONA_SUBJECT = re.compile(
     r"(?!\s+not\s+(?!have to\b|need to\b|need\b))",  # "must not delete": a rule on them
     re.IGNORECASE,
 )
+_PERSONA_ASKED = re.compile(
+    rf"\b(?:what about|how about|and) (?:the |our |your )?({PERSONA_FORMS})\b(?=[^?]*\?)",
+    re.IGNORECASE,
+)
 # "we want the managers to approve every claim": who is wanted to act
 _PERSONA_WANTED = re.compile(
     rf"(?<!n't )(?<!not )\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every )?"
@@ -738,6 +742,7 @@ def persona_of(
     for pattern, said in (
         (_PERSONA_AS, " ".join(clean(t) for t in context)),
         (_PERSONA_SUBJECT, asked),
+        (_PERSONA_ASKED, asked),  # "What about the drivers, what do they need?"
     ):
         m = pattern.search(said)
         if m:

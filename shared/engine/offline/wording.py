@@ -77,6 +77,10 @@ def ends_with_verb_particle(text: str) -> bool:
     """Whether the text ends on a verb's particle ("log in", "switch on"), which is no dangling
     word."""
     particle = _PARTICLE.search(text.rstrip(" .!?"))
+    if particle is not None and re.search(
+        r"(?:'s|\bis|\bare|'re|\bbe)$", text[: particle.start("particle")].rstrip(), re.I
+    ):
+        return True  # "if nobody's in", "while the lights are on": a state, no dangling word
     return particle is not None and base_form(particle.group("verb")) in VERBS
 
 

@@ -1062,6 +1062,32 @@ def test_an_interview_where_the_questions_propose_and_ask_what_to_leave_out(
     assert not any(s.title.startswith("Leave out") for s in stories), stories
 
 
+def test_what_is_done_in_a_case_a_question_asks_about_is_a_need(
+    generator: OfflineGenerator,
+) -> None:
+    """ "And if a delivery fails?" "The driver marks it as failed with a reason, ..." (written
+    for this test): what is done in that case is a need, with the case as its condition and
+    "it" named by the question. Was: in no story (the classifier reads the answer as talk). An
+    answer that does nothing ("That's one Euro.") is still no need."""
+    stories = _interview(
+        generator,
+        "Interviewer: And if a delivery fails?\n"
+        "Dana: The driver marks it as failed with a reason, and it comes back to me the next"
+        " morning to rebook.\n",
+    )
+    (failed,) = stories
+    assert failed.title == "Mark the delivery as failed with a reason"
+    assert failed.source_quotes[0] == "And if a delivery fails?"
+    assert failed.acceptance_criteria[0].startswith(
+        "Given a driver, when a delivery fails, then the driver marks the delivery as failed"
+    )
+    stories = _interview(
+        generator,
+        "Ana: And what if we use only plastic for the case?\nBen: That's one Euro, I think.\n",
+    )
+    assert stories == []
+
+
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     generator: OfflineGenerator,
 ) -> None:

@@ -50,6 +50,7 @@ from shared.engine.offline.statement import (
     limits_the_need_before,
     unframed,
 )
+from shared.engine.offline.wording import _lower_first
 from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
 
@@ -217,7 +218,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue
         if describes_the_problem(sentences, k) or frames_the_meeting(sentences[k].text):
             continue  # "## Problems today" / "- Requests come in by email and get lost"
-        proposal = _confirmed_proposal(sentences, k)
+        proposal = _confirmed_proposal(sentences, k) or _answered_condition(sentences, k)
         if proposal is not None:  # "Would it help if the system grouped ...?" "Yes, massively."
             stories.append(
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
@@ -866,6 +867,44 @@ def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     subject = asked.group("subj")
     subject = "the product" if subject.lower() == "it" else subject.lower()
     return f"{subject} should {base_form(asked.group('verb'))}{asked.group('rest')}."
+
+
+# a question on what happens in a case ("And if a delivery fails?", "What happens when a
+# booking is cancelled?")
+_ASKS_IF = re.compile(
+    r"^(?:(?:and|so|but|okay|ok)\W+)*(?:what (?:happens |should happen )?)?(?:if|when)\s+"
+    r"(?P<cond>(?:a|an|the|someone|somebody|they|it|we)\b[^?]{3,80}?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+# what is then done, said as who does it ("The driver marks it as failed with a reason, ...")
+_DOES = re.compile(
+    r"^(?:(?:then|well|so|yes|yeah)\W+)*(?P<who>(?:the|a|an)\s+[a-z]+|they|it|we)\s+"
+    r"(?:then\s+|just\s+|automatically\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+def _answered_condition(sentences: list[Sentence], k: int) -> str | None:
+    """What is done in the case a question asks about ("And if a delivery fails?" "The driver
+    marks it as failed with a reason, ..."), said with its condition ("When a delivery fails,
+    the driver marks the delivery as failed ..."); None when sentence ``k`` answers no such
+    question or says no action (a figure, a judgement, "that's one Euro")."""
+    if not _answers(sentences, k):
+        return None
+    asked = _ASKS_IF.match(clean(sentences[k - 1].text))
+    said = body(sentences[k].text)
+    does = _DOES.match(said)
+    if asked is None or does is None or meaningful_word_count(said) < 5:
+        return None
+    verb = does.group("verb").lower()
+    if not (is_verb(verb) and verb.endswith("s") and base_form(verb) != verb):
+        return None  # "that's one Euro", "it depends": no one does anything
+    cond = asked.group("cond")
+    thing = re.match(r"(?:a|an|the)\s+([a-z][\w-]*)\b", cond, re.IGNORECASE)
+    rest = does.group("rest")
+    if thing:  # "marks it as failed": the delivery the question is about
+        rest = re.sub(r"^(\s+)it\b", rf"\1the {thing.group(1)}", rest, count=1)
+    return f"When {cond}, {_lower_first(does.group('who'))} {verb}{rest}"
 
 
 def _answers(sentences: list[Sentence], k: int) -> bool:

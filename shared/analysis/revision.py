@@ -76,6 +76,20 @@ def revision(earlier: str, later: str) -> Revision | None:
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
     qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
+    lead = _LEAD_FIGURE.match(clean(later))
+    figures = quantities(earlier)
+    if lead and not numbers and not qualified and len(figures) == 1:
+        # "let's say ten working days, two weeks is too long": the one figure said before, set
+        # anew first thing, though the old value is said again (and counted in other units)
+        new = lead.group("figure").strip()
+        set_to = quantities(new)
+        if (
+            set_to
+            and _same_kind(figures[0], set_to[0])
+            and round(set_to[0].value, 6) != round(figures[0].value, 6)
+        ):
+            change = (figures[0].text, new)
+            return Revision("number", f"'{change[0]}' changed to '{new}'", (change,), False)
     if qualified and not numbers:
         # "four hours for high, two days for normal" ... "actually, make it one day for normal,
         # two days is too slow": the figure said of the same thing changed, though the old
@@ -108,8 +122,29 @@ def revision(earlier: str, later: str) -> Revision | None:
     return None
 
 
+# a figure set anew first thing ("let's say ten working days, ...", "actually, make it six")
+_LEAD_FIGURE = re.compile(
+    r"^(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*(?:let'?s say|make it|make that"
+    r"|let'?s make it|change it to|let'?s go (?:for|with))\s+(?P<figure>[^,;.!?]+)",
+    re.IGNORECASE,
+)
 # a figure said of one thing: "two days for normal", "20 seats per room"
 _OF_WHAT = re.compile(r"\s+(?P<of>(?:for|per|on|in|at)\s+(?:the\s+|a\s+|an\s+)?[a-z][\w-]*)", re.I)
+
+
+_TIME_WORDS = frozenset("minute hour day night week fortnight month year".split())
+
+
+def _same_kind(a: Quantity, b: Quantity) -> bool:
+    """Whether two figures count the same kind of thing; a span of time said in any unit
+    ("two weeks", "ten working days") is one kind."""
+    return a.comparable(b) or (_spans_time(a) and _spans_time(b))
+
+
+def _spans_time(q: Quantity) -> bool:
+    return "duration" in q.keys or any(
+        k.startswith("count:") and k[6:].rstrip("s") in _TIME_WORDS for k in q.keys
+    )
 
 
 def _qualified(text: str) -> dict[str, tuple[str, Quantity]]:

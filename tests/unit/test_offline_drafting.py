@@ -471,6 +471,24 @@ def test_a_figure_of_one_thing_set_anew_is_a_revision_though_the_old_one_is_said
     assert revision(earlier, "One day for normal would be nice, two days is too slow.") is None
 
 
+def test_the_one_figure_said_before_set_anew_first_thing_is_a_revision() -> None:
+    """ "let's say ten working days, two weeks is too long": the one figure said before is set
+    anew, though it is said again and counted in another unit."""
+    earlier = "We send the welcome pack two weeks before the start date."
+    found = revision(earlier, "Let's say ten working days, two weeks is too long on a Monday.")
+    assert found is not None and not found.restated
+    assert revise_text(earlier, found) == (
+        "We send the welcome pack ten working days before the start date."
+    )
+    # two figures said before: which one it sets is not known, so no revision of this kind
+    assert (
+        revision(
+            "Four hours for high and two days for urgent.", "Let's say ten working days, fine."
+        )
+        is None
+    )
+
+
 def test_a_drop_names_what_it_drops() -> None:
     dropped = revision(
         "We should also have a waiting list for events.",

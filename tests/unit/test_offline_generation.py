@@ -1088,6 +1088,37 @@ def test_what_is_done_in_a_case_a_question_asks_about_is_a_need(
     assert stories == []
 
 
+def test_a_figure_answering_a_question_is_its_need_and_a_later_one_revises_it(
+    generator: OfflineGenerator,
+) -> None:
+    """ "How long before the start date do we send the welcome pack?" "Two weeks before."
+    "Let's say ten working days, two weeks is too long ..." (written for this test): the
+    question says the need, the answer its figure, which the meeting then revised. Was: the
+    answer a criterion "Two weeks before." of the need said before the question (an IT ticket)."""
+    stories = _interview(
+        generator,
+        "Tom: Equipment is IT's job, they need to get a ticket automatically when the contract"
+        " is signed.\n"
+        "Ana: How long before the start date do we send the welcome pack?\n"
+        "Tom: Two weeks before.\n"
+        "Priya: Let's say ten working days, two weeks is too long if someone starts on a"
+        " Monday.\n"
+        "Tom: Fine, ten working days.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    ticket = by_title["Provide a ticket automatically when the contract is signed"]
+    assert len(ticket.source_quotes) == 1
+    pack = by_title["Send the welcome pack"]
+    assert pack.description == (
+        "As a user, I want to send the welcome pack ten working days before the start date."
+    )
+    assert pack.superseded_quotes == ["Two weeks before."]
+    assert "How long before the start date do we send the welcome pack?" in pack.source_quotes
+    assert pack.acceptance_criteria == [
+        "We send the welcome pack ten working days before the start date."
+    ]
+
+
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     generator: OfflineGenerator,
 ) -> None:

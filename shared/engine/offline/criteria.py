@@ -189,6 +189,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             out.append(f"{statement}.")
     persona = story_persona
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
+    # "Ten working days." after "We send the welcome pack ten working days before the start
+    # date.": a criterion whose words another says in full adds nothing
+    kept = [c for c in kept if not any(len(o) > len(c) and _words(c) <= _words(o) for o in kept)]
     for text in texts:
         for item in [*_enumeration(text), *_clause_items(text, cap, persona)]:
             if len(kept) >= MAX_CRITERIA:
@@ -209,6 +212,13 @@ _SET_ANEW = re.compile(
     r"\s+(?P<what>.+)$",
     re.IGNORECASE,
 )
+
+
+def _words(text: str) -> set[str]:
+    """Every word of ``text``, lowercased (figures and function words too)."""
+    return set(re.findall(r"[\w'-]+", text.lower()))
+
+
 _SPEAKS_AS = re.compile(
     rf"\b(?:as (?:an?|the) ({PERSONA_FORMS}),?\s+(?:i|we)\b|(?:from|on) (?:the|our) "
     rf"({PERSONA_FORMS})['\u2019]? (?:side|point of view|perspective|end)\b)",

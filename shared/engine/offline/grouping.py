@@ -50,7 +50,7 @@ from shared.engine.offline.statement import (
     limits_the_need_before,
     unframed,
 )
-from shared.engine.offline.wording import _lower_first
+from shared.engine.offline.wording import _lower_first, capital
 from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
 from shared.text.textio import drop_abandoned
 
@@ -223,6 +223,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
             )
+            continue
+        figure_answer = _answered_figure(sentences, k)
+        if figure_answer is not None:  # "How long before ... do we send the welcome pack?"
+            # "Two weeks before.": the answer holds the figure a later statement may revise
+            strength = max(verdict.p_requirement, JOIN_AT)
+            stories.append(_Story([k, k - 1], strength, writing=k, said_as=figure_answer))
             continue
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
@@ -905,6 +911,37 @@ def _answered_condition(sentences: list[Sentence], k: int) -> str | None:
     if thing:  # "marks it as failed": the delivery the question is about
         rest = re.sub(r"^(\s+)it\b", rf"\1the {thing.group(1)}", rest, count=1)
     return f"When {cond}, {_lower_first(does.group('who'))} {verb}{rest}"
+
+
+# a question on when or how often something is done ("How long before the start date do we send
+# the welcome pack?", "How often should it sync?")
+_ASKS_WHEN = re.compile(
+    r"^(?:(?:and|so|okay|ok|then)\W+)*how\s+(?:(?P<long>long|many\s+(?:days|weeks|hours|months))"
+    r"\s+(?P<rel>before|after|ahead of)\s+(?P<ref>[^?]+?)|(?P<often>often))\s+(?:do|does|should"
+    r"|will|would|can|must)\s+(?P<who>we|they|you|it|the\s+[a-z]+(?:\s+[a-z]+)?)\s+"
+    r"(?P<vp>[a-z][^?]*?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _answered_figure(sentences: list[Sentence], k: int) -> str | None:
+    """The need a question on when or how often asks about, with the figure sentence ``k``
+    answers ("How long before the start date do we send the welcome pack?" "Two weeks
+    before." -> "We send the welcome pack two weeks before the start date."), or None."""
+    if not _answers(sentences, k) or not _figure_only(sentences[k].text):
+        return None
+    asked = _ASKS_WHEN.match(clean(sentences[k - 1].text))
+    if asked is None or not is_verb(asked.group("vp").split()[0]):
+        return None
+    said = re.sub(r"^(?:(?:yes|yeah|um|uh|well|so|about|roughly)\W+)*", "", body(sentences[k].text))
+    figure = said.rstrip(" .!")
+    who = asked.group("who")
+    who = "the product" if who.lower() == "it" else who.lower()
+    if asked.group("often"):
+        return f"{capital(who)} {asked.group('vp')} {_lower_first(figure)}."
+    rel = asked.group("rel").lower()
+    figure = re.sub(rf"\s+{rel}$", "", figure, flags=re.IGNORECASE)
+    return f"{capital(who)} {asked.group('vp')} {_lower_first(figure)} {rel} {asked.group('ref')}."
 
 
 def _answers(sentences: list[Sentence], k: int) -> bool:

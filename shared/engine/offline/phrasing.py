@@ -444,6 +444,8 @@ def _without_limit(title: str, main: str) -> str:
                 return short
     timing = TIMING_TAIL.search(title)
     if timing and _still_a_title(short := _trim(title[: timing.start()])):
+        if any(short.lower().endswith(q.text.lower()) for q in quantities(short)):
+            return title  # "... ten working days | before the start date": the figure is when
         return short  # "Provide a reminder to the approver after three days": when is a criterion
     return title
 
@@ -605,7 +607,14 @@ def make_title(phrase: str) -> str:
             cut -= 1  # "Book teaching rooms | up to the end of the next term"
         if not cuts:
             cut = _before_figure(words, cut)
+        timed = words[cut].lower() in ("before", "after", "ahead") if cut < len(words) else False
         words = words[:cut]
+        kept = " ".join(words)
+        said = [q.text for q in quantities(kept) if kept.lower().endswith(q.text.lower())]
+        if timed and said and len(words) - len(said[0].split()) >= MIN_TITLE_WORDS:
+            # "Send the welcome pack ten working days | before the start date": when it is
+            # done goes whole, the figure with it
+            words = words[: len(words) - len(said[0].split())]
         if cuts and len(words) > MIN_TITLE_WORDS and is_participle(words[-1].lower()):
             words = words[:-1]  # "a simple menu driven | by up / down ...": not "... driven"
     if _figure(words[-1]) and len(words) > MIN_TITLE_WORDS:

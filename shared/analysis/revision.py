@@ -88,8 +88,8 @@ def revision(earlier: str, later: str) -> Revision | None:
             and _same_kind(figures[0], set_to[0])
             and round(set_to[0].value, 6) != round(figures[0].value, 6)
         ):
-            change = (figures[0].text, new)
-            return Revision("number", f"'{change[0]}' changed to '{new}'", (change,), False)
+            change = (figures[0].text, set_to[0].text)
+            return Revision("number", f"'{change[0]}' changed to '{change[1]}'", (change,), False)
     if qualified and not numbers:
         # "four hours for high, two days for normal" ... "actually, make it one day for normal,
         # two days is too slow": the figure said of the same thing changed, though the old

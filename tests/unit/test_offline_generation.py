@@ -1119,6 +1119,42 @@ def test_a_figure_answering_a_question_is_its_need_and_a_later_one_revises_it(
     ]
 
 
+def test_a_correction_said_after_other_needs_revises_the_need_with_that_figure(
+    generator: OfflineGenerator,
+) -> None:
+    """Gym-booking captions (written for this test, read from .srt): "Actually, make it one hour
+    before the class" is said four needs after "they can cancel up to two hours before the class
+    starts" and still revises it; "and they can cancel ..." after "the gym wants members to book
+    classes from the app" is another need, the members'. Was: one story "Cancel up to two hours
+    ..." with the booking as its criterion, and "Make it one hour before the class" of its own."""
+    srt = (
+        "1\n00:00:01,000 --> 00:00:05,000\n"
+        "Okay so the gym wants members to book classes from the app.\n\n"
+        "2\n00:00:05,500 --> 00:00:10,000\n"
+        "Right, and they can cancel up to two hours before the class starts.\n\n"
+        "3\n00:00:10,500 --> 00:00:15,000\n"
+        "Instructors need to see who has booked, on the tablet at the front desk.\n\n"
+        "4\n00:00:15,500 --> 00:00:20,000\n"
+        "The app has to be in English and Spanish.\n\n"
+        "5\n00:00:20,500 --> 00:00:25,000\n"
+        "And the first person on the waiting list gets the place automatically.\n\n"
+        "6\n00:00:25,500 --> 00:00:30,000\n"
+        "Actually, make it one hour before the class, two hours is too strict.\n"
+    )
+    text = extract_text(srt.encode(), "srt")
+    stories = _interview(generator, text)
+    by_title = {s.title: s for s in stories}
+    assert "Book classes from the app" in by_title, list(by_title)
+    cancel = by_title["Cancel up to one hour before the class starts"]
+    assert cancel.description == (
+        "As a member, I want to cancel up to one hour before the class starts."
+    )
+    assert cancel.superseded_quotes == [
+        "Right, and they can cancel up to two hours before the class starts."
+    ]
+    assert not any(t.startswith("Make it") for t in by_title), list(by_title)
+
+
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(
     generator: OfflineGenerator,
 ) -> None:

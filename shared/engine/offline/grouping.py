@@ -332,7 +332,15 @@ def _revised_story(
             # "actually, make it five days for large items, three days for everything else":
             # the latest need that says a figure of the kind is the one corrected, even when
             # the change cannot be written in; no older one is ("every fifteen minutes")
-            story.add_detail(k)
+            text = story.said_as or sentences[story.writing].text
+            for earlier in story.revisions:
+                text = revise_text(text, earlier)
+            changed = revision(text, sentences[k].text)
+            if changed is not None and changed.kind == "number" and changed.changes:
+                # "actually, make it one hour before the class": said after other needs
+                story.revise(k, changed, bool(_CORRECTS.match(clean(sentences[k].text))))
+            else:
+                story.add_detail(k)
             return story
     return None
 
@@ -452,7 +460,10 @@ def _elaborated(
     follow_up = follow_up and not _another_role(text, sentences[last.writing].text)
     # "oh, and it has to work on a phone": where the product must work, not more of the need
     follow_up = follow_up and not _WORKS_WHERE.match(clean(text))
-    if follow_up and _OWN_NEED_AFTER.match(clean(text)) and not _POINTS_BACK.search(text):
+    # what people can also do is a need of its own when said confidently (``bar``: it would
+    # start one), else more of this one
+    own = _OWN_NEED_AFTER.match(clean(text)) or (bar is not None and _CAN_ALSO.match(clean(text)))
+    if follow_up and own and not _POINTS_BACK.search(text):
         # "Then we need a PIN reset by email." after the login: a need of its own when it names
         # something the story does not ("and we need it in red" points back: more of it)
         said = {w for m in last.members for w in content_words(sentences[m].text)}
@@ -480,6 +491,14 @@ def _elaborated(
 _NO_NEED_OF_IT = re.compile(
     r"\b(?:don't|do not|doesn't|does not|won't)\s+(?:really\s+)?(?:need|want)\s+"
     r"(?:it|that|them|this|those)\b",
+    re.IGNORECASE,
+)
+# what people can do, said after a linking word ("Right, and they can cancel up to two hours
+# before", after "members book classes from the app"): another action, a need of its own when it
+# names something the story does not
+_CAN_ALSO = re.compile(
+    r"^(?:(?:right|yes|yeah|okay|ok|and|also|plus)[\s,]+)+(?:they|people|users|members)\s+"
+    r"(?:can|could|should|will|must)(?:\s+also)?(?:\s+be\s+able\s+to)?\s+[a-z]+\b",
     re.IGNORECASE,
 )
 # what the product must work on or with ("and it has to work on a phone", "it must work offline")

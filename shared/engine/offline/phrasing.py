@@ -747,6 +747,14 @@ def persona_of(
     # the persona a story said just before names ("As a viewer, I want ..."), or the question a
     # need answers ("what do teachers need?"); a role said as the subject of another need is
     # that need's ("payroll needs an export" before "it has to work on the old laptops")
+    # "Right, and they can cancel ..." after "the gym wants members to book classes": "they"
+    # are the role the sentence before names
+    they = re.match(
+        r"^(?:(?:right|yes|yeah|okay|ok|and|so|also|but)[\s,]+)*they\b", clean(quotes[0]), re.I
+    )
+    named_before = PERSONA.search(clean(context[-1])) if they and context else None
+    if named_before:
+        return singular_persona(named_before.group(1))
     asked = " ".join(clean(t) for t in context if t.rstrip().endswith("?"))
     for pattern, said in (
         (_PERSONA_AS, " ".join(clean(t) for t in context)),

@@ -1464,7 +1464,7 @@ _TEAM_VERB = frozenset("approve reject review assign authorise authorize sign".s
 _PEOPLE_VERB = frozenset(
     """see view book rebook renew reserve choose pick select upload download log sign pay request
     search print rate comment reply approve submit register read call phone ask browse attend
-    join""".split()
+    join cancel order buy attach share edit""".split()
 )
 _DOER_VERB = _PEOPLE_VERB | _TEAM_VERB  # what a plural subject does for others or itself
 _LETS = re.compile(r"^(?:let|lets|allow|allows|enable|enables|help|helps)\b", re.IGNORECASE)

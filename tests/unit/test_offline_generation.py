@@ -1130,15 +1130,17 @@ def test_a_correction_said_after_other_needs_revises_the_need_with_that_figure(
     srt = (
         "1\n00:00:01,000 --> 00:00:05,000\n"
         "Okay so the gym wants members to book classes from the app.\n\n"
-        "2\n00:00:05,500 --> 00:00:10,000\n"
+        "2\n00:00:05,500 --> 00:00:07,900\n"
         "Right, and they can cancel up to two hours before the class starts.\n\n"
-        "3\n00:00:10,500 --> 00:00:15,000\n"
+        "3\n00:00:08,000 --> 00:00:09,500\n"
+        "If they cancel later than that, they lose the credit.\n\n"
+        "4\n00:00:10,500 --> 00:00:15,000\n"
         "Instructors need to see who has booked, on the tablet at the front desk.\n\n"
-        "4\n00:00:15,500 --> 00:00:20,000\n"
+        "5\n00:00:15,500 --> 00:00:20,000\n"
         "The app has to be in English and Spanish.\n\n"
-        "5\n00:00:20,500 --> 00:00:25,000\n"
+        "6\n00:00:20,500 --> 00:00:25,000\n"
         "And the first person on the waiting list gets the place automatically.\n\n"
-        "6\n00:00:25,500 --> 00:00:30,000\n"
+        "7\n00:00:25,500 --> 00:00:30,000\n"
         "Actually, make it one hour before the class, two hours is too strict.\n"
     )
     text = extract_text(srt.encode(), "srt")
@@ -1153,6 +1155,12 @@ def test_a_correction_said_after_other_needs_revises_the_need_with_that_figure(
         "Right, and they can cancel up to two hours before the class starts."
     ]
     assert not any(t.startswith("Make it") for t in by_title), list(by_title)
+    # what follows when that limit is passed is a rule of the need, not a need of its own (it
+    # was "Lose the credit when they cancel later": "As a user, I want to lose the credit.")
+    assert cancel.acceptance_criteria == [
+        "Given a member, when they cancel later, then they lose the credit."
+    ]
+    assert not any("credit" in t for t in by_title), list(by_title)
 
 
 def test_needs_said_at_length_in_an_interview_are_stories_of_their_own(

@@ -163,7 +163,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v33"
+    version = "gen-offline-v34"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -247,6 +247,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         limited = (
             _just_before(stories, k)
             if limits_the_need_before(text)
+            or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             or (
                 (_figure_only(text) or _list_only(text))
                 and not _whole_item(sentences, k)  # an item: a need of its own
@@ -961,6 +962,16 @@ def _answered_figure(sentences: list[Sentence], k: int) -> str | None:
     rel = asked.group("rel").lower()
     figure = re.sub(rf"\s+{rel}$", "", figure, flags=re.IGNORECASE)
     return f"{capital(who)} {asked.group('vp')} {_lower_first(figure)} {rel} {asked.group('ref')}."
+
+
+# what follows when the limit just said is passed ("If they cancel later than that, they lose the
+# credit."): a rule of that need, in its criteria
+_SAID_OF_THE_FIGURE_BEFORE = re.compile(
+    r"^(?:(?:and|but|so|then)\W+)?(?:if|when|once|whenever)\b[^,;]*?\b(?:(?:later|earlier|more"
+    r"|less|longer|fewer|sooner)\s+than\s+that|after\s+that\s+(?:time|date|point|deadline|limit)"
+    r"|past\s+that|beyond\s+that)\b",
+    re.IGNORECASE,
+)
 
 
 def _answers(sentences: list[Sentence], k: int) -> bool:

@@ -389,9 +389,7 @@ class OfflineGenerator:
         """The story's draft: the main statement first, every other member quoted after it in
         text order, written from the later decision when the meeting revised it."""
         members = story.members
-        main_text = story.said_as or sentences[story.writing].text
-        for found in story.revisions:
-            main_text = revise_text(main_text, found)
+        main_text = story.written(sentences)
         if out_of_scope(sentences, story.writing):  # "## Won't" / "- Business permits."
             main_text = f"We won't do {_lower_first(main_text.strip())}"
         first = min(members + story.superseded)

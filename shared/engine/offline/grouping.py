@@ -188,6 +188,14 @@ class _Story:
         else:
             self.revisions.append(found)
 
+    def written(self, sentences: list[Sentence]) -> str:
+        """What the draft is written from: the statement (or the proposal a question made)
+        with every later change of its figures written in."""
+        text = self.said_as or sentences[self.writing].text
+        for found in self.revisions:
+            text = revise_text(text, found)
+        return text
+
     def revise_detail(self, k: int, detail: int, found: Revision) -> None:
         """Sentence ``k`` changes a figure of the detail ``detail`` ("Four hours for high, two
         days for normal" ... "actually, make it one day for normal"): the detail is quoted under
@@ -244,19 +252,19 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(item_story[k])
             continue
         text = sentences[k].text
+        figure, listed = _figure_only(text), _list_only(text)
+        # a figure or items said on their own belong to the need just said, unless they are an
+        # item of notes (a need of their own) or answer a question ("How long before ...?"
+        # "Two weeks before.")
+        alone = (figure or listed) and not _whole_item(sentences, k) and not _answers(sentences, k)
         limited = (
             _just_before(stories, k)
-            if limits_the_need_before(text)
+            if alone
+            or limits_the_need_before(text)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
-            or (
-                (_figure_only(text) or _list_only(text))
-                and not _whole_item(sentences, k)  # an item: a need of its own
-                # "How long before ...?" "Two weeks before.": the answer to that question
-                and not _answers(sentences, k)
-            )
             else None
         )
-        if limited is not None and _list_only(text) and not _figure_only(text):
+        if limited is not None and listed and not figure:
             # "Contract signed, right-to-work check, ..." after "A checklist per starter":
             # the items of a need that names a list of things, not of any need
             said = sentences[limited.writing].text
@@ -288,13 +296,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if target is not None:
             # "And, uh, fines.": a fragment is quoted, but the need said in full stays the main one
             weight = min(p, target.strength) if _fragment(sentences[k].text) else p
-            if _adds_to(sentences[k].text, sentences[target.writing].text) or out_of_scope(
-                sentences, target.writing
-            ):  # what is left out stays the main statement, why is its evidence
+            # what is left out stays the main statement, why is its evidence (no criterion)
+            left_out = out_of_scope(sentences, target.writing)
+            if left_out or _adds_to(sentences[k].text, sentences[target.writing].text):
                 weight = min(p, target.strength)
             target.add(k, weight, bool(_SETTLES.match(clean(sentences[k].text))))
-            if out_of_scope(sentences, target.writing):
-                target.evidence.add(k)  # why it is left out: no criterion of leaving it out
+            if left_out:
+                target.evidence.add(k)
         elif _seeds(sentences[k].text, p) or (
             item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text)
         ):
@@ -333,10 +341,7 @@ def _revised_story(
             # "actually, make it five days for large items, three days for everything else":
             # the latest need that says a figure of the kind is the one corrected, even when
             # the change cannot be written in; no older one is ("every fifteen minutes")
-            text = story.said_as or sentences[story.writing].text
-            for earlier in story.revisions:
-                text = revise_text(text, earlier)
-            changed = revision(text, sentences[k].text)
+            changed = revision(story.written(sentences), sentences[k].text)
             if changed is not None and changed.kind == "number" and changed.changes:
                 # "actually, make it one hour before the class": said after other needs
                 story.revise(k, changed, bool(_CORRECTS.match(clean(sentences[k].text))))
@@ -350,9 +355,7 @@ def _revises(
     story: _Story, sentences: list[Sentence], vectors: np.ndarray, k: int, short_only: bool
 ) -> bool:
     """Whether sentence ``k`` revises ``story`` (then revised), as ``_revised_story`` says."""
-    text = story.said_as or sentences[story.writing].text
-    for found in story.revisions:
-        text = revise_text(text, found)
+    text = story.written(sentences)
     found_revision = revision(text, sentences[k].text)
     if found_revision is None and k - story.last <= SHORT_REVISION_GAP:
         detail = _revised_detail(story, sentences, k)

@@ -607,14 +607,15 @@ def make_title(phrase: str) -> str:
             cut -= 1  # "Book teaching rooms | up to the end of the next term"
         if not cuts:
             cut = _before_figure(words, cut)
-        timed = words[cut].lower() in ("before", "after", "ahead") if cut < len(words) else False
+        timed = cut < len(words) and words[cut].lower() in ("before", "after", "ahead")
         words = words[:cut]
-        kept = " ".join(words)
-        said = [q.text for q in quantities(kept) if kept.lower().endswith(q.text.lower())]
-        if timed and said and len(words) - len(said[0].split()) >= MIN_TITLE_WORDS:
+        if timed:
             # "Send the welcome pack ten working days | before the start date": when it is
             # done goes whole, the figure with it
-            words = words[: len(words) - len(said[0].split())]
+            kept = " ".join(words)
+            said = [q.text for q in quantities(kept) if kept.lower().endswith(q.text.lower())]
+            if said and len(words) - len(said[0].split()) >= MIN_TITLE_WORDS:
+                words = words[: len(words) - len(said[0].split())]
         if cuts and len(words) > MIN_TITLE_WORDS and is_participle(words[-1].lower()):
             words = words[:-1]  # "a simple menu driven | by up / down ...": not "... driven"
     if _figure(words[-1]) and len(words) > MIN_TITLE_WORDS:

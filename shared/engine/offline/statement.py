@@ -417,8 +417,8 @@ _TAIL_WHO_ASKS = re.compile(
     # "..., nobody wants another password": what people do not want, the reason for it
     r"|,\s*(?:nobody|no one|no-one)\s+(?:wants?|needs?|likes?)\s+[^,;]{3,40}?\s*([.!?]*)\s*$"
     # "..., Marta was clear that showing something as available when it isn't is the worst thing
-    # we could do": who said it and why, after the need
-    r"|,\s*[A-Z][a-z]+\s+(?:was|were)\s+(?:very\s+|really\s+)?(?:clear|adamant|firm)\s+(?:that|about)"
+    # we could do": who said it (a name, "they", "we") and why, after the need
+    r"|,\s*[a-z]{2,}\s+(?:was|were)\s+(?:very\s+|really\s+)?(?:clear|adamant|firm)\s+(?:that|about)"
     r"\b[^;]*?([.!?]*)\s*$",
     re.IGNORECASE,
 )

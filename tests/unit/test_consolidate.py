@@ -77,6 +77,28 @@ def test_stories_of_two_segments_merge_by_similarity():
     assert [s.item_id for s in merged] == [mine.item_id]
 
 
+def test_a_revised_figure_is_in_no_criterion_of_the_merged_story() -> None:
+    # "twenty-four hours" in one segment, "forty-eight" in a later one that also recaps the
+    # old figure ("we said text, twenty-four hours before"): the recap stays a quote, its
+    # figure in no criterion of the story
+    old = story("seg-0001", 1, "Send reminders", "Reminders go out twenty-four hours before", 0)
+    new = story("seg-0002", 1, "Send reminder texts", "Texts go out forty-eight hours before", 90)
+    recap = "We said text, twenty-four hours before"
+    new = new.model_copy(
+        update={
+            "source_quotes": [
+                *new.source_quotes,
+                SourceQuote(text=recap, start=140, end=140 + len(recap)),
+            ],
+            "acceptance_criteria": [*new.acceptance_criteria, f"{recap}."],
+        }
+    )
+    (merged,) = merge_duplicates([old, new], alike, 0.5)
+    assert [q.text for q in merged.superseded_quotes] == [old.source_quotes[0].text]
+    assert recap in [q.text for q in merged.source_quotes]
+    assert merged.acceptance_criteria == ["Texts go out forty-eight hours before."]
+
+
 def apart(texts: Sequence[str]) -> np.ndarray:
     """Every text its own direction: no similarity joins any two stories."""
     return np.eye(len(texts), max(len(texts), 4))

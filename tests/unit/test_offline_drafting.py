@@ -79,8 +79,8 @@ from shared.eval.checks import _CONJUNCTION, _title_check, parts
             "Pay a daily allowance for overseas trips",
         ),
         ("In fact, we need a red mute button.", "Provide a red mute button"),
-        # "the reports" is a thing, not the verb "report"
-        ("The reports are sent every Monday .", "Send the reports every Monday"),
+        # "the reports" is a thing, not the verb "report"; when they go is their criterion
+        ("The reports are sent every Monday .", "Send the reports"),
         # "I'd like that" points back to what was said before it; a thing and when it comes
         (
             "And a notification when it changes, I'd like that for my own claims too.",
@@ -1640,7 +1640,7 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         ),
         (
             "We want the reports sent every Monday.",
-            "Send the reports every Monday",
+            "Send the reports",
             "As a user, I want the reports sent every Monday.",
         ),
         # a design decision said as it stands ("Provide we're going for an advanced chip")
@@ -2266,6 +2266,12 @@ def test_what_plural_things_must_say_or_show_names_them(statement: str, title: s
             "The key thing for us is that nobody outside HR sees individual answers.",
             "Do not let anyone outside HR see individual answers",
         ),
+        # "nobody else" keeps its negation (was "Use the slot at that notice")
+        (
+            "Nobody else can use the slot at that notice.",
+            "Do not let anyone else use the slot",
+        ),
+        ("Nobody else sees my notes.", "Do not let anyone else see my notes"),
         # was "Provide we make sure"
         (
             "We have to make sure that nobody can delete a closed survey.",
@@ -3379,7 +3385,7 @@ def test_when_or_where_said_first_goes_after_the_need(statement: str, title: str
         # automatically a week", "Go out on the first of the month")
         (
             "Reminders go out automatically a week before the deadline as well.",
-            "Send reminders automatically a week before the deadline",
+            "Send reminders automatically",  # when: its criterion
         ),
         (
             "The invoice should go out on the first of the month.",
@@ -4042,3 +4048,70 @@ def test_what_a_notes_email_says_in_prose_is_drafted_literally() -> None:
         ["We agreed that isn't good enough and it has to be at least every fifteen minutes."]
     )
     assert not often.title.endswith("at least"), often.title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criterion"),
+    [
+        # when, said by a clock time or a figure before the event, is the criterion (was the
+        # title "Send reminder emails at 7 pm the evening before collection" with none)
+        (
+            "Okay, reminder emails go out at 7 pm the evening before collection.",
+            "Send reminder emails",
+            "Reminder emails go out at 7 pm the evening before collection.",
+        ),
+        (
+            "Reminders go out by text forty-eight hours before the appointment.",
+            "Send reminders by text",
+            "Reminders go out by text forty-eight hours before the appointment.",
+        ),
+        # the first cut that leaves a title: "at 9 am" (not "every Monday", "Get a summary")
+        (
+            "Managers get a summary every Monday at 9 am.",
+            "Get a summary every Monday",
+            "Managers get a summary every Monday at 9 am.",
+        ),
+        # a job said to run is run by the product (was "Run nightly at two a.m")
+        (
+            "The export runs nightly at two a.m.",
+            "Run the export",
+            "The export runs nightly at two a.m.",
+        ),
+        ("The sync should run every hour.", "Run the sync", "The sync runs every hour."),
+        # was the criterion "The reports sent is available every Monday."
+        (
+            "We want the reports sent every Monday.",
+            "Send the reports",
+            "The reports are sent every Monday.",
+        ),
+    ],
+)
+def test_when_it_happens_is_the_criterion(statement: str, title: str, criterion: str) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.acceptance_criteria) == (title, [criterion])
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # a bound cut from its figure leaves no title ("Book online up")
+        "Patients book online up to six weeks ahead.",
+        # no figure: when is part of what is asked for
+        "For the residents it's really about knowing when the bin is coming, like, a text the"
+        " night before would be ideal.",
+    ],
+)
+def test_when_without_a_figure_or_with_its_bound_stays_in_the_title(statement: str) -> None:
+    title = write_story([statement]).title
+    assert title.endswith(("six weeks ahead", "the night before")), title
+
+
+def test_a_criterion_never_loses_the_thing_its_verb_acts_on() -> None:
+    # "somebody else can grab it" was the criterion "Somebody else grabs."
+    draft = write_story(
+        [
+            "The slots are released forty-eight hours before.",
+            "Two days before, somebody else can grab it.",
+        ]
+    )
+    assert draft.acceptance_criteria == ["The slots are released forty-eight hours before."]

@@ -692,7 +692,11 @@ def test_the_decision_that_settles_an_argument_writes_the_story(
 
     monkeypatch.setattr(generation, "classify", classify)
     (story,) = generator.generate(segment_of(text), GenerationContext()).draft.stories
-    assert "forty-eight hours" in story.title, story.title
+    assert story.title == "Send reminder texts"
+    # when they go is its criterion, without the words that led to the decision
+    assert story.acceptance_criteria[0] == (
+        "Reminder texts go out forty-eight hours before the visit."
+    )
     assert story.source_quotes[0].startswith("Okay , changing that")
     assert any(q.startswith("Twenty-four hours is not enough") for q in story.source_quotes)
 
@@ -713,6 +717,71 @@ def test_action_items_in_notes_are_no_story(generator: OfflineGenerator) -> None
     assert not any("GDPR" in q or "workshop" in q for q in quoted), [s.title for s in stories]
     assert any(q.startswith("Patients need to book") for q in quoted)
     assert any(q.startswith("Reminder texts go out") for q in quoted)
+
+
+def test_what_the_meeting_left_open_is_an_open_question_not_a_story(
+    generator: OfflineGenerator,
+) -> None:
+    """Items under "## Open questions" and a line labelled "Open:" are what is still to be
+    decided: open questions, verbatim, never stories (was "Phone or a split", "Provide the
+    MedOffice cost")."""
+    notes = normalize(
+        "# Clinic booking\n"
+        "## Decided\n"
+        "- Patients book online up to six weeks ahead.\n"
+        "- Reminders go out by text forty-eight hours before the appointment.\n"
+        "## Open questions\n"
+        "- Same-day slots: online, phone or a split.\n"
+        "- Video appointments for teenagers.\n"
+    )
+    draft = generator.generate(segment_of(notes), GenerationContext()).draft
+    quoted = [q for s in draft.stories for q in s.source_quotes]
+    assert not any("Same-day" in q or "teenagers" in q for q in quoted), quoted
+    assert draft.open_questions == [
+        "Same-day slots: online, phone or a split.",
+        "Video appointments for teenagers.",
+    ]
+    said = normalize(
+        "Maria: Patients book online up to six weeks ahead.\n"
+        "Linda: Yes.\n"
+        "Maria: Open: same-day slots, video, teenagers, log retention, the MedOffice cost.\n"
+    )
+    draft = generator.generate(segment_of(said), GenerationContext()).draft
+    assert [s.title for s in draft.stories] == ["Book online up to six weeks ahead"]
+    assert draft.open_questions == [
+        "Open: same-day slots, video, teenagers, log retention, the MedOffice cost."
+    ]
+
+
+def test_a_correction_then_said_in_full_is_one_story_with_the_new_figure(
+    generator: OfflineGenerator,
+) -> None:
+    """A figure corrected in passing ("let's make it forty-eight hours") and then the decision
+    said in full: one story, written from the decision, the recap of the old figure under
+    ``superseded_quotes`` (was two stories, "Send we said text" and "Send reminder texts"), and
+    no criterion with the old figure."""
+    text = normalize(
+        "Maria: Next, reminders, we said text, twenty-four hours before.\n"
+        "Dr Okafor: Can I say, twenty-four hours isn't enough.\n"
+        "Dr Okafor: If they can't come and cancel the day before, nobody else can use the slot"
+        " at that notice.\n"
+        "Dr Okafor: Two days before, somebody else can grab it.\n"
+        "Tom: So forty-eight hours?\n"
+        "Linda: Yes, let's make it forty-eight hours.\n"
+        "Maria: Okay, changing that.\n"
+        "Maria: Reminder texts go out forty-eight hours before the appointment.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    reminders = [s for s in stories if any("Reminder texts go out" in q for q in s.source_quotes)]
+    assert [s.title for s in reminders] == ["Send reminder texts"], [s.title for s in stories]
+    (story,) = reminders
+    assert story.superseded_quotes == ["Next, reminders, we said text, twenty-four hours before."]
+    assert story.acceptance_criteria == [
+        "Reminder texts go out forty-eight hours before the appointment."
+    ]
+    # what somebody else may then do is no need, and "nobody else can" keeps its negation
+    titles = [s.title for s in stories]
+    assert not any(t.startswith(("Make somebody", "Use the slot")) for t in titles), titles
 
 
 def test_a_need_beyond_the_stories_cap_is_evidence_not_lost() -> None:

@@ -25,6 +25,7 @@ from shared.engine.offline.lexicon import (
     VERBS,
     base_form,
     is_base_verb,
+    is_participle,
     is_verb,
     names_a_thing,
     singular_persona,
@@ -87,9 +88,17 @@ FIGURE_WORD = (  # a figure in digits or words (the titles' figures too)
 # when or how often, said at the end of a title ("after three days", "every month", "daily"; not
 # "at the end of every month", one phrase)
 TIMING_TAIL = re.compile(
-    rf"(?<!\bof)\s+(?:(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
+    rf"(?<!\bof)(?<!\bto)(?<!\bleast)(?<!\bmost)(?<!\bthan)\s+(?:(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
     r"(?:working\s+|business\s+)?(?:second|minute|hour|day|week|month|year)s?\b"
-    r"|(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b)"
+    r"|every\s+(?:night|morning|evening|weekday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"|(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b"
+    # "forty-eight hours before the appointment", "two weeks ahead": when, said by its figure
+    rf"|(?:(?:up\s+to|at\s+least|at\s+most|no\s+more\s+than)\s+)?"
+    rf"(?:(?:{FIGURE_WORD})(?:[\s-]+(?:{FIGURE_WORD}))*|a|an)\s+(?:working\s+|business\s+)?"
+    r"(?:minute|hour|day|week|month)s?\s+(?:before|ahead|after|beforehand|in advance|prior)\b"
+    # "at 7 pm the evening before collection", "at six in the morning": a time by its figure
+    rf"|at\s+(?:{FIGURE_WORD})(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock"
+    r"|in the (?:morning|evening))(?!\w))"
     r"(?:\s.*)?$",
     re.IGNORECASE,
 )
@@ -507,6 +516,13 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         # everyone does it ("People send one invoice")
         whole = _trim(text or req.clause)
         return capital(whole) if len(whole.split()) >= 3 else ""
+    verb = req.rest.strip().lower()
+    if (
+        req.kind == "vp"
+        and is_verb(verb)
+        and re.search(rf"\b{re.escape(verb)}\s+(?:it|them)\b", text or req.clause, re.IGNORECASE)
+    ):
+        return ""  # "somebody else can grab it": what "it" is, the sentence does not say
     return _present(req, cap, persona, _details_after(req.clause, text))
 
 
@@ -801,6 +817,12 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             return capital(f"{_the(relative.group('np'))} {does}{when}") + (
                 f", {details}" if details else ""
             )
+        done = rest.split()
+        if len(done) >= 2 and is_participle(done[-1].lower()) and names_a_thing(done[:-1]):
+            # "we want the reports sent every Monday": the reports are sent, every Monday
+            np = " ".join(done[:-1])
+            are = "are" if _plural([w.lower() for w in done[:-1]]) else "is"
+            return capital(f"{np} {are} {done[-1]}{when}") + (f", {details}" if details else "")
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     if _reduced_relative(req.subject, req.rest) or thing_acted_on(req):
         return capital(_trim(req.clause))  # "A setting Linda can change.": as said

@@ -71,7 +71,12 @@ from shared.agents import (
     StoryDraft,
 )
 from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
-from shared.analysis.contradiction import forbidden_mentions, limit_violations, limits
+from shared.analysis.contradiction import (
+    forbidden_mentions,
+    limit_violations,
+    limits,
+    quantities,
+)
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
 from shared.engine.offline.grouping import (
@@ -84,6 +89,7 @@ from shared.engine.offline.grouping import (
     _unit,
     describes_now,
     names_its_actor,
+    open_item,
     out_of_scope,
     states_a_need,
 )
@@ -144,6 +150,11 @@ def _said_at(story: _Story) -> int:
     return min(story.members + story.superseded)
 
 
+def _figures(texts: list[str]) -> set[str]:
+    """The figures the texts say ("twenty-four hours", "15 EUR"), lower-cased."""
+    return {q.text.lower() for t in texts for q in quantities(t)}
+
+
 def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
     """Quote each group of statements as evidence of the need among ``hosts`` (in text order)
     said before it (the first when none is), or of the next with room; the indices of the hosts
@@ -163,7 +174,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v34"
+    version = "gen-offline-v35"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -254,7 +265,8 @@ class OfflineGenerator:
         questions = [
             k
             for k, s in enumerate(sentences)
-            if sentence_cues(s.text).is_open_question and verdicts[k].label == "NULL"
+            if (sentence_cues(s.text).is_open_question and verdicts[k].label == "NULL")
+            or open_item(sentences, k)
         ][:MAX_OPEN_QUESTIONS]
         for k in questions:  # to the story it is about, else to the segment
             scores = [float(vectors[k] @ v) for v in story_vecs]
@@ -394,6 +406,13 @@ class OfflineGenerator:
             main_text = f"We won't do {_lower_first(main_text.strip())}"
         first = min(members + story.superseded)
         context = [s.text for s in sentences[max(0, first - 2) : first]]
+        # the figures the meeting revised away ("twenty-four hours" after "make it forty-eight"):
+        # a statement that says one again ("we said text, twenty-four hours before") is
+        # evidence of the need, and no criterion of it
+        revised_away = _figures(
+            [sentences[k].text for k in story.superseded]
+            + [sentences[m].text for m in story.revised_details]
+        ) - _figures([main_text])
         draft = write_story(
             [sentences[k].text for k in members],
             main_text=main_text,
@@ -405,6 +424,7 @@ class OfflineGenerator:
                 (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
                 and not describes_now(sentences[k].text)
                 and k not in story.evidence
+                and not (k != story.writing and revised_away & _figures([sentences[k].text]))
                 for k in members
             ],
             revised=[

@@ -62,6 +62,8 @@ SEED_ELABORATION_SIMILARITY = 0.75
 ATTACH_SIMILARITY = 0.3
 NEAR_ATTACH_SIMILARITY = 0.15
 CUE_SEED_AT = 0.5
+# how many sentences after a figure corrected in passing the need may be said again in full
+RESTATED_CORRECTION_GAP = 3
 ORPHAN_SEED_AT = 0.8  # a confident statement that joins no need is a need of its own
 JOIN_AT = 0.38  # below this confidence a requirement sentence is left out (mostly talk)
 FRAGMENT_WORDS = 4
@@ -226,6 +228,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue
         if describes_the_problem(sentences, k) or frames_the_meeting(sentences[k].text):
             continue  # "## Problems today" / "- Requests come in by email and get lost"
+        if left_open(sentences, k):
+            continue  # "## Open questions" / "- Video appointments for teenagers."
         proposal = _confirmed_proposal(sentences, k) or _answered_condition(sentences, k)
         if proposal is not None:  # "Would it help if the system grouped ...?" "Yes, massively."
             stories.append(
@@ -287,6 +291,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         would_seed = p >= SEED_AT or (
             p >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )
+        corrected = _restates_a_correction(stories, sentences, k) if would_seed else None
+        if corrected is not None:  # "Yes, let's make it forty-eight hours." then "Reminder
+            corrected.restated_by(k, p)  # texts go out forty-eight hours before ...": in full
+            continue
         answered = _answered(stories, sentences, k)
         if answered is not None:  # "Card number and a PIN." then "... log in with their card
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
@@ -319,6 +327,23 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
     return stories
+
+
+def _restates_a_correction(
+    stories: list[_Story], sentences: list[Sentence], k: int
+) -> _Story | None:
+    """The story whose figure was just corrected without the need said again ("we said text,
+    twenty-four hours before" ... "Yes, let's make it forty-eight hours."), when sentence ``k``
+    says the need with the new figure ("Reminder texts go out forty-eight hours before the
+    appointment."): the decision in full, which the story is written from; else None."""
+    said = clean(sentences[k].text)
+    for story in reversed(stories[-2:]):
+        if not story.revisions or k - story.last > RESTATED_CORRECTION_GAP:
+            continue
+        new = [to for _, to in story.revisions[-1].changes if to.strip()]
+        if new and all(re.search(rf"\b{re.escape(to)}\b", said, re.IGNORECASE) for to in new):
+            return story
+    return None
 
 
 def _revised_story(
@@ -646,6 +671,41 @@ _FRAMES = re.compile(
 def frames_the_meeting(text: str) -> bool:
     """Whether a sentence says what the meeting is or is about (``_FRAMES``) rather than a need."""
     return bool(_FRAMES.match(clean(text)))
+
+
+# what is still to be decided: a heading over it ("## Open questions", "Still open", "TBD") or a
+# line that lists it ("Open: same-day slots, video, teenagers, log retention."): questions, no need
+_OPEN_ITEMS = (
+    r"(?:still\s+)?(?:open|outstanding|unresolved|undecided|pending)"
+    r"(?:\s+(?:questions?|points?|items?|issues?|decisions?))?"
+    r"|questions?|tbd|tbc|to\s+be\s+(?:decided|confirmed|agreed)"
+    r"|(?:things\s+)?to\s+(?:decide|confirm|check|clarify)"
+)
+_OPEN_HEADING = re.compile(rf"^(?:{_OPEN_ITEMS})(?:\s+(?:for|to|from)\s+\S.*)?\W*$", re.IGNORECASE)
+_OPEN_LABEL = re.compile(rf"^(?:{_OPEN_ITEMS})\s*:\s*\S", re.IGNORECASE)
+
+
+def left_open(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` says what the meeting left open: under a heading over open
+    questions, or on a line labelled as such ("Open: same-day slots, video, ..."). It states no
+    need."""
+    return open_item(sentences, k) or (
+        sentences[k].line_kind != "heading" and _under(sentences, k, _OPEN_HEADING)
+    )
+
+
+def open_item(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` is an item the meeting left open, an open question verbatim: a
+    line labelled as such, or an item under a heading over open questions (its first sentence;
+    the others say more about it)."""
+    sentence = sentences[k]
+    if _OPEN_LABEL.match(clean(sentence.text).strip()):
+        return True
+    return (
+        sentence.first_in_line
+        and sentence.line_kind != "heading"
+        and _under(sentences, k, _OPEN_HEADING)
+    )
 
 
 def describes_the_problem(sentences: list[Sentence], k: int) -> bool:

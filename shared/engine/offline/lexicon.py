@@ -721,6 +721,10 @@ def _complement_second(words: list[str]) -> bool:
     return words[1] == "when" and words[0] not in _TALK_BEFORE_CLAUSE
 
 
+# a person no one names ("somebody else can grab it"): no role a need is for
+_ANYONE = frozenset("somebody someone anybody anyone nobody everybody everyone whoever".split())
+
+
 def reads_as_capability(title: str) -> bool:
     """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
     inside ("Provide for instance we see", "Be, provide simple" do not)."""
@@ -738,6 +742,8 @@ def reads_as_capability(title: str) -> bool:
     verb = words[2] if words[:2] == ["do", "not"] and len(words) > 2 else words[0]
     if verb in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
+    if words[0] == "make" and words[1] in _ANYONE:
+        return False  # "Make somebody else grab": what anyone may then do is talk, no need
     if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):
         return False  # "Do feel all cold and slimy": an emphatic "does" of talk
     if words[1] in ("it", "this", "that") and len(words) > 2 and words[2] in _ITS_VERB:

@@ -443,10 +443,12 @@ def _without_limit(title: str, main: str) -> str:
             if _still_a_title(short):
                 return short
     timing = TIMING_TAIL.search(title)
-    if timing and _still_a_title(short := _trim(title[: timing.start()])):
-        if any(short.lower().endswith(q.text.lower()) for q in quantities(short)):
-            return title  # "... ten working days | before the start date": the figure is when
-        return short  # "Provide a reminder to the approver after three days": when is a criterion
+    while timing:  # the first cut that leaves a title ("Get a summary every Monday | at 9 am")
+        if _still_a_title(short := _trim(title[: timing.start()])):
+            if any(short.lower().endswith(q.text.lower()) for q in quantities(short)):
+                return title  # "... ten working days | before the start date": the figure is when
+            return short  # "Provide a reminder to the approver after three days": a criterion
+        timing = TIMING_TAIL.search(title, timing.start() + 1)
     return title
 
 

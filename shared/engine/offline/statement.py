@@ -279,7 +279,7 @@ _POSSESSION = frozenset("have get include contain offer need".split())
 # a need said of nobody ("nobody has to log in to see their bin day"): the title keeps the negation
 _NOBODY = re.compile(
     r"^(?:nobody|no one|no-one|none of (?:them|us|the \w+))"
-    r"(?P<but>\s+(?:outside|except|but|other than|apart from|else|from|in)\s+\S.*)?$",
+    r"(?P<but>\s+else|\s+(?:outside|except|but|other than|apart from|else|from|in)\s+\S.*)?$",
     re.IGNORECASE,
 )  # "nobody outside HR": the people it is said of, and who is left out
 _OBLIGED = re.compile(r"^\S+(?: \S+)?\s+(?:has to|have to|needs? to|must|got to|gotta)\b", re.I)
@@ -452,6 +452,29 @@ _GOES_OUT = re.compile(
 )
 
 
+# a job the product runs, said to run ("the export runs nightly", "the sync should run every
+# hour"): run by the product ("Run the export nightly", not "Run nightly")
+_RUNS = re.compile(
+    r"\b(?P<np>(?:(?:the|an?|our|each|every|this|that)\s+)?(?:[a-z-]+\s+){0,2}?"
+    r"(?:exports?|imports?|syncs?|backups?|batch(?:es)?|jobs?|reconciliations?|scans?))\s+"
+    r"(?:(?P<modal>should|must|will|would|can|could|has to|have to|needs? to)\s+)?"
+    r"(?:also\s+)?(?:run|runs)\b",
+    re.IGNORECASE,
+)
+
+
+# verbs whose past participle is their base form, said in the passive ("the export is run")
+_SAME_AS_PARTICIPLE = frozenset({"run"})
+
+
+def _run_by_it(found: re.Match[str]) -> str:
+    """What ``_RUNS`` found, said as run: "the export is run", "the sync should be run"."""
+    np, modal = found.group("np"), found.group("modal")
+    if modal:
+        return f"{np} {modal} be run"
+    return f"{np} {'are' if np.lower().endswith('es') or np.lower().endswith('ts') else 'is'} run"
+
+
 def _sent(found: re.Match[str]) -> str:
     """What ``_GOES_OUT`` found, said as sent: "reminders are sent", "the invoice should be
     sent"."""
@@ -521,6 +544,7 @@ def body(sentence: str, asides: bool = False) -> str:
     )
     if not asides:  # "reminders go out a week before": sent (a criterion keeps their words)
         text = _GOES_OUT.sub(_sent, text)
+        text = _RUNS.sub(_run_by_it, text)
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
     announced = _ANNOUNCED.search(text)
     if announced and len(content_words(announced.group("item"))) >= 2:
@@ -806,6 +830,13 @@ _FOR_US = r"(?:\s+for\s+(?:us|me|them|you|everyone|the\s+\w+))?"
 # how much a thing would help ("really useful", "ideal"), said after "would be"
 _HELPFUL = r"(?:(?:really|very|quite|super|so)\s+)?(?:useful|helpful|great|nice|good|handy|ideal)"
 _FRAMES = (
+    # the decision a change of plan leads to ("Okay, changing that: reminder texts go out
+    # forty-eight hours before the visit"): what is decided
+    re.compile(
+        _OPENING_WORDS + r"(?:changing (?:that|it|this)|change of plan|correction|to correct that"
+        r"|(?:the )?decision|decided|agreed)\s*:\s*(?P<clause>\S.+)$",
+        re.IGNORECASE,
+    ),
     re.compile(
         _OPENING_WORDS + r"it(?:'d|'s| would| will| is)(?:\s+(?:really|also|so|just))?\s+be\s+"
         r"(?:nice|great|good|helpful|useful|ideal|cool|handy|brilliant|lovely|amazing|better)"
@@ -1757,7 +1788,9 @@ def _be(complement: str, subject: str) -> Capability:
     verb = base_form(words[0])
     thing = subject if subject and not _PRODUCT_PRONOUN.match(subject) else "it"
     named = thing if thing != "it" else "the product"
-    if verb in VERBS and verb != words[0].lower() and is_participle(words[0]):
+    if (verb in VERBS and verb != words[0].lower() and is_participle(words[0])) or (
+        words[0].lower() in _SAME_AS_PARTICIPLE  # "the sync should be run every hour"
+    ):
         tail = " ".join(words[1:])
         # "the receipt shall be printed or emailed, as the patron chooses": one action in the
         # title ("Print the receipt"), both in the statement (its criterion)
@@ -2006,7 +2039,8 @@ _LIMIT_FIRST = re.compile(
 # a rule said of nobody without a modal: "nobody bumps anybody"
 _NOBODY_DOES = re.compile(
     r"^(?P<who>nobody|no one|no-one)"
-    r"(?P<but>\s+(?:outside|except|other than|apart from)\s+(?:\S+\s+){0,2}?\S+(?=\s+\w+s\b))?"
+    r"(?P<but>\s+else|\s+(?:outside|except|other than|apart from)\s+(?:\S+\s+){0,2}?\S+"
+    r"(?=\s+\w+s\b))?"
     r"\s+(?P<verb>[a-z]+)\b\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )  # "nobody outside HR sees individual answers"
@@ -2226,7 +2260,9 @@ def _plain(clause: str) -> Capability:
             participle = words[k + 1].lower()
             verb = base_form(participle)
             subject = " ".join(words[:k])
-            if verb in VERBS and verb != participle and is_participle(participle):
+            if (
+                verb in VERBS and verb != participle and is_participle(participle)
+            ) or participle in _SAME_AS_PARTICIPLE:  # "the export is run nightly"
                 tail = " ".join(words[k + 2 :])
                 return Capability(
                     _cap(f"{verb} {_lower_first(subject)} {tail}".strip()),

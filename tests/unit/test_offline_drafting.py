@@ -4115,3 +4115,53 @@ def test_a_criterion_never_loses_the_thing_its_verb_acts_on() -> None:
         ]
     )
     assert draft.acceptance_criteria == ["The slots are released forty-eight hours before."]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # a price said of a thing is what is charged for it (was "Cost", "I want a second
+        # permit to cost.")
+        (
+            "A second permit costs more, it's ninety pounds instead of sixty.",
+            "Charge more for a second permit",
+            "As a user, I want to charge more for a second permit.",
+        ),
+        # what nobody may have more of is a limit (was "Do not let anyone get")
+        (
+            "And nobody gets more than two permits per address.",
+            "Limit permits to two per address",
+            "As a user, I want nobody to get more than two permits per address.",
+        ),
+        # when it comes leaves the title, what it is of stays (was "Provide a report")
+        (
+            "I'd also like a report every Monday at eight of permits that expired without renewal.",
+            "Provide a report of permits that expired without renewal",
+            "As a user, I want a report every Monday at eight of permits that expired without"
+            " renewal.",
+        ),
+        # a role, then what it does (was "Staff request leave ...", "I want to staff request")
+        (
+            "Staff request leave from their phone.",
+            "Request leave from their phone",
+            "As a staff member, I want to request leave from my phone.",
+        ),
+        # the thing left out in lower case (was "Leave out Sick leave")
+        (
+            "Sick leave is out of scope for now.",
+            "Leave out sick leave",
+            "As a user, I want no sick leave.",
+        ),
+        # a one-word label names the thing, the limit after it is its criterion
+        (
+            "Carry-over: up to five days into the next year.",
+            "Provide a carry-over",
+            "As a user, I want carry-over.",
+        ),
+    ],
+)
+def test_prices_limits_labels_and_roles_said_in_notes(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

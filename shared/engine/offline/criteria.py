@@ -88,9 +88,12 @@ FIGURE_WORD = (  # a figure in digits or words (the titles' figures too)
 # when or how often, said at the end of a title ("after three days", "every month", "daily"; not
 # "at the end of every month", one phrase)
 TIMING_TAIL = re.compile(
-    rf"(?<!\bof)(?<!\bto)(?<!\bleast)(?<!\bmost)(?<!\bthan)\s+(?:(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
+    rf"(?<!\bof)(?<!\bto)(?<!\bleast)(?<!\bmost)(?<!\bthan)\s+(?P<when>"
+    rf"(?:after|within|every|each)\s+(?:(?:{FIGURE_WORD}|a|an|a few|few|several)\s+)?"
     r"(?:working\s+|business\s+)?(?:second|minute|hour|day|week|month|year)s?\b"
-    r"|every\s+(?:night|morning|evening|weekday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"|every\s+(?:night|morning|evening|weekday|weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    # "every Monday at eight": the hour it comes at is part of when
+    rf"(?:\s+at\s+(?:{FIGURE_WORD})(?:[:.]\d\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?)?\b"
     r"|(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b"
     # "forty-eight hours before the appointment", "two weeks ahead": when, said by its figure
     rf"|(?:(?:up\s+to|at\s+least|at\s+most|no\s+more\s+than)\s+)?"
@@ -99,7 +102,7 @@ TIMING_TAIL = re.compile(
     # "at 7 pm the evening before collection", "at six in the morning": a time by its figure
     rf"|at\s+(?:{FIGURE_WORD})(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock"
     r"|in the (?:morning|evening))(?!\w))"
-    r"(?:\s.*)?$",
+    r"(?P<after>\s.*)?$",
     re.IGNORECASE,
 )
 

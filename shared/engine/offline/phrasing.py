@@ -195,7 +195,7 @@ def write_story(
         if (
             label
             and not is_participle(named)  # "Target group confirmed: ...": a status, no thing
-            and capability(body(label.group("rest"))).title.startswith("Provide ")
+            and capability(body(label.group("rest"))).title.startswith(("Provide ", "Limit "))
         ):
             # "Visitors' permits: 20 days per household per year": the label names the thing,
             # what follows it is a detail (a criterion)
@@ -217,6 +217,14 @@ def write_story(
         # to name in full, it is named by what the persona does (not cut at "card number")
         named = capital(let_title.group("rest"))
     title = _one_action(_without_limit(make_title(_with_condition(named, main)), main))
+    whole = _with_condition(named, main)
+    timed = TIMING_TAIL.search(whole)
+    if timed and timed.group("after") and len(whole.split()) > MAX_TITLE_WORDS:
+        # "a report every Monday at eight of permits that expired without renewal": when it
+        # comes leaves the title before a long one is cut ("Provide a report of permits")
+        short = _without_limit(whole, main)
+        if short != whole and len(short.split()) <= MAX_TITLE_WORDS:
+            title = _one_action(make_title(short))
     means = _NEXT_REMARK.split(cap.means)[0]
     # "the office to see a list and can send a reminder": "and send a reminder"
     means = re.sub(r"\s+and\s+(?:can|could|will|should|must|may)\s+(?=[a-z])", " and ", means)
@@ -346,7 +354,8 @@ _DOUBT = re.compile(
 _THING_LABEL = re.compile(
     r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
-    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}):\s+(?P<rest>\S.*)$"
+    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}"
+    r"|[A-Z][a-z]+-[a-z][\w'\u2019-]*):\s+(?P<rest>\S.*)$"  # "Carry-over: up to five days"
 )
 
 
@@ -444,12 +453,19 @@ def _without_limit(title: str, main: str) -> str:
                 return short
     timing = TIMING_TAIL.search(title)
     while timing:  # the first cut that leaves a title ("Get a summary every Monday | at 9 am")
+        after = _WHAT_IT_IS_OF.match(timing.group("after") or "")
+        if after and _still_a_title(short := _trim(f"{title[: timing.start()]} {after.group(0)}")):
+            return short  # "Provide a report | every Monday at eight | of permits that expired"
         if _still_a_title(short := _trim(title[: timing.start()])):
             if any(short.lower().endswith(q.text.lower()) for q in quantities(short)):
                 return title  # "... ten working days | before the start date": the figure is when
             return short  # "Provide a reminder to the approver after three days": a criterion
         timing = TIMING_TAIL.search(title, timing.start() + 1)
     return title
+
+
+# what a thing is of, said after when it comes ("a report every Monday of permits that expired")
+_WHAT_IT_IS_OF = re.compile(r"\s*(?:of|about|on|for|with)\s+\S.*$", re.IGNORECASE)
 
 
 def _still_a_title(short: str) -> bool:
@@ -464,11 +480,15 @@ def _still_a_title(short: str) -> bool:
         and (len(content_words(short)) >= 2 or len(short.split()) >= 5)
         and last not in _CUT_BEFORE
         and last not in ("make", "be", "keep", "let")  # "Do not make"
+        # "Do not let anyone get": a verb cut from what it gets ("how many we get" stands)
+        and not (last in _NEEDS_ITS_OBJECT and short.split()[-2].lower() in _ANYONE_WORDS)
         and not cut_condition
         and reads_as_capability(short)
     )
 
 
+_NEEDS_ITS_OBJECT = frozenset("get have give take use need want".split())
+_ANYONE_WORDS = frozenset("anyone anybody someone somebody everyone everybody".split())
 _CONDITION_OPENERS = frozenset("when whenever if once unless after before until".split())
 
 

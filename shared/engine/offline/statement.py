@@ -1106,10 +1106,41 @@ def _capability_of(text: str) -> Capability:
     return _capability(text)
 
 
+# a price said of a thing ("a second permit costs more", "each extra bin should cost five
+# pounds a month"): what is charged for it
+_COSTS = re.compile(
+    r"^(?P<np>(?:an?|the|each|every|one|any|our)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+"
+    r"(?:(?:should|must|will|would|shall|has to|needs? to)\s+)?(?:costs?)\s+"
+    r"(?P<amount>(?:more|less|extra)\b|(?:[£$€]?\d|(?:two|three|four|five|six|seven|eight|nine"
+    r"|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b)[^,;]*)",
+    re.IGNORECASE,
+)
+
+
+def _charged(text: str) -> Capability | None:
+    """'A second permit costs more, it's ninety pounds ...' -> 'Charge more for a second
+    permit' (was "Cost"); None when the statement sets no price of a thing."""
+    found = _COSTS.match(text.strip())
+    if found is None:
+        return None
+    np, amount = found.group("np"), _trim(found.group("amount"))
+    if not names_a_thing(np.lower().split()[1:]):
+        return None
+    return Capability(
+        _cap(f"Charge {amount} for {_lower_first(np)}"),
+        f"to charge {amount} for {_lower_first(np)}",
+        obj=np,
+        subject=np,
+    )
+
+
 def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
+    charged = _charged(text)
+    if charged:
+        return charged
     said_first = condition_first(text)
     if said_first and len(said_first.group("main").split()) >= 2:
         # "when you go to the sofa, take ...": the need is the rest
@@ -1351,7 +1382,26 @@ def _nobody(req: _Requirement, subject: str) -> Capability:
         return Capability(f"Do not make {anyone} {vp}", f"{who} to have to {vp}", subject=subject)
     # "nobody should be able to edit a claim once it's approved": what nobody may do
     able = re.sub(r"^be able to\s+", "", vp, flags=re.IGNORECASE)
-    return Capability(f"Do not let {anyone} {able}", f"{who} to {vp}", subject=subject)
+    limit = _limit_on_anyone(able, (said.group("but") or "") if said else "")
+    return Capability(limit or f"Do not let {anyone} {able}", f"{who} to {vp}", subject=subject)
+
+
+# what nobody may have more of ("get more than two permits per address")
+_MORE_THAN = re.compile(
+    r"^(?:get|have|hold|book|buy|take|own|borrow|reserve)\s+more\s+than\s+"
+    r"(?P<n>\S+)\s+(?P<things>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?P<per>\s+(?:per|a|each)\s+\S.*)?$",
+    re.IGNORECASE,
+)
+
+
+def _limit_on_anyone(vp: str, but: str) -> str:
+    """'get more than two permits per address', said of nobody: 'Limit permits to two per
+    address' (was "Do not let anyone get", the title cut before its figure); "" otherwise."""
+    found = _MORE_THAN.match(vp.strip())
+    if found is None or but.strip():
+        return ""
+    per = found.group("per") or ""
+    return f"Limit {found.group('things')} to {found.group('n')}{per}"
 
 
 def says_nobody(req: _Requirement) -> bool:
@@ -1883,6 +1933,9 @@ def _dropped(text: str) -> Capability | None:
         if m and content_words(m.group("what")):
             what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
             what = _trim(what)
+            first_word = what.split()[0] if what.split() else ""
+            if m.start("what") == 0 and not re.search(r"[A-Z]", first_word[1:]):
+                what = _lower_first(what)  # "Sick leave is out of scope": "Leave out sick leave"
             to = re.match(r"to\s+(?P<verb>\w+)\s+(?P<rest>.+)$", what, re.IGNORECASE)
             if to and to.group("verb").lower() in _POSSESSION | {"use"}:
                 what = to.group("rest")  # "we don't have to have a lot of audio options"
@@ -2149,7 +2202,7 @@ def _plain(clause: str) -> Capability:
         vp = _trim(f"{verb} {nobody.group('rest')}")
         but = nobody.group("but") or ""
         return Capability(
-            f"Do not let anyone{but} {vp}",
+            _limit_on_anyone(vp, but) or f"Do not let anyone{but} {vp}",
             f"{nobody.group('who').lower()}{but} to {vp}",
             subject=f"{nobody.group('who').lower()}{but}",
         )
@@ -2188,6 +2241,8 @@ def _plain(clause: str) -> Capability:
         and words[0].lower() not in ("be", "have")
         and not _plural_subject_first(words)
         and not _adjective_first(words)
+        # "Staff request leave from their phone": a role, then what it does (not "Staff ...")
+        and not (len(words) > 2 and PERSONA.match(clause) and words[1].lower() in VERBS)
     ):
         return Capability(_cap(clause), f"to {_lower_first(clause)}")
     if _adjective_first(words):

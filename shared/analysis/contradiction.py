@@ -25,6 +25,7 @@ the wrong side of it; ``forbidden_mentions`` reports what a constraint rules out
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -173,6 +174,12 @@ def quantities(text: str) -> list[Quantity]:
     """Numbers with what they count; dates, versions and ids ("2026-11-27", "v1", "ARC-03") are
     skipped."""
     return list(_quantities(text))
+
+
+def figures_said(texts: Iterable[str]) -> set[str]:
+    """The figures the texts say, as written and lower-cased ("twenty-four hours", "15 eur"):
+    what a revised figure is looked for by."""
+    return {q.text.lower() for t in texts for q in quantities(t)}
 
 
 @short_text_cache()

@@ -31,7 +31,7 @@ A pure function of the parts and the transcript: finalize stays idempotent.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -223,10 +223,12 @@ def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> Ge
             criteria.append(c)
     # a figure the meeting revised away ("twenty-four hours", superseded by "forty-eight
     # hours") is in no criterion: "we said text, twenty-four hours before" stays a quote
-    stale = _figures(q.text for q in superseded) - _figures(
+    from shared.analysis.contradiction import figures_said
+
+    stale = figures_said(q.text for q in superseded) - figures_said(
         [base.source_quotes[0].text if base.source_quotes else "", base.description]
     )
-    criteria = [c for c in criteria if not _figures([c]) & stale]
+    criteria = [c for c in criteria if not figures_said([c]) & stale]
     questions = list(earlier.open_questions)
     for q in later.open_questions:
         if all(q.question != k.question for k in questions):
@@ -263,13 +265,6 @@ def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> Ge
             ],
         }
     )
-
-
-def _figures(texts: Iterable[str]) -> set[str]:
-    """The figures the texts say ("twenty-four hours", "15 EUR"), lower-cased."""
-    from shared.analysis.contradiction import quantities
-
-    return {q.text.lower() for t in texts for q in quantities(t)}
 
 
 _TAG_RANK = {"conflict": 2, "duplicate": 1, "extend": 1, "gap": 1, "new": 0}

@@ -72,10 +72,10 @@ from shared.agents import (
 )
 from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
 from shared.analysis.contradiction import (
+    figures_said,
     forbidden_mentions,
     limit_violations,
     limits,
-    quantities,
 )
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
@@ -148,11 +148,6 @@ def _strongest(
 
 def _said_at(story: _Story) -> int:
     return min(story.members + story.superseded)
-
-
-def _figures(texts: list[str]) -> set[str]:
-    """The figures the texts say ("twenty-four hours", "15 EUR"), lower-cased."""
-    return {q.text.lower() for t in texts for q in quantities(t)}
 
 
 def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
@@ -409,10 +404,10 @@ class OfflineGenerator:
         # the figures the meeting revised away ("twenty-four hours" after "make it forty-eight"):
         # a statement that says one again ("we said text, twenty-four hours before") is
         # evidence of the need, and no criterion of it
-        revised_away = _figures(
+        revised_away = figures_said(
             [sentences[k].text for k in story.superseded]
             + [sentences[m].text for m in story.revised_details]
-        ) - _figures([main_text])
+        ) - figures_said([main_text])
         draft = write_story(
             [sentences[k].text for k in members],
             main_text=main_text,
@@ -424,7 +419,7 @@ class OfflineGenerator:
                 (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
                 and not describes_now(sentences[k].text)
                 and k not in story.evidence
-                and not (k != story.writing and revised_away & _figures([sentences[k].text]))
+                and not (k != story.writing and revised_away & figures_said([sentences[k].text]))
                 for k in members
             ],
             revised=[

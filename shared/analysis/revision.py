@@ -15,6 +15,7 @@ drafted from "each survey can have ten users" after "make it twenty" reads "twen
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -214,15 +215,51 @@ def names_what_it_drops(later: str, earlier: str) -> bool:
 
 
 def _changed_numbers(earlier: str, later: str) -> tuple[tuple[str, str], ...]:
+    """(old, new) for each figure of ``later`` that replaces one of ``earlier``: a figure said
+    again unchanged replaces none, and each new figure replaces one old one, the nearest in
+    value ("a reminder after seven days, and after fourteen days access is paused" ... "let's
+    say twenty-one days": fourteen, not both)."""
+    olds, news = quantities(earlier), quantities(later)
+    used = {
+        i
+        for i, o in enumerate(olds)
+        for n in news
+        if o.comparable(n) and round(o.value, 6) == round(n.value, 6)
+    }
+    fresh = [
+        n
+        for n in news
+        if not any(n.comparable(o) and round(o.value, 6) == round(n.value, 6) for o in olds)
+    ]  # a figure said again as it was replaces none
+    left = [i for i in range(len(olds)) if i not in used]
+    in_order = len(fresh) > 1 and len(fresh) == len(left)
     changes: list[tuple[str, str]] = []
-    for old_q in quantities(earlier):
-        for new_q in quantities(later):
-            if old_q.comparable(new_q) and round(old_q.value, 6) != round(new_q.value, 6):
-                old, new = number_tokens(old_q.text), number_tokens(new_q.text)
-                if old and new and (old[0], new[0]) not in changes:
-                    changes.append((old[0], new[0]))
-                break
+    for k, new_q in enumerate(fresh):
+        if in_order:  # as many new figures as old ones: each replaces the one said in its place
+            i = left[k]
+            if not olds[i].comparable(new_q):
+                continue
+        else:
+            near = [
+                (_distance(o.value, new_q.value), i)
+                for i, o in enumerate(olds)
+                if i not in used and o.comparable(new_q)
+            ]
+            if not near:
+                continue
+            i = min(near)[1]
+        used.add(i)
+        old, new = number_tokens(olds[i].text), number_tokens(new_q.text)
+        if old and new and (old[0], new[0]) not in changes:
+            changes.append((old[0], new[0]))
     return tuple(changes)
+
+
+def _distance(a: float, b: float) -> float:
+    """How far apart two values are, as a ratio when both are positive."""
+    if a > 0 and b > 0:
+        return abs(math.log(a / b))
+    return abs(a - b)
 
 
 def revise_text(text: str, found: Revision) -> str:

@@ -4165,3 +4165,57 @@ def test_prices_limits_labels_and_roles_said_in_notes(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+def test_one_new_figure_replaces_one_old_one_the_nearest() -> None:
+    from shared.analysis.revision import revise_text, revision
+
+    earlier = (
+        "Late payers get a reminder after seven days, and after fourteen days their door access"
+        " is paused."
+    )
+    # was both "seven" and "fourteen" changed to "twenty-one"
+    found = revision(earlier, "Let's say twenty-one days.")
+    assert found is not None and found.changes == (("fourteen", "twenty-one"),)
+    assert revise_text(earlier, found) == (
+        "Late payers get a reminder after seven days, and after twenty-one days their door"
+        " access is paused."
+    )
+    # as many new figures as old ones: each replaces the one said in its place
+    again = revision(earlier, "A reminder after ten days, and access paused after thirty days.")
+    assert again is not None and again.changes == (("seven", "ten"), ("fourteen", "thirty"))
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # people told something are sent it (was "Make late payers get a reminder")
+        (
+            "Late payers get a reminder after seven days.",
+            "Send late payers a reminder",
+            "As a user, I want late payers to get a reminder after seven days.",
+        ),
+        # who does what is done is the persona (was "Approve credit notes by the finance
+        # manager", "As a user, I want credit notes to be approved by ...")
+        (
+            "Also, credit notes have to be approved by the finance manager, nobody else.",
+            "Approve credit notes",
+            "As a finance manager, I want to approve credit notes.",
+        ),
+        # was "Make the password reset by the admin"
+        (
+            "The password is reset by the admin.",
+            "Reset the password",
+            "As an admin, I want to reset the password.",
+        ),
+        # "by the user" names no role of its own
+        (
+            "Functions that may be used by the user every day.",
+            "Provide functions that may be used by the user",
+            "As a user, I want functions that may be used by the user every day.",
+        ),
+    ],
+)
+def test_who_is_told_or_acts_in_a_passive(statement: str, title: str, description: str) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

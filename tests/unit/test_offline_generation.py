@@ -784,6 +784,29 @@ def test_a_correction_then_said_in_full_is_one_story_with_the_new_figure(
     assert not any(t.startswith(("Make somebody", "Use the slot")) for t in titles), titles
 
 
+def test_what_to_leave_out_stays_the_need_and_what_the_meeting_is_about_is_none(
+    generator: OfflineGenerator,
+) -> None:
+    """ "Anything we shouldn't do ...?" "Multi-currency." is left out, and what is said after
+    it is its evidence (was "Pay in pounds for now", written from it); "the goal today is ..."
+    says what the meeting is about, no criterion."""
+    text = normalize(
+        "Nina: So the goal today is the invoicing module for the co-working spaces.\n"
+        "Tom: Members want to download all their invoices as PDFs from the member app.\n"
+        "Nina: Anything we shouldn't do in the first version?\n"
+        "Tom: Multi-currency.\n"
+        "Tom: Everyone pays in pounds for now.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert "Leave out multi-currency" in by_title, list(by_title)
+    assert "Everyone pays in pounds for now." in by_title["Leave out multi-currency"].source_quotes
+    quoted = [q for s in stories for q in s.source_quotes]
+    criteria = [c for s in stories for c in s.acceptance_criteria]
+    assert not any("goal today" in c for c in criteria), criteria
+    assert not any("goal today" in q for q in quoted), quoted
+
+
 def test_a_need_beyond_the_stories_cap_is_evidence_not_lost() -> None:
     """A segment with more needs than ``max_stories_per_segment`` keeps the strongest; the
     statements of the others are quoted by the need written before them (the demo meeting's

@@ -321,7 +321,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         p = verdicts[k].p_requirement
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
-            target.add(k, min(p, target.strength) if _fragment(sentences[k].text) else p)
+            # what is left out stays the main statement ("Multi-currency." after "Anything we
+            # shouldn't do ...?"), what is said with it is its evidence ("Everyone pays in
+            # pounds for now.")
+            left_out = out_of_scope(sentences, target.writing)
+            weak = _fragment(sentences[k].text) or left_out
+            target.add(k, min(p, target.strength) if weak else p)
+            if left_out:
+                target.evidence.add(k)
         elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
@@ -637,8 +644,9 @@ def out_of_scope(sentences: list[Sentence], k: int) -> bool:
 # a question on what will not be done ("Anything you'd want to leave out?", "What should we drop
 # for the first release?", "Is anything out of scope?")
 _ASKS_WHAT_TO_LEAVE_OUT = re.compile(
-    r"\b(?:anything|what|which)\b[^?]*\b(?:leave out|left out|drop|skip|out of scope"
-    r"|not (?:do|build|include)|do without|(?:don't|do not) (?:need|want))\b[^?]*\?\s*$",
+    r"\b(?:anything|what|which)\b[^?]*(?:\b(?:leave out|left out|drop|skip|out of scope"
+    r"|not (?:do|build|include)|do without|(?:don't|do not) (?:need|want))\b"
+    r"|n't (?:do|build|include)\b)[^?]*\?\s*$",  # "Anything we shouldn't do ...?"
     re.IGNORECASE,
 )
 
@@ -661,6 +669,8 @@ _FRAMES = re.compile(
     r"(?:(?:this|today)\s+is\s+(?:the|our)\s+(?:first\s+|second\s+|last\s+|final\s+)?"
     r"(?:kick-?off|meeting|workshop|session|call|review|stand-?up|retro|interview|demo)\b"
     r"|this(?:\s+(?:meeting|session|call|workshop))?\s+is\s+(?:all\s+)?about\b"
+    # "So the goal today is the invoicing module": what the meeting is about
+    r"|(?:the\s+)?(?:goal|aim|purpose|focus|topic|plan)\s+(?:for\s+)?today\s+is\b"
     r"|welcome\s+(?:to|back)\b|(?:the\s+)?(?:purpose|goal|aim|point)\s+of\s+(?:this|today'?s)"
     r"\s+(?:meeting|session|call|workshop)\s+is\b|today\s+we(?:'re|\s+are|'ll|\s+will)\s+"
     r"(?:going\s+to\s+)?(?:talk|discuss|look|go\s+through|cover)\b)",

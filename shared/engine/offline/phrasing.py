@@ -226,6 +226,13 @@ def write_story(
         if short != whole and len(short.split()) <= MAX_TITLE_WORDS:
             title = _one_action(make_title(short))
     means = _NEXT_REMARK.split(cap.means)[0]
+    by = _BY_ROLE.search(title)
+    role = singular_persona(by.group("who")) if by and PERSONA.match(by.group("who")) else ""
+    if by and role and persona == default_persona and role != persona and _DONE_BY.match(means):
+        # "credit notes have to be approved by the finance manager": the finance manager's
+        # need ("As a finance manager, I want to approve credit notes")
+        persona, title = role, title[: by.start()]
+        means = f"to {title[0].lower()}{title[1:]}"
     # "the office to see a list and can send a reminder": "and send a reminder"
     means = re.sub(r"\s+and\s+(?:can|could|will|should|must|may)\s+(?=[a-z])", " and ", means)
     if means.startswith("to "):  # a thing wanted is no action: "start and end locations"
@@ -289,6 +296,12 @@ _NAMED_FIRST = re.compile(
 
 
 _NOT_NAMED = frozenset("it this that they these those there he she we you i".split())
+
+
+# who does what a passive title says, named last ("Approve credit notes by the finance manager")
+_BY_ROLE = re.compile(r"\s+by\s+(?:the|a|an|our)\s+(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)$", re.I)
+# a means said in the passive with its doer ("credit notes to be approved by the ...")
+_DONE_BY = re.compile(r"^.+\bto be \w+\b.*\bby\s+(?:the|a|an|our)\s+\S", re.I)
 
 
 def _named_back(said: str, context: Sequence[str]) -> str:

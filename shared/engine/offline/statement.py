@@ -464,7 +464,7 @@ _RUNS = re.compile(
 
 
 # verbs whose past participle is their base form, said in the passive ("the export is run")
-_SAME_AS_PARTICIPLE = frozenset({"run"})
+_SAME_AS_PARTICIPLE = frozenset({"run", "reset", "set"})
 
 
 def _run_by_it(found: re.Match[str]) -> str:
@@ -473,6 +473,15 @@ def _run_by_it(found: re.Match[str]) -> str:
     if modal:
         return f"{np} {modal} be run"
     return f"{np} {'are' if np.lower().endswith('es') or np.lower().endswith('ts') else 'is'} run"
+
+
+# people the product tells something, said as getting it ("late payers get a reminder after
+# seven days"): it is sent to them ("Send late payers a reminder", not "Make late payers get")
+_GETS_A_MESSAGE = re.compile(
+    r"^(?P<who>(?:the\s+|all\s+|our\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:get|gets|receive"
+    rf"|receives)\s+(?P<message>(?:an?|the|one)\s+(?:[a-z-]+\s+)?(?:{_MESSAGE_NOUN}))\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
 
 
 def _sent(found: re.Match[str]) -> str:
@@ -2266,6 +2275,15 @@ def _plain(clause: str) -> Capability:
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))
+    told = _GETS_A_MESSAGE.match(clause)
+    if told and not persona:  # "late payers get a reminder after seven days"
+        who, message, rest = told.group("who"), told.group("message"), told.group("rest")
+        return Capability(
+            _cap(f"send {_lower_first(who)} {message}{rest}"),
+            f"{_lower_first(who)} to get {message}{rest}",
+            obj=message,
+            subject=who,
+        )
     plural = re.match(
         r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s"
         # "bookings from the app go into MedOffice": what the things are, said after them

@@ -116,7 +116,9 @@ def test_a_decision_revised_in_a_later_segment_supersedes_the_earlier_story(tmp_
     reminders = [s for s in stories if "reminder" in s.title.lower()]
     assert len(reminders) == 1, [s.title for s in stories]
     story = reminders[0]
-    assert "forty-eight" in story.title
+    # when they go is its criterion, with the later figure; the earlier one is in none
+    assert any("forty-eight hours" in c for c in story.acceptance_criteria), story
+    assert not any("twenty-four" in c for c in story.acceptance_criteria), story
     assert any("twenty-four hours before" in q.text for q in story.superseded_quotes)
     assert any(w.startswith("revised during the meeting") for w in story.warnings)
 

@@ -4219,3 +4219,19 @@ def test_one_new_figure_replaces_one_old_one_the_nearest() -> None:
 def test_who_is_told_or_acts_in_a_passive(statement: str, title: str, description: str) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+def test_a_role_said_bare_before_a_noun_is_no_persona() -> None:
+    # "Visitor permits too." names permits for visitors, not visitors who permit (was "As a
+    # visitor, I want the wardens' handhelds to see ...")
+    draft = write_story(
+        [
+            "And the wardens' handhelds need to see the new permit within five minutes.",
+            "Visitor permits too.",
+        ]
+    )
+    assert draft.description.startswith("As a user, ")
+    # notes without articles still name the role that acts
+    assert write_story(["Manager approves every claim over fifty pounds."]).description == (
+        "As a manager, I want to approve every claim over fifty pounds."
+    )

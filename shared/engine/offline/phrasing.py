@@ -760,6 +760,13 @@ def _persona_named(quotes: Sequence[str]) -> str:
             verb = verb[:-1]
         if m and _RESTRICTS.match(said[m.start("verb") :]):
             continue  # "users must not delete a closed survey": a rule on them, not their want
+        if (
+            m
+            and m.start(1) == 0
+            and singular_persona(m.group(1)) == m.group(1).lower()
+            and not content_words(said[m.end("verb") :])
+        ):
+            continue  # "Visitor permits too.": a role said bare names a thing of theirs
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return singular_persona(m.group(1))
     return ""

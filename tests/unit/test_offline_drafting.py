@@ -4235,3 +4235,29 @@ def test_a_role_said_bare_before_a_noun_is_no_persona() -> None:
     assert write_story(["Manager approves every claim over fifty pounds."]).description == (
         "As a manager, I want to approve every claim over fifty pounds."
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # the need said first stays the need; what is not wanted after it is its criterion
+        # (was "Leave out cheques", "As a member, I want no cheques.")
+        (
+            "And members pay by card or direct debit, we don't want cheques anymore.",
+            "Pay by card or direct debit",
+            "As a member, I want to pay by card or direct debit.",
+        ),
+        # the role named as a team acts itself (was "I want payroll to get a CSV ...")
+        (
+            "Payroll gets a CSV of approved leave on the 20th of each month.",
+            "Get a CSV of approved leave",
+            "As a payroll team member, I want to get a CSV of approved leave on the 20th of"
+            " each month.",
+        ),
+    ],
+)
+def test_the_need_said_first_and_the_team_that_acts(
+    statement: str, title: str, description: str
+) -> None:
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

@@ -247,6 +247,10 @@ def write_story(
     )
     if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
         means = f"to {own.group('rest')}"
+    named = re.match(r"(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?) to (?P<rest>.+)$", means)
+    if not own and named and PERSONA.fullmatch(named.group("who")):
+        if singular_persona(named.group("who")) == persona:  # "payroll to get a CSV ..."
+            means = f"to {named.group('rest')}"
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
         means = _THEIR.sub(lambda m: _whose(means, m), means)
         if persona != default_persona:

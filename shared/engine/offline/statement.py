@@ -1939,6 +1939,15 @@ def _dropped(text: str) -> Capability | None:
             continue  # "..., half the warehouse staff don't have a desk": how they are, no drop
         if m and re.match(r"(?:that|this|it|them)\b", m.group("what"), re.IGNORECASE):
             continue  # "we don't consider that a problem": no thing left out
+        first = _PERSONA_START.match(text)
+        if (
+            m
+            and first
+            and "," in text[: m.start()]
+            and base_form(first.group("verb").lower()) in VERBS
+            and first.group("verb").lower() not in _NOT_A_NEED_VERB
+        ):
+            continue  # "members pay by card or direct debit, we don't want cheques": the need
         if m and content_words(m.group("what")):
             what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
             what = _trim(what)

@@ -302,15 +302,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
-            # "And, uh, fines.": a fragment is quoted, but the need said in full stays the main one
-            weight = min(p, target.strength) if _fragment(sentences[k].text) else p
-            # what is left out stays the main statement, why is its evidence (no criterion)
-            left_out = out_of_scope(sentences, target.writing)
-            if left_out or _adds_to(sentences[k].text, sentences[target.writing].text):
-                weight = min(p, target.strength)
-            target.add(k, weight, bool(_SETTLES.match(clean(sentences[k].text))))
-            if left_out:
-                target.evidence.add(k)
+            _join(
+                target,
+                sentences,
+                k,
+                p,
+                capped=_adds_to(sentences[k].text, sentences[target.writing].text),
+                settles=bool(_SETTLES.match(clean(sentences[k].text))),
+            )
         elif _seeds(sentences[k].text, p) or (
             item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text)
         ):
@@ -321,19 +320,31 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         p = verdicts[k].p_requirement
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None:
-            # what is left out stays the main statement ("Multi-currency." after "Anything we
-            # shouldn't do ...?"), what is said with it is its evidence ("Everyone pays in
-            # pounds for now.")
-            left_out = out_of_scope(sentences, target.writing)
-            weak = _fragment(sentences[k].text) or left_out
-            target.add(k, min(p, target.strength) if weak else p)
-            if left_out:
-                target.evidence.add(k)
+            _join(target, sentences, k, p)
         elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
     return stories
+
+
+def _join(
+    target: _Story,
+    sentences: list[Sentence],
+    k: int,
+    p: float,
+    capped: bool = False,
+    settles: bool = False,
+) -> None:
+    """Quote sentence ``k`` (confidence ``p``) in ``target``. The need said in full stays the
+    main statement when ``k`` is a fragment ("And, uh, fines."), only adds to it (``capped``),
+    or is said with what is left out ("Multi-currency." then "Everyone pays in pounds for
+    now."), which it is evidence of, no criterion."""
+    left_out = out_of_scope(sentences, target.writing)
+    weak = capped or left_out or _fragment(sentences[k].text)
+    target.add(k, min(p, target.strength) if weak else p, settles)
+    if left_out:
+        target.evidence.add(k)
 
 
 def _restates_a_correction(
@@ -695,27 +706,24 @@ _OPEN_HEADING = re.compile(rf"^(?:{_OPEN_ITEMS})(?:\s+(?:for|to|from)\s+\S.*)?\W
 _OPEN_LABEL = re.compile(rf"^(?:{_OPEN_ITEMS})\s*:\s*\S", re.IGNORECASE)
 
 
+def _labelled_open(sentence: Sentence) -> bool:
+    """A line labelled as what is left open ("Open: same-day slots, video, ...")."""
+    return bool(_OPEN_LABEL.match(clean(sentence.text).strip()))
+
+
 def left_open(sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k`` says what the meeting left open: under a heading over open
-    questions, or on a line labelled as such ("Open: same-day slots, video, ..."). It states no
-    need."""
-    return open_item(sentences, k) or (
+    questions, or on a line labelled as such. It states no need."""
+    return _labelled_open(sentences[k]) or (
         sentences[k].line_kind != "heading" and _under(sentences, k, _OPEN_HEADING)
     )
 
 
 def open_item(sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k`` is an item the meeting left open, an open question verbatim: a
-    line labelled as such, or an item under a heading over open questions (its first sentence;
-    the others say more about it)."""
-    sentence = sentences[k]
-    if _OPEN_LABEL.match(clean(sentence.text).strip()):
-        return True
-    return (
-        sentence.first_in_line
-        and sentence.line_kind != "heading"
-        and _under(sentences, k, _OPEN_HEADING)
-    )
+    labelled line, or an item under a heading over open questions (its first sentence; the
+    others say more about it)."""
+    return left_open(sentences, k) and (sentences[k].first_in_line or _labelled_open(sentences[k]))
 
 
 def describes_the_problem(sentences: list[Sentence], k: int) -> bool:

@@ -216,15 +216,16 @@ def write_story(
         # "The app must let members log in with their library card number and PIN": too long
         # to name in full, it is named by what the persona does (not cut at "card number")
         named = capital(let_title.group("rest"))
-    title = _one_action(_without_limit(make_title(_with_condition(named, main)), main))
     whole = _with_condition(named, main)
     timed = TIMING_TAIL.search(whole)
-    if timed and timed.group("after") and len(whole.split()) > MAX_TITLE_WORDS:
-        # "a report every Monday at eight of permits that expired without renewal": when it
-        # comes leaves the title before a long one is cut ("Provide a report of permits")
-        short = _without_limit(whole, main)
-        if short != whole and len(short.split()) <= MAX_TITLE_WORDS:
-            title = _one_action(make_title(short))
+    # "a report every Monday at eight of permits that expired without renewal": when it comes
+    # leaves the title before a long one is cut ("Provide a report of permits")
+    long_timed = timed and timed.group("after") and len(whole.split()) > MAX_TITLE_WORDS
+    short = _without_limit(whole, main) if long_timed else whole
+    if short != whole and len(short.split()) <= MAX_TITLE_WORDS:
+        title = _one_action(make_title(short))
+    else:
+        title = _one_action(_without_limit(make_title(whole), main))
     means = _NEXT_REMARK.split(cap.means)[0]
     by = _BY_ROLE.search(title)
     role = singular_persona(by.group("who")) if by and PERSONA.match(by.group("who")) else ""
@@ -247,10 +248,10 @@ def write_story(
     )
     if own:  # "As a practice manager, I want to see ...", not "the practice manager to see"
         means = f"to {own.group('rest')}"
-    named = re.match(r"(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?) to (?P<rest>.+)$", means)
-    if not own and named and PERSONA.fullmatch(named.group("who")):
-        if singular_persona(named.group("who")) == persona:  # "payroll to get a CSV ..."
-            means = f"to {named.group('rest')}"
+    team = re.match(r"(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?) to (?P<rest>.+)$", means)
+    if not own and team and PERSONA.fullmatch(team.group("who")):
+        if singular_persona(team.group("who")) == persona:  # "payroll to get a CSV ..."
+            means = f"to {team.group('rest')}"
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
         means = _THEIR.sub(lambda m: _whose(means, m), means)
         if persona != default_persona:

@@ -467,14 +467,6 @@ _RUNS = re.compile(
 _SAME_AS_PARTICIPLE = frozenset({"run", "reset", "set"})
 
 
-def _run_by_it(found: re.Match[str]) -> str:
-    """What ``_RUNS`` found, said as run: "the export is run", "the sync should be run"."""
-    np, modal = found.group("np"), found.group("modal")
-    if modal:
-        return f"{np} {modal} be run"
-    return f"{np} {'are' if np.lower().endswith('es') or np.lower().endswith('ts') else 'is'} run"
-
-
 # people the product tells something, said as getting it ("late payers get a reminder after
 # seven days"): it is sent to them ("Send late payers a reminder", not "Make late payers get")
 _GETS_A_MESSAGE = re.compile(
@@ -484,13 +476,13 @@ _GETS_A_MESSAGE = re.compile(
 )
 
 
-def _sent(found: re.Match[str]) -> str:
-    """What ``_GOES_OUT`` found, said as sent: "reminders are sent", "the invoice should be
-    sent"."""
+def _done_by_it(found: re.Match[str], participle: str) -> str:
+    """What ``_GOES_OUT`` or ``_RUNS`` found, said in the passive: "reminders are sent", "the
+    invoice should be sent", "the export is run"."""
     np, modal = found.group("np"), found.group("modal")
     if modal:
-        return f"{np} {modal} be sent"
-    return f"{np} {'are' if np.lower().endswith('s') else 'is'} sent"
+        return f"{np} {modal} be {participle}"
+    return f"{np} {'are' if np.lower().endswith('s') else 'is'} {participle}"
 
 
 # examples listed at the end of a sentence (", like received, scheduled, done.")
@@ -552,8 +544,8 @@ def body(sentence: str, asides: bool = False) -> str:
         lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
     )
     if not asides:  # "reminders go out a week before": sent (a criterion keeps their words)
-        text = _GOES_OUT.sub(_sent, text)
-        text = _RUNS.sub(_run_by_it, text)
+        text = _GOES_OUT.sub(lambda m: _done_by_it(m, "sent"), text)
+        text = _RUNS.sub(lambda m: _done_by_it(m, "run"), text)
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
     announced = _ANNOUNCED.search(text)
     if announced and len(content_words(announced.group("item"))) >= 2:

@@ -766,7 +766,7 @@ def test_a_real_condition_and_result_still_give_given_when_then() -> None:
     said = "If you don't turn up , you lose it after fifteen minutes ."
     draft = _after_a_need(said)
     assert draft.acceptance_criteria == [
-        "Given a user, when you don't turn up, then you lose it after fifteen minutes."
+        "Given a user, when they don't turn up, then they lose it after fifteen minutes."
     ]
     told = _after_a_need("When a booking gets bumped , the person should be told straight away .")
     assert told.acceptance_criteria == [
@@ -4261,3 +4261,33 @@ def test_the_need_said_first_and_the_team_that_acts(
 ) -> None:
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+def test_a_condition_said_in_a_clause_after_the_need_is_its_given_when_then() -> None:
+    """ "..., and when someone cancels you get a message": the need's behaviour, with the generic
+    "you" said as "they" (the draft had no criterion)."""
+    draft = write_story(
+        [
+            "You want an earlier slot , you go on a list , and when someone cancels you get a message ."
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "Given a user, when someone cancels, then they get a message."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "Each household gets sixty visitor hours a month .",
+            "Give each household sixty visitor hours a month",
+        ),
+        (
+            "Every member gets two guest passes a month .",
+            "Give every member two guest passes a month",
+        ),
+    ],
+)
+def test_what_each_one_gets_is_given_to_each(said: str, title: str) -> None:
+    assert write_story([said]).title == title

@@ -2015,3 +2015,68 @@ def test_what_is_said_after_a_need_adds_to_it(generator: OfflineGenerator) -> No
         "Users shouldn't set the priority at all.",
         "The support team sets it after triage.",
     ]
+
+
+def test_a_figure_corrected_right_after_it_is_said_is_a_decision_of_its_own(
+    generator: OfflineGenerator,
+) -> None:
+    """ "Each household gets fifty visitor hours a month." corrected at once ("Actually, make it
+    sixty, ...") is a story with the new figure and the old statement superseded (was quoted,
+    fifty and sixty both as criteria, by the wardens' story before it)."""
+    text = normalize(
+        "Grace: And the wardens' handhelds need to see the new permit within five minutes,"
+        " otherwise we ticket people who just paid.\n"
+        "Owen: Visitor permits too. Each household gets fifty visitor hours a month.\n"
+        "Owen: Actually, make it sixty, we had complaints about fifty.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Give each household sixty visitor hours a month" in titles, titles
+    (hours,) = [s for s in stories if s.title.startswith("Give each household")]
+    assert hours.superseded_quotes == ["Each household gets fifty visitor hours a month."]
+    (wardens,) = [s for s in stories if "wardens" in s.description]
+    assert not any("visitor" in q for q in wardens.source_quotes), wardens.source_quotes
+    assert not any("fifty" in c for s in stories for c in s.acceptance_criteria)
+
+
+def test_an_answer_to_a_question_on_something_new_is_a_need_of_its_own(
+    generator: OfflineGenerator,
+) -> None:
+    """ "Do they need a PO number on it?" "Yes, ... the company admin can add a PO number ...":
+    a need of its own, not more of the invoice said before the question (which was written
+    from it, "Add a PO number", with the invoice as a criterion); a scope said first without a
+    comma ("For companies with more than ten members we send ...") stays out of the title."""
+    text = normalize(
+        "Ana: For companies with more than ten members we send one invoice for the whole"
+        " company, not one per person.\n"
+        "Nina: Do they need a PO number on it?\n"
+        "Ana: Yes, some of them do, so the company admin can add a PO number before the invoice"
+        " goes out.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert set(by_title) == {
+        "Send one invoice for the whole company",
+        "Add a PO number before the invoice is sent",
+    }, list(by_title)
+    invoice = by_title["Send one invoice for the whole company"]
+    assert "for companies with more than ten members" in invoice.description
+    assert not any("PO" in q for q in invoice.source_quotes)
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Members want to download all their invoices as PDFs from the member app.", True),
+        ("Staff need to sign in with their badge.", True),
+        ("Members wanted that years ago.", False),
+    ],
+)
+def test_what_a_named_role_wants_or_needs_to_do_is_a_need_said_plainly(
+    said: str, plain: bool
+) -> None:
+    """What a role the meeting names wants or needs to do starts a story of its own (the
+    invoices as PDFs had been quoted by the VAT statement before it, and written from it)."""
+    from shared.engine.offline.grouping import states_a_need
+
+    assert states_a_need(said) is plain

@@ -148,7 +148,11 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if then:  # "mark a transaction as personal, and then it comes off their next pay"
             out.append(then)
             continue
-        split = _condition(text, first_only=True) or _condition(clause)
+        split = (
+            _condition(text, first_only=True)
+            or _condition(clause)
+            or _condition_after(text, clause)
+        )
         if split and req.kind == "vp" and thing_acted_on(req):
             split = None  # "a knowledge base they can search before they raise a ticket": a thing
         if split:
@@ -170,10 +174,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 # "a reminder to Bev and me before someone's DBS expires": a thing, no behaviour
                 # to check it by; the statement in full is the item (below)
             elif result:
-                out.append(
-                    f"Given {_article(persona)} {persona}, when {when}, "
-                    f"then {_lower_first(result)}."
-                )
+                out.append(_given_when_then(persona, when, result))
                 continue
         found = limits(text)
         if found:
@@ -259,7 +260,7 @@ _BEHAVIOUR_VERBS = frozenset(
 # the behaviour that answers a condition said without a comma ("if we bump someone | they get a
 # notification")
 _BEHAVIOUR_AFTER = re.compile(
-    r"(?<=\s)(they|it|the\s+[a-z]+)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b",
+    r"(?<=\s)(they|it|you|we|the\s+[a-z]+)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\b",
     re.IGNORECASE,
 )
 
@@ -291,6 +292,51 @@ def _then_result(req: _Requirement, text: str, persona: str) -> str:
     if not is_base_verb(first) or not _checkable(action, result):
         return ""
     return f"Given {_article(persona)} {persona}, when they {action}, then {result}."
+
+
+# a condition in a clause of its own after the need's ("..., you go on a list, and when someone
+# cancels you get a message")
+_LATER_CONDITION = re.compile(
+    r"(?:,\s*(?:and\s+|then\s+)?|\s+and\s+)(?=(?:when|whenever|if|as soon as|once)\s)", re.I
+)
+
+
+def _condition_after(text: str, clause: str) -> tuple[str, str] | None:
+    """(condition, result) of a clause said after the requirement's ``clause`` that holds one
+    with its own result ("..., and when someone cancels you get a message"), or None."""
+    at = text.find(clause) if clause else -1
+    if at < 0:
+        return None
+    for later in _LATER_CONDITION.finditer(text, at + len(clause)):
+        found = _condition(text[later.end() :].rstrip(" .!"), first_only=True)
+        if found:
+            return found
+    return None
+
+
+def _given_when_then(persona: str, when: str, result: str) -> str:
+    """The criterion "Given a <persona>, when <when>, then <result>.", the generic "you" said to
+    whoever it happens to ("when someone cancels you get a message" -> "then they get a
+    message")."""
+    when, result = _them(when), _them(_lower_first(result))
+    return f"Given {_article(persona)} {persona}, when {when}, then {result}."
+
+
+_YOU = re.compile(r"\b(?:you're|you'll|yourself|your|you)\b", re.IGNORECASE)
+
+
+def _them(clause: str) -> str:
+    """``clause`` with the generic "you" as "they" (its subject, first) or "them"."""
+
+    def other(found: re.Match[str]) -> str:
+        word = found.group(0).lower()
+        if word == "you":
+            return "they" if not clause[: found.start()].strip() else "them"
+        return {"you're": "they're", "you'll": "they'll", "yourself": "themselves"}.get(
+            word, "their"
+        )
+
+    return _YOU.sub(other, clause)
 
 
 def _behaviour_at(text: str, start: int) -> re.Match[str] | None:
@@ -416,10 +462,7 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
             when, result = split
             stated = _declarative(_parse(result), cap, persona, result)
             if stated and _checkable(when, stated) and not _remark(result):
-                out.append(
-                    f"Given {_article(persona)} {persona}, when {when}, then "
-                    f"{_lower_first(stated)}."
-                )
+                out.append(_given_when_then(persona, when, stated))
             continue
         clause = _trim(raw or "")
         if not clause or _REASON.match(clause) or _PURPOSE.match(clause) or "?" in clause:

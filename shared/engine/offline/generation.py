@@ -169,7 +169,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v36"
+    version = "gen-offline-v37"
     engine: Engine = "offline"
     model: str | None = None
 

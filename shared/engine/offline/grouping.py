@@ -255,6 +255,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
             stories.append(item_story[k])
             continue
+        if verdict.p_requirement >= CUE_SEED_AT and _corrected_next(sentences, k):
+            # a figure decided on ("Each household gets fifty visitor hours a month." "Actually,
+            # make it sixty, ..."): a need of its own, which the correction then revises
+            stories.append(_Story([k], verdict.p_requirement))
+            continue
         text = sentences[k].text
         figure, listed = _figure_only(text), _list_only(text)
         # a figure or items said on their own belong to the need just said, unless they are an
@@ -319,6 +324,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for k in pending:
         p = verdicts[k].p_requirement
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
+        if target is not None and _answers_a_new_question(
+            sentences, target.writing, _Story([k], p)
+        ):
+            target = None  # its story answers a question on something new asked after it
         if target is not None:
             _join(target, sentences, k, p)
         elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
@@ -326,6 +335,18 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
     return stories
+
+
+def _corrected_next(sentences: list[Sentence], k: int) -> bool:
+    """Whether the next statement corrects a figure of sentence ``k`` ("Each household gets fifty
+    visitor hours a month." "Actually, make it sixty, ..."): a figure the meeting decided on, so
+    a need of its own, not a detail of another."""
+    if k + 1 >= len(sentences) or not _CORRECTS.match(clean(sentences[k + 1].text)):
+        return False
+    if not any(is_verb(w) for w in re.findall(r"[a-z]+", clean(sentences[k].text).lower())):
+        return False  # "Four hours for high, two days for normal.": the figures of the need before
+    found = revision(sentences[k].text, sentences[k + 1].text)
+    return found is not None and found.kind == "number" and not found.restated
 
 
 def _join(
@@ -446,10 +467,13 @@ def _revised_detail(
     figure is of ("make it one day for normal"; "let's say I am on channel eight now" sets no
     figure of "Uh, twenty five."); None when there is none."""
     named = {w for w in content_words(sentences[k].text) if not number_tokens(w)}
+    corrects = _CORRECTS.match(clean(sentences[k].text))
     for m in reversed(story.members):
         if m == story.writing or m in story.evidence or m > k:
             continue
-        if named.isdisjoint(content_words(sentences[m].text)):
+        # "Each household gets fifty visitor hours a month." "Actually, make it sixty, ...":
+        # a correction said right after the detail needs not name what it corrects
+        if named.isdisjoint(content_words(sentences[m].text)) and not (corrects and k - m == 1):
             continue
         found = revision(sentences[m].text, sentences[k].text)
         if found is not None and found.kind == "number" and not found.restated:
@@ -501,6 +525,8 @@ def _elaborated(
     if k - last.last > ELABORATION_GAP + 1 or _heading_between(sentences, last.last, k):
         return None
     text = sentences[k].text
+    if _answers_a_new_question(sentences, k, last):
+        return None  # "Do they need a PO number on it?" "Yes, ... can add a PO number ...": new
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
     # "and teachers set which evenings they're available", said after parents' booking: another
     # role's need, not more of this one
@@ -533,6 +559,29 @@ def _elaborated(
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
     return last if (similar or short or confirms) else None
+
+
+# a question answered yes or no ("Do they need a PO number on it?"), and its answer
+_YES_NO_QUESTION = re.compile(
+    r"^(?:(?:and|so|but|okay|ok|right)[\s,]+)*(?:do|does|did|should|shall|can|could|will|would"
+    r"|is|are|must|need|has|have)\b[^?]*\?$",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(r"^(?:yes|yeah|yep|no|nope)\b", re.IGNORECASE)
+
+
+def _answers_a_new_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
+    """Whether sentence ``k`` answers yes or no to a question asked after ``story`` that names
+    something the story does not, and names it too ("For companies ... one invoice" | "Do they need a PO
+    number on it?" "Yes, ... the company admin can add a PO number ..."): a need of its own."""
+    asked = clean(sentences[k - 1].text) if k > story.last + 1 else ""
+    if not (_YES_NO_QUESTION.match(asked) and _YES_NO.match(clean(sentences[k].text))):
+        return False
+    if quantities(asked) or _fragment(sentences[k].text):
+        return False  # "Is three days enough?" asks for a figure, "Yes, fine." says no need
+    said = {w for m in story.members for w in content_words(sentences[m].text)}
+    named = set(content_words(asked)) - said
+    return bool(named & set(content_words(sentences[k].text)))
 
 
 _NO_NEED_OF_IT = re.compile(
@@ -877,8 +926,9 @@ _MUST_NOT = re.compile(
 # not "you can find most functions on a TV set", said of anyone
 _ROLE_CAN = re.compile(
     rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+|both\s+)?(?:{PERSONA_FORMS})"
-    r"\s+(?:(?:also|still|only)\s+)?(?:can|could|will be able to|are able to|is able to)\s+"
-    r"(?!['\u2019]t)\w",
+    r"\s+(?:(?:also|still|only)\s+)?(?:can|could|will be able to|are able to|is able to"
+    # "members want to download all their invoices as PDFs"
+    r"|wants? to|need to|needs to|would like to)\s+(?!['\u2019]t)\w",
     re.IGNORECASE,
 )
 

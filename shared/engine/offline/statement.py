@@ -209,10 +209,12 @@ _PLACE_FIRST = re.compile(
     r"[\w'-]+),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
     # ... or said without a comma before who does it ("for overseas trips we pay ...", "outside
     # office hours it should show the help centre")
-    r"|^(?P<where2>(?:in|on|at|for|outside|during)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+"
+    r"|^(?P<where2>(?:in|on|at|for|outside|during)\s+"
+    r"(?:(?!(?:we|they|people|staff|users|it|i|you)(?:'\w+)?\s)[\w'-]+\s+){0,6}?[\w'-]+)\s+"
     r"(?P<main2>(?:we|they|people|staff|users|it)\s+[a-z]+\b.+)$",
     re.IGNORECASE,
 )
+PLACE_IN_TITLE_WORDS = 4  # a longer place or scope said first stays out of the title
 # where a need's title stops before the place said first is put after it ("Pay a daily allowance
 # instead of ..." + "for overseas trips")
 _BEFORE_PLACE = re.compile(
@@ -472,6 +474,13 @@ _SAME_AS_PARTICIPLE = frozenset({"run", "reset", "set"})
 _GETS_A_MESSAGE = re.compile(
     r"^(?P<who>(?:the\s+|all\s+|our\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:get|gets|receive"
     rf"|receives)\s+(?P<message>(?:an?|the|one)\s+(?:[a-z-]+\s+)?(?:{_MESSAGE_NOUN}))\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+# what each one of a kind is given ("each household gets sixty visitor hours a month")
+_EACH_GETS = re.compile(
+    r"^(?P<who>(?:each|every)\s+[a-z][\w'-]*)\s+(?:gets|receives)\s+(?P<what>(?!it\b|them\b)\S.*)$",
     re.IGNORECASE,
 )
 
@@ -1161,10 +1170,14 @@ def _capability(text: str) -> Capability:
         title = _BEFORE_PLACE.split(need.title)[0]
         if len(title.split()) < 2:
             title = need.title
+        if len(where.split()) > PLACE_IN_TITLE_WORDS:
+            title, where_in_title = need.title, ""  # "for companies with more than ten members"
+        else:
+            where_in_title = f" {where}"
         cut = _BEFORE_PLACE.search(need.means)
         at = cut.start() if cut and len(need.means[: cut.start()].split()) >= 2 else None
         means = f"{need.means[:at]} {where}{need.means[at:]}" if at else f"{need.means} {where}"
-        return Capability(f"{title} {where}", means, obj=need.obj, subject=need.subject)
+        return Capability(f"{title}{where_in_title}", means, obj=need.obj, subject=need.subject)
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
@@ -2285,6 +2298,10 @@ def _plain(clause: str) -> Capability:
             obj=message,
             subject=who,
         )
+    allowed = _EACH_GETS.match(clause)
+    if allowed and not persona:  # "each household gets sixty visitor hours a month"
+        who, what = _lower_first(allowed.group("who")), allowed.group("what")
+        return Capability(_cap(f"give {who} {what}"), f"{who} to get {what}", subject=who)
     plural = re.match(
         r"^(?P<subject>(?:the |all |our |each |every )?(?:\w+\s+){0,2}\w+s"
         # "bookings from the app go into MedOffice": what the things are, said after them

@@ -4291,3 +4291,24 @@ def test_a_condition_said_in_a_clause_after_the_need_is_its_given_when_then() ->
 )
 def test_what_each_one_gets_is_given_to_each(said: str, title: str) -> None:
     assert write_story([said]).title == title
+
+
+@pytest.mark.parametrize(
+    ("said", "criterion"),
+    [
+        (
+            "If you start from home on a day you'd normally come into the office , you take off"
+            " your usual commute .",
+            "Given a user, when they start from home on a day they'd normally come into the"
+            " office, then they take off their usual commute.",
+        ),
+        (
+            "If a slot frees up , it tells you straight away .",
+            "Given a user, when a slot frees up, then it tells them straight away.",
+        ),
+    ],
+)
+def test_the_generic_you_of_a_given_when_then_is_they_or_them(said: str, criterion: str) -> None:
+    """A subject "you" anywhere in the clause is "they" (was "them'd normally come"), an object
+    "you" is "them", "your" is "their"."""
+    assert criterion in _after_a_need(said).acceptance_criteria

@@ -322,19 +322,25 @@ def _given_when_then(persona: str, when: str, result: str) -> str:
     return f"Given {_article(persona)} {persona}, when {when}, then {result}."
 
 
-_YOU = re.compile(r"\b(?:you're|you'll|yourself|your|you)\b", re.IGNORECASE)
+_YOU = re.compile(r"\byou(?P<tail>'re|'ll|'d|'ve|rself|r)?\b", re.IGNORECASE)
+# words after which "you" is the object ("it tells you", "for you")
+_BEFORE_AN_OBJECT = frozenset(
+    """to for with at from by about of into onto than give gives tell tells told send sends sent
+    show shows let lets help helps ask asks remind reminds offer offers notify notifies call calls
+    email emails text texts warn warns charge charges pay pays""".split()
+)
 
 
 def _them(clause: str) -> str:
-    """``clause`` with the generic "you" as "they" (its subject, first) or "them"."""
+    """``clause`` with the generic "you" as "they" (a subject: "you'd normally come", "if you
+    cancel") or "them" (an object: "it tells you"), and "your" as "their"."""
 
     def other(found: re.Match[str]) -> str:
-        word = found.group(0).lower()
-        if word == "you":
-            return "they" if not clause[: found.start()].strip() else "them"
-        return {"you're": "they're", "you'll": "they'll", "yourself": "themselves"}.get(
-            word, "their"
-        )
+        tail = (found.group("tail") or "").lower()
+        if tail:
+            return {"r": "their", "rself": "themselves"}.get(tail, f"they{tail}")
+        before = re.findall(r"[a-z']+", clause[: found.start()].lower())
+        return "them" if before and before[-1] in _BEFORE_AN_OBJECT else "they"
 
     return _YOU.sub(other, clause)
 

@@ -4312,3 +4312,15 @@ def test_the_generic_you_of_a_given_when_then_is_they_or_them(said: str, criteri
     """A subject "you" anywhere in the clause is "they" (was "them'd normally come"), an object
     "you" is "them", "your" is "their"."""
     assert criterion in _after_a_need(said).acceptance_criteria
+
+
+def test_a_condition_with_then_after_the_need_gives_its_result_without_then() -> None:
+    """ "..., when the battery's empty, then there is a bleep": the result is "there is a bleep"
+    (the "then" had made it no result, and the condition was lost)."""
+    draft = _after_a_need(
+        "Uh but we can also use it uh a bleep like something , when the battery's empty , then"
+        " there is a bleep ."
+    )
+    assert "Given a user, when the battery's empty, then there is a bleep." in (
+        draft.acceptance_criteria
+    )

@@ -533,6 +533,7 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
                 _trim(when[: then.start()]),
                 text[lead.end() + then.end() :].strip(" ,;:.!?"),
             )
+    main = re.sub(r"^then\s+", "", main, flags=re.IGNORECASE)  # "when X, then there is a bleep"
     if len(when.split()) < 2 or len(main.split()) < 2:
         return None
     if re.search(rf"\bunless\s+{re.escape(when.split()[0])}\b", text, re.IGNORECASE):

@@ -4324,3 +4324,18 @@ def test_a_condition_with_then_after_the_need_gives_its_result_without_then() ->
     assert "Given a user, when the battery's empty, then there is a bleep." in (
         draft.acceptance_criteria
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "VAT at twenty percent on everything except the catering .",
+            "Charge VAT at twenty percent on everything except the catering",
+        ),
+        ("A late fee of ten pounds .", "Charge a late fee of ten pounds"),
+        ("A reminder after seven days .", "Send a reminder after seven days"),
+    ],
+)
+def test_a_charge_at_its_rate_is_charged(said: str, title: str) -> None:
+    assert write_story([said]).title == title

@@ -2080,3 +2080,23 @@ def test_what_a_named_role_wants_or_needs_to_do_is_a_need_said_plainly(
     from shared.engine.offline.grouping import states_a_need
 
     assert states_a_need(said) is plain
+
+
+def test_an_answer_to_a_topic_raised_as_a_question_is_a_need_of_its_own(
+    generator: OfflineGenerator,
+) -> None:
+    """ "And VAT?" "VAT at twenty percent on everything except ...": a need of its own, a rate
+    charged (it had been quoted by the late payers' story before it)."""
+    text = normalize(
+        "Tom: Late payers get a reminder after seven days, and after fourteen days their door"
+        " access is paused.\n"
+        "Nina: And VAT?\n"
+        "Ana: VAT at twenty percent on everything except the meeting room catering, which is"
+        " zero-rated.\n"
+        "Tom: Members want to download all their invoices as PDFs from the member app.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Charge VAT at twenty percent" in titles, titles
+    late = [s for s in stories if "Late payers" in s.source_quotes[0]]
+    assert late and not any("VAT" in q for s in late for q in s.source_quotes)

@@ -315,8 +315,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 capped=_adds_to(sentences[k].text, sentences[target.writing].text),
                 settles=bool(_SETTLES.match(clean(sentences[k].text))),
             )
-        elif _seeds(sentences[k].text, p) or (
-            item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text)
+        elif (
+            _seeds(sentences[k].text, p)
+            or (item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text))
+            or (p >= CUE_SEED_AT and answers_a_topic(sentences, k))  # "And VAT?" "VAT at ..."
         ):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
@@ -570,11 +572,31 @@ _YES_NO_QUESTION = re.compile(
 _YES_NO = re.compile(r"^(?:yes|yeah|yep|no|nope)\b", re.IGNORECASE)
 
 
+# a topic raised as a question ("And VAT?", "What about refunds?")
+_TOPIC_QUESTION = re.compile(
+    r"^(?:(?:so|okay|ok|right|and)[\s,]+)*(?:and|what about|how about)\s+"
+    r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,3})\s*\?$",
+    re.IGNORECASE,
+)
+
+
+def answers_a_topic(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` answers a topic just raised as a question by saying it first ("And
+    VAT?" "VAT at twenty percent on everything except ..."): a need of its own."""
+    raised = _TOPIC_QUESTION.match(clean(sentences[k - 1].text)) if k else None
+    if raised is None or _fragment(sentences[k].text):
+        return False
+    topic = content_words(raised.group("topic"))
+    return bool(topic) and content_words(sentences[k].text)[: len(topic)] == topic
+
+
 def _answers_a_new_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
     """Whether sentence ``k`` answers yes or no to a question asked after ``story`` that names
     something the story does not, and names it too ("For companies ... one invoice" | "Do they need a PO
     number on it?" "Yes, ... the company admin can add a PO number ..."): a need of its own."""
     asked = clean(sentences[k - 1].text) if k > story.last + 1 else ""
+    if asked and answers_a_topic(sentences, k):
+        return True
     if not (_YES_NO_QUESTION.match(asked) and _YES_NO.match(clean(sentences[k].text))):
         return False
     if quantities(asked) or _fragment(sentences[k].text):

@@ -1461,7 +1461,19 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
             )
         means = f"{noun_phrase} for {_lower_first(qualified.group(0))}"
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
+    if _CHARGE_AT.match(noun_phrase):
+        verb = "Charge"  # "VAT at twenty percent on everything except ...": a rate charged
+        means = f"to charge {means}"
+        return Capability(title=f"{verb} {noun_phrase}", means=means, obj=noun_phrase)
     return Capability(title=f"{verb} {means}", means=means, obj=noun_phrase, subject=subject)
+
+
+# a charge at its rate ("VAT at twenty percent", "a late fee of ten pounds")
+_CHARGE_AT = re.compile(
+    r"^(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:vat|tax|fee|fees|deposit|surcharge|commission)"
+    r"\s+(?:at|of)\s+\S",
+    re.IGNORECASE,
+)
 
 
 # a message the product sends ("renewal reminder by email", "an email the day before")

@@ -4339,3 +4339,21 @@ def test_a_condition_with_then_after_the_need_gives_its_result_without_then() ->
 )
 def test_a_charge_at_its_rate_is_charged(said: str, title: str) -> None:
     assert write_story([said]).title == title
+
+
+@pytest.mark.parametrize(
+    ("said", "criterion"),
+    [
+        (
+            "Carry-over: up to five days into the next year, decided by HR, not by the team lead.",
+            "HR decides the carry-over, not the team lead.",
+        ),
+        (
+            "Refunds over fifty pounds, approved by the finance manager.",
+            "The finance manager approves refunds over fifty pounds.",
+        ),
+    ],
+)
+def test_who_decides_said_after_the_need_is_its_criterion(said: str, criterion: str) -> None:
+    """ "..., decided by HR, not by the team lead": who decides is a criterion (it was lost)."""
+    assert criterion in write_story([said]).acceptance_criteria

@@ -201,6 +201,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
     persona = story_persona
+    out += [d for d in (_decided_by(text, cap) for text in texts[:1]) if d]
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -312,6 +313,31 @@ def _condition_after(text: str, clause: str) -> tuple[str, str] | None:
         if found:
             return found
     return None
+
+
+# who decides, said after the need ("Carry-over: up to five days ..., decided by HR, not by the
+# team lead")
+_DECIDED_BY = re.compile(
+    r",\s*(?:and\s+)?(?:only\s+)?(?P<verb>decided|approved|set|chosen|agreed|signed off|owned"
+    r"|managed)\s+by\s+(?P<who>(?:the\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?)"
+    r"(?:,?\s+not\s+(?:by\s+)?(?P<other>(?:the\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?))?\s*[.;!]?$",
+    re.IGNORECASE,
+)
+_DECIDES = {"set": "sets", "chosen": "chooses", "signed off": "signs off", "owned": "owns"}
+
+
+def _decided_by(text: str, cap: Capability) -> str:
+    """Who decides the need, as its criterion ("HR decides the carry-over, not the team lead."),
+    or "" when the statement names nobody."""
+    found = _DECIDED_BY.search(text)
+    thing = re.sub(r"^(?:Provide|Allow|Keep|Make)\s+", "", cap.title) if cap.title else ""
+    if not found or not thing or len(thing.split()) > 6:
+        return ""
+    verb = found.group("verb").lower()
+    decides = _DECIDES.get(verb, verb[:-1] + "s" if verb.endswith("ed") else verb)
+    thing = thing if _plural(thing.lower().split()) else _the(thing)
+    other = f", not {_lower_first(found.group('other'))}" if found.group("other") else ""
+    return f"{capital(found.group('who'))} {decides} {_lower_first(thing)}{other}."
 
 
 def _given_when_then(persona: str, when: str, result: str) -> str:

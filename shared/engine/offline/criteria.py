@@ -201,7 +201,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
     persona = story_persona
-    out += [d for d in (_decided_by(text, cap) for text in texts[:1]) if d]
+    decided = _decided_by(texts[0], cap) if texts else ""
+    if decided:
+        out.append(decided)
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -323,7 +325,6 @@ _DECIDED_BY = re.compile(
     r"(?:,?\s+not\s+(?:by\s+)?(?P<other>(?:the\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?))?\s*[.;!]?$",
     re.IGNORECASE,
 )
-_DECIDES = {"set": "sets", "chosen": "chooses", "signed off": "signs off", "owned": "owns"}
 
 
 def _decided_by(text: str, cap: Capability) -> str:
@@ -333,8 +334,8 @@ def _decided_by(text: str, cap: Capability) -> str:
     thing = re.sub(r"^(?:Provide|Allow|Keep|Make)\s+", "", cap.title) if cap.title else ""
     if not found or not thing or len(thing.split()) > 6:
         return ""
-    verb = found.group("verb").lower()
-    decides = _DECIDES.get(verb, verb[:-1] + "s" if verb.endswith("ed") else verb)
+    verb, *particle = found.group("verb").lower().split()  # "signed off" -> "signs off"
+    decides = " ".join([third_person(base_form(verb)), *particle])
     thing = thing if _plural(thing.lower().split()) else _the(thing)
     other = f", not {_lower_first(found.group('other'))}" if found.group("other") else ""
     return f"{capital(found.group('who'))} {decides} {_lower_first(thing)}{other}."

@@ -326,9 +326,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for k in pending:
         p = verdicts[k].p_requirement
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
-        if target is not None and _answers_a_new_question(
-            sentences, target.writing, _Story([k], p)
-        ):
+        if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
             target = None  # its story answers a question on something new asked after it
         if target is not None:
             _join(target, sentences, k, p)
@@ -527,7 +525,7 @@ def _elaborated(
     if k - last.last > ELABORATION_GAP + 1 or _heading_between(sentences, last.last, k):
         return None
     text = sentences[k].text
-    if _answers_a_new_question(sentences, k, last):
+    if _answers_a_new_question(sentences, k, last.members):
         return None  # "Do they need a PO number on it?" "Yes, ... can add a PO number ...": new
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
     # "and teachers set which evenings they're available", said after parents' booking: another
@@ -590,19 +588,20 @@ def answers_a_topic(sentences: list[Sentence], k: int) -> bool:
     return bool(topic) and content_words(sentences[k].text)[: len(topic)] == topic
 
 
-def _answers_a_new_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
-    """Whether sentence ``k`` answers yes or no to a question asked after ``story`` that names
-    something the story does not, and names it too ("For companies ... one invoice" | "Do they need a PO
-    number on it?" "Yes, ... the company admin can add a PO number ..."): a need of its own."""
-    asked = clean(sentences[k - 1].text) if k > story.last + 1 else ""
+def _answers_a_new_question(sentences: list[Sentence], k: int, said: list[int]) -> bool:
+    """Whether sentence ``k`` answers a question asked after the statements ``said`` that names
+    something they do not, and names it too: yes or no ("For companies ... one invoice" | "Do
+    they need a PO number on it?" "Yes, ... the company admin can add a PO number ..."), or by
+    saying the topic raised first (``answers_a_topic``): a need of its own."""
+    asked = clean(sentences[k - 1].text) if k > max(said) + 1 else ""
     if asked and answers_a_topic(sentences, k):
         return True
     if not (_YES_NO_QUESTION.match(asked) and _YES_NO.match(clean(sentences[k].text))):
         return False
     if quantities(asked) or _fragment(sentences[k].text):
         return False  # "Is three days enough?" asks for a figure, "Yes, fine." says no need
-    said = {w for m in story.members for w in content_words(sentences[m].text)}
-    named = set(content_words(asked)) - said
+    words = {w for m in said for w in content_words(sentences[m].text)}
+    named = set(content_words(asked)) - words
     return bool(named & set(content_words(sentences[k].text)))
 
 

@@ -1460,11 +1460,9 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
                 f"Require {means}", f"to require {means}", obj=person, subject=subject
             )
         means = f"{noun_phrase} for {_lower_first(qualified.group(0))}"
+    if _CHARGE_AT.match(noun_phrase):  # "VAT at twenty percent on everything except ...": a rate
+        return Capability(f"Charge {noun_phrase}", f"to charge {means}", obj=noun_phrase)
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
-    if _CHARGE_AT.match(noun_phrase):
-        verb = "Charge"  # "VAT at twenty percent on everything except ...": a rate charged
-        means = f"to charge {means}"
-        return Capability(title=f"{verb} {noun_phrase}", means=means, obj=noun_phrase)
     return Capability(title=f"{verb} {means}", means=means, obj=noun_phrase, subject=subject)
 
 

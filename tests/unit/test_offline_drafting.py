@@ -3848,7 +3848,7 @@ def test_what_the_current_system_does_is_no_criterion() -> None:
         (
             "Pay-as-you-go members pay five pounds per class when they book.",
             "Pay five pounds per class when they book",
-            "As a member, I want to pay five pounds per class when I book.",
+            "As a pay-as-you-go member, I want to pay five pounds per class when I book.",
         ),
     ],
 )
@@ -3984,6 +3984,44 @@ def test_an_example_a_time_it_is_not_and_a_deadline_stay_out_of_the_condition() 
 def test_a_qualified_role_of_a_speaker_is_the_persona(speaker: str, persona: str) -> None:
     draft = write_story(["I'd like a reminder when a van is due for its service."], speaker=speaker)
     assert draft.description.startswith(f"As a {persona}, I want ")
+
+
+@pytest.mark.parametrize(
+    ("statement", "persona"),
+    [
+        ("The company admin can add a PO number before the invoice goes out.", "company admin"),
+        ("Site managers need to see which vans are out today.", "site manager"),
+        ("As a school admin, I want to export the class list.", "school admin"),
+        # the finance manager, not the finance team's member the word alone names
+        ("The finance manager has to see every refund over fifty pounds.", "finance manager"),
+        # words that do not say whose team the role is in
+        ("Other managers should see which vans are out today.", "manager"),
+        ("Busy receptionists need to see the next free slot.", "receptionist"),
+    ],
+)
+def test_the_word_that_narrows_a_role_is_part_of_the_persona(statement: str, persona: str) -> None:
+    draft = write_story([statement])
+    assert draft.description.startswith(f"As a {persona}, I want to "), draft.description
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # where things are, not what is left out (were "Leave out managers need to see", "Leave
+        # out the drivers")
+        ("Managers need to see which vans are out today.", "See which vans are out today"),
+        ("The drivers are out on the road all day.", None),
+        ("The live map is out.", "Leave out the live map"),
+        ("Visitor permits are out for now.", "Leave out visitor permits"),
+        ("Sick leave is out of scope.", "Leave out sick leave"),
+    ],
+)
+def test_out_is_left_out_only_of_a_thing_named(statement: str, title: str | None) -> None:
+    draft = write_story([statement])
+    if title is None:
+        assert not draft.title.startswith("Leave out"), draft.title
+    else:
+        assert draft.title == title
 
 
 def test_a_tail_that_says_why_or_what_a_word_refers_to_is_no_part_of_the_need() -> None:

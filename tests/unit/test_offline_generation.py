@@ -2062,6 +2062,12 @@ def test_an_answer_to_a_question_on_something_new_is_a_need_of_its_own(
     invoice = by_title["Send one invoice for the whole company"]
     assert "for companies with more than ten members" in invoice.description
     assert not any("PO" in q for q in invoice.source_quotes)
+    # the company admin adds it: their need (was "As an admin, I want the product to add ...")
+    po = by_title["Add a PO number before the invoice is sent"]
+    assert (
+        po.description
+        == "As a company admin, I want to add a PO number before the invoice is sent."
+    )
 
 
 @pytest.mark.parametrize(

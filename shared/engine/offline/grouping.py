@@ -40,6 +40,7 @@ from shared.engine.offline.lexicon import (
     AS_IS,
     PERSONA,
     PERSONA_FORMS,
+    QUALIFIER,
     base_form,
     is_verb,
     singular_persona,
@@ -932,7 +933,11 @@ def names_its_actor(text: str) -> bool:
     can raise a ticket without emailing us", "contractors shouldn't see tickets from other
     departments"): a need of that role's, never a detail of another story."""
     said = unframed(body(text))
-    return bool(_ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}") or _role_does(said))
+    if _ROLE_CAN.match(said) or _ROLE_RULE.match(f"and {clean(said)}") or _role_does(said):
+        return True
+    # "Yes, some of them do, so the company admin can add a PO number": what follows the answer
+    _, so, then = said.partition(", so ")
+    return bool(so and _ROLE_CAN.match(then))
 
 
 # a prohibition said contracted ("contractors shouldn't see other departments' tickets"): the
@@ -946,7 +951,8 @@ _MUST_NOT = re.compile(
 # a role the meeting names, and what it can do ("managers can approve claims from their phone");
 # not "you can find most functions on a TV set", said of anyone
 _ROLE_CAN = re.compile(
-    rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+|both\s+)?(?:{PERSONA_FORMS})"
+    rf"^(?:(?:and|so|also|then|but)\s+)?(?:the\s+|our\s+|all\s+|both\s+)?{QUALIFIER}?"
+    rf"(?:{PERSONA_FORMS})"
     r"\s+(?:(?:also|still|only)\s+)?(?:can|could|will be able to|are able to|is able to"
     # "members want to download all their invoices as PDFs"
     r"|wants? to|need to|needs to|would like to)\s+(?!['\u2019]t)\w",

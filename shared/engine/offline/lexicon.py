@@ -409,6 +409,37 @@ def singular_persona(found: str) -> str:
     return low
 
 
+# what can stand before a role without narrowing it to whose team it is ("the", "all", "other",
+# "busy", "so", "let"): not "company" or "site" ("the company admin", "site managers")
+_NOT_A_QUALIFIER = frozenset(
+    """the our your their his her its this that these those all each every both any some
+    other another same different such many most more few several certain only also just even
+    then and but not yes yeah okay right well now still please maybe perhaps really actually
+    because since than for into like about from with per via over under after before through
+    across without within between among along around off out busy real actual normal usual typical
+    average single main let lets allow allows help helps ask tell notify email text remind send
+    show give make want wants need needs""".split()
+)
+# the word said just before a role, when it may narrow it ("company" in "the company admin")
+QUALIFIER = rf"(?:(?!(?:{'|'.join(sorted(_NOT_A_QUALIFIER))})\s)[a-z][a-z-]{{2,}}(?<!ly)\s+)"
+
+
+def qualified_persona(said: str, start: int, end: int) -> str:
+    """The role found at ``said[start:end]``, singular, with the noun said just before it that
+    narrows it to a team's ("the company admin" -> "company admin", "Site managers" -> "site
+    manager"), or as the first word of the role said after it ("the finance manager" -> "finance
+    manager", not a finance team member)."""
+    found = said[start:end].strip()
+    after = PERSONA.match(said, end + 1) if said[end : end + 1] == " " else None
+    if after and " " not in found:
+        return f"{found.lower()} {singular_persona(after.group(1))}"
+    role = singular_persona(found)
+    before = re.search(rf"(?:^|[\s,])({QUALIFIER})$", said[:start], re.IGNORECASE)
+    if before and " " not in role and not PERSONA.fullmatch(before.group(1).strip()):
+        return f"{before.group(1).strip().lower()} {role}"
+    return role
+
+
 # words that need a measure before a criterion can be tested ("fast", "easy to use"); the judge's
 # testable-criteria check (shared.eval.checks) reads the same words
 VAGUE = re.compile(

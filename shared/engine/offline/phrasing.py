@@ -36,12 +36,14 @@ from shared.engine.offline.lexicon import (
     MATERIALS,
     PERSONA,
     PERSONA_FORMS,
+    QUALIFIER,
     VAGUE_QUALITY_WORDS,
     VERBS,
     base_form,
     is_base_verb,
     is_participle,
     names_a_thing,
+    qualified_persona,
     reads_as_capability,
     singular_persona,
     unmeasured_vague_word,
@@ -75,7 +77,7 @@ _USER_STORY = re.compile(
     r"(?:,? so that (?P<ends>.+))?$",
     re.IGNORECASE,
 )
-_PERSONA_AS = re.compile(rf"\bas (?:an?|the) ({PERSONA_FORMS})\b", re.IGNORECASE)
+_PERSONA_AS = re.compile(rf"\bas (?:an?|the) {QUALIFIER}?({PERSONA_FORMS})\b", re.IGNORECASE)
 # the role before its modal, with one word between ("receptionists really need"), who they
 # are ("students with a support plan from the disability service should be able to ...") or
 # said again ("and managers, they need to approve ...")
@@ -756,7 +758,7 @@ def _persona_named(quotes: Sequence[str]) -> str:
     ):
         m = pattern.search(said)
         if m:
-            return singular_persona(m.group(1))
+            return qualified_persona(said, m.start(1), m.end(1))
     for text in quotes:
         said = unframed(body(text))  # "can we make sure that managers get ..."
         m = _PERSONA_START.match(said)
@@ -773,7 +775,7 @@ def _persona_named(quotes: Sequence[str]) -> str:
         ):
             continue  # "Visitor permits too.": a role said bare names a thing of theirs
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
-            return singular_persona(m.group(1))
+            return qualified_persona(said, m.start(1), m.end(1))
     return ""
 
 
@@ -811,7 +813,7 @@ def persona_of(
     ):
         m = pattern.search(said)
         if m:
-            return singular_persona(m.group(1))
+            return qualified_persona(said, m.start(1), m.end(1))
     return default
 
 

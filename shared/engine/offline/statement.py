@@ -134,9 +134,15 @@ _PRODUCT_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _WANTS = re.compile(r"(?:wants?|would like|'d like|would love|'d love) to", re.IGNORECASE)
+# a word before a role that says which of them ("company admins", "other managers", "busy
+# receptionists"): still people; not a clause opener ("if managers ...") or a letting verb
+_DESCRIBED = (
+    r"(?:(?!(?:if|when|whether|that|which|what|where|unless|because|let|lets|allow|allows"
+    r"|help|helps)\s)[a-z][a-z-]+\s+)"
+)
 _USER_SUBJECT = re.compile(
     r"^(?:(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
-    rf"|(?:the |our |all |each |every |both )?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
+    rf"|(?:the |our |all |each |every |both )?{_DESCRIBED}?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
     re.IGNORECASE,
 )  # not "volunteers' phone numbers", "the user's settings": a thing of theirs
 _SUBORDINATORS = frozenset(
@@ -267,8 +273,13 @@ _NO_NEED = re.compile(
     r"\bno need (?:to|for) (?:have |use |include |add |do )?(?P<what>.+?)(?:\s+(?:on it|at all))?$",
     re.IGNORECASE,
 )
+# (not "which vans are out today", "drivers are out on the road": where they are; the thing left
+# out is named, not a need said of it: "managers need to see which ...")
 _IS_OUT = re.compile(
-    r"^(?P<what>.+?)\s+(?:is|are)\s+(?:out|dropped|gone|off the table|not needed|out of scope)\b",
+    r"^(?P<what>(?:(?!\b(?:need|needs|should|must|can|could|will|would|want|wants|has to"
+    r"|have to|which|who|when|where|whether|if)\b).)+?)\s+(?:is|are)\s+"
+    r"(?:out(?!\s+(?:today|tonight|now|on|at|in|of|there|all|most|for\s+(?!now\b)))"
+    r"|dropped|gone|off the table|not needed|out of scope)\b",
     re.IGNORECASE,
 )
 # "let's keep visitor permits out of this release": left out of what is built now

@@ -4395,3 +4395,38 @@ def test_a_charge_at_its_rate_is_charged(said: str, title: str) -> None:
 def test_who_decides_said_after_the_need_is_its_criterion(said: str, criterion: str) -> None:
     """ "..., decided by HR, not by the team lead": who decides is a criterion (it was lost)."""
     assert criterion in write_story([said]).acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # what the span counts from goes with it (was "Start returns of delivery")
+        (
+            "Returns have to be started within thirty days of delivery.",
+            "Start returns within thirty days of delivery",
+        ),
+        (
+            "Invoices have to be paid within thirty days of the invoice date.",
+            "Pay invoices within thirty days of the invoice date",
+        ),
+        # what a report is of stays when when it comes is cut
+        (
+            "We need a report every Monday at eight of permits that expired without renewal.",
+            "Provide a report of permits that expired without renewal",
+        ),
+        ("We're not doing exchanges yet, they just return and reorder.", "Leave out exchanges"),
+        ("The app should lock itself after five minutes.", "Lock itself after five minutes"),
+    ],
+)
+def test_a_span_counted_from_something_and_what_is_not_done_yet(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_the_persona_who_does_it_themselves() -> None:
+    # was "See which rooms are free and book one myself" and "The user sees which rooms are
+    # free and book one myself."
+    draft = write_story(["I want to see which rooms are free and book one myself."])
+    assert "myself" not in draft.title
+    assert draft.acceptance_criteria == [
+        "The user sees which rooms are free and books one themselves."
+    ]

@@ -1475,7 +1475,7 @@ def test_notes_under_a_wont_heading_are_left_out(generator: OfflineGenerator) ->
         "Apply for a permit online",
         "Approve each application",
         "Provide visitors' permits",
-        "Let residents swap the car on a permit themselves",
+        "Swap the car on a permit",  # the residents' own action (no "themselves" in a title)
         "Leave out business permits",
         "Leave out paying by cheque",
     ]
@@ -1487,6 +1487,7 @@ def test_notes_under_a_wont_heading_are_left_out(generator: OfflineGenerator) ->
         " working days."
     )
     assert stories[2].acceptance_criteria == ["20 days per household per year."]
+    assert stories[3].description == "As a resident, I want to swap the car on a permit myself."
     assert all(len(s.source_quotes) == 1 for s in stories)
 
 
@@ -2106,3 +2107,51 @@ def test_an_answer_to_a_topic_raised_as_a_question_is_a_need_of_its_own(
     assert "Charge VAT at twenty percent" in titles, titles
     late = [s for s in stories if "Late payers" in s.source_quotes[0]]
     assert late and not any("VAT" in q for s in late for q in s.source_quotes)
+
+
+def test_a_returns_meeting_answers_roles_needed_and_what_is_not_done(
+    generator: OfflineGenerator,
+) -> None:
+    """A returns-portal call (written for this test, not from the datasets). Was: the answer to
+    "how do returns work today?" a criterion ("Given a customer, when the parcel arrives ...,
+    then customers email us, we send them a PDF label by hand."), "Start returns of delivery",
+    "Provide a finance manager to approve the refund" (as a user), "Start a return themselves
+    from their order page", and "We're not doing exchanges yet" a criterion of another story."""
+    stories = _interview(
+        generator,
+        "Priya: No worries. So, Dan, how do returns work today?\n"
+        "Dan: Customers email us, we send them a PDF label by hand, and when the parcel arrives"
+        " someone in the warehouse checks it and tells finance to refund. It takes about nine"
+        " days end to end.\n"
+        "Priya: And what should the new portal do?\n"
+        "Dan: Customers should be able to start a return themselves from their order page, pick"
+        " the items and a reason, and get a prepaid label straight away.\n"
+        "Grace: Returns have to be started within thirty days of delivery.\n"
+        "Grace: Damaged ones need a finance manager to approve the refund, and the customer gets"
+        " an email saying why.\n"
+        "Dan: Oh, and customer service agents need to start a return on behalf of a customer who"
+        " rings.\n"
+        "Priya: Anything we're not doing in the first release?\n"
+        "Grace: Exchanges. We're not doing exchanges yet, they just return and reorder.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    assert set(by_title) == {
+        "Start a return from their order page",
+        "Start returns within thirty days of delivery",
+        "Approve the refund for damaged ones",
+        "Start a return on behalf of a customer who rings",
+        "Leave out exchanges",
+    }, list(by_title)
+    criteria = [c for s in stories for c in s.acceptance_criteria]
+    assert not any("PDF label" in c or "nine days" in c for c in criteria), criteria
+    start = by_title["Start a return from their order page"]
+    assert start.description == "As a customer, I want to start a return myself from my order page."
+    refund = by_title["Approve the refund for damaged ones"]
+    assert (
+        refund.description == "As a finance manager, I want to approve the refund for damaged ones."
+    )
+    assert refund.acceptance_criteria == [
+        "A finance manager approves the refund for damaged ones, and the customer gets an email"
+        " saying why."
+    ]
+    assert any("exchanges yet" in q for q in by_title["Leave out exchanges"].source_quotes)

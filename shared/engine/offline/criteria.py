@@ -769,7 +769,8 @@ _WITH_THING = re.compile(
 _COORDINATED_VERB = re.compile(
     r"^((?:and|or)\s+)([a-z]+)\b"
     r"|((?:,\s+(?:(?:and|or)\s+)?|\s(?:and|or)\s+))([a-z]+)"
-    r"(?=\s+(?:the|a|an|their|his|her|its|our|your|my|them|it|all|any|every|each)\b)"
+    r"(?=\s+(?:the|a|an|their|his|her|its|our|your|my|them|it|all|any|every|each|one|some"
+    r"|this|that|these|those)\b)"
 )
 
 
@@ -818,10 +819,17 @@ def _plural(head: list[str]) -> bool:
 # "the managers to approve every claim": people (or a thing) wanted to do something
 _WANTED_TO_ACT = re.compile(
     r"^(?P<who>(?:the|all|every|each|our|their)\s+[\w'-]+(?:\s+[\w'-]+)?|them|people|users"
+    rf"|an?\s+(?:[\w-]+\s+)?(?:{PERSONA_FORMS})"
     rf"|everyone|everybody|{PERSONA_FORMS})\s+to\s+(?P<verb>[a-z]+)\b(?P<tail>.*)$",
     re.IGNORECASE,
 )  # "I'd like them to get a reminder": "They get a reminder"; "customers to order plants"
 _HEDGED = re.compile(r"\b(?:might|may|could|maybe|perhaps)$", re.IGNORECASE)
+# who says they want someone to act, not a thing it is done for ("we", "I", "the team")
+_SAID_BY_PEOPLE = re.compile(
+    r"^(?:$|we\b|i\b|you\b|they\b|it\b|he\b|she\b|let'?s\b|let us\b|everyone\b|the team\b"
+    rf"|(?:the |our |all |each |every )?(?:[a-z-]+\s+)?(?:{PERSONA_FORMS})\b)",
+    re.IGNORECASE,
+)
 
 
 def _present(req: _Requirement, cap: Capability, persona: str, details: str = "") -> str:
@@ -863,8 +871,15 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             plural = who.lower() in ("they", "people", "users", "staff") or _plural(
                 who.lower().split()
             )
+            # "damaged ones need a finance manager to approve the refund": what it is done for
+            needed = re.match(r"an?\s", who, re.I)  # a role needed, not people wanted to act
+            of = (
+                ""
+                if not needed or _SAID_BY_PEOPLE.match(said_of)
+                else f" for {_lower_first(said_of)}"
+            )
             return capital(
-                f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}{when}"
+                f"{who} {verb if plural else third_person(verb)}{acts.group('tail')}{of}{when}"
                 + (f", {details}" if details else "")
             )
         qualified = _QUALIFIED.match(re.sub(r"\s+(?:also|still|always)$", "", said_of))
@@ -949,6 +964,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         )
     if not subject:
         subject = "the product"
+    if said_of.lower() in ("i", "me"):  # "... and book one myself": the persona does it
+        verb_phrase = re.sub(r"\bmyself\b", "themselves", verb_phrase)
     return capital(_trim(f"{subject} {verb_phrase}"))
 
 

@@ -87,6 +87,7 @@ from shared.engine.offline.grouping import (
     _said_of_a_need,
     _Story,
     _unit,
+    answers_how_it_is,
     describes_now,
     names_its_actor,
     open_item,
@@ -418,6 +419,7 @@ class OfflineGenerator:
             criteria_from=[
                 (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
                 and not describes_now(sentences[k].text)
+                and not answers_how_it_is(sentences, k)
                 and k not in story.evidence
                 and not (k != story.writing and revised_away & figures_said([sentences[k].text]))
                 for k in members

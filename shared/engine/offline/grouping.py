@@ -659,6 +659,25 @@ def describes_now(text: str) -> bool:
     return bool(_AS_IS.search(clean(text))) and not states_a_need(text)
 
 
+def answers_how_it_is(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` is said in the answer to a question on how things are done now,
+    and states no need ("So, Dan, how do returns work today?" "Customers email us, we send them
+    a PDF label by hand, ..." "It takes about nine days end to end."): the problem, said as it
+    is, never a criterion. The answer is the answering speaker's turn; without speakers, the
+    sentence right after the question."""
+    if states_a_need(sentences[k].text):
+        return False
+    speaker, j = sentences[k].speaker, k - 1
+    while j >= 0 and speaker is not None and sentences[j].speaker == speaker:
+        if sentences[j].text.rstrip().endswith("?") or states_a_need(sentences[j].text):
+            return False  # their own question, or a need: the answer has moved on
+        j -= 1
+    if j < 0 or (speaker is None and j != k - 1):
+        return False
+    asked = clean(sentences[j].text)
+    return asked.rstrip().endswith("?") and bool(_AS_IS.search(asked))
+
+
 # a doubt about what was just said ("I'm not sure about that, some people want to hide their
 # savings"): an objection to that need, quoted with it, not a need of its own
 _DOUBTS_THAT = re.compile(
@@ -727,8 +746,10 @@ def out_of_scope(sentences: list[Sentence], k: int) -> bool:
 # for the first release?", "Is anything out of scope?")
 _ASKS_WHAT_TO_LEAVE_OUT = re.compile(
     r"\b(?:anything|what|which)\b[^?]*(?:\b(?:leave out|left out|drop|skip|out of scope"
-    r"|not (?:do|build|include)|do without|(?:don't|do not) (?:need|want))\b"
-    r"|n't (?:do|build|include)\b)[^?]*\?\s*$",  # "Anything we shouldn't do ...?"
+    r"|not (?:do|doing|build|building|include|including)|do without"
+    r"|(?:don't|do not) (?:need|want))\b"
+    # "Anything we shouldn't do ...?", "Anything we're not doing in the first release?"
+    r"|n't (?:do|doing|build|building|include|including)\b)[^?]*\?\s*$",
     re.IGNORECASE,
 )
 

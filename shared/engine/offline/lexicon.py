@@ -435,7 +435,7 @@ def qualified_persona(said: str, start: int, end: int) -> str:
         return f"{found.lower()} {singular_persona(after.group(1))}"
     role = singular_persona(found)
     before = re.search(rf"(?:^|[\s,])({QUALIFIER})$", said[:start], re.IGNORECASE)
-    if before and " " not in role and not PERSONA.fullmatch(before.group(1).strip()):
+    if before and " " not in role:
         return f"{before.group(1).strip().lower()} {role}"
     return role
 
@@ -624,7 +624,7 @@ _NOT_A_THING_ADVERB = frozenset(
 AS_IS = (
     r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
     # "trip consent is on paper today": "today" said last, of how it is done
-    r"|today(?=\s*(?:[;.!]|$))"
+    r"|today(?=\s*(?:[;.!?]|$))"
     # "the current system emails a PDF timetable every Friday": what is replaced
     r"|(?:the|our) (?:current|existing|old) (?:system|app|tool|process|site|website|setup"
     r"|software|spreadsheet|form|one)"

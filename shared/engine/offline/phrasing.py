@@ -94,8 +94,8 @@ _PERSONA_ASKED = re.compile(
 )
 # "we want the managers to approve every claim": who is wanted to act
 _PERSONA_WANTED = re.compile(
-    rf"(?<!n't )(?<!not )\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every )?"
-    rf"({PERSONA_FORMS})"
+    rf"(?<!n't )(?<!not )\b(?:want|wants|need|needs|like)\s+(?:the |our |all |each |every |an? )?"
+    rf"{QUALIFIER}?({PERSONA_FORMS})"
     r"\s+to\b",
     re.IGNORECASE,
 )
@@ -104,6 +104,8 @@ _MODALS = frozenset("can could should must need needs want wants will would have
 # what the doer has, when the doer is "I" ("see their list" -> "see my list"); not after "and" /
 # "or", where it is more often another's ("see parents and their slots")
 _THEIR = re.compile(r"(?<!\band )(?<!\bor )\btheir\b")
+# a reflexive said after the object, of who does it ("start a return themselves")
+_SELF = frozenset("themselves himself herself ourselves yourselves yourself myself".split())
 # the means without the letting ("As a patient, I want to choose a doctor")
 _LETS = rf"(?:let|allow|enable|help)s? (?:the |our |all |each |every )?({PERSONA_FORMS})"
 _PERSONA_LET = re.compile(rf"\b{_LETS}\b", re.IGNORECASE)
@@ -256,6 +258,7 @@ def write_story(
             means = f"to {team.group('rest')}"
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
         means = _THEIR.sub(lambda m: _whose(means, m), means)
+        means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
         if persona != default_persona:
             means = _they_as_i(means)
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
@@ -474,6 +477,10 @@ def _without_limit(title: str, main: str) -> str:
     timing = TIMING_TAIL.search(title)
     while timing:  # the first cut that leaves a title ("Get a summary every Monday | at 9 am")
         after = _WHAT_IT_IS_OF.match(timing.group("after") or "")
+        if re.match(r"(?:within|after)\s", timing.group("when"), re.I) and re.match(
+            r"\s*of\s", timing.group("after") or ""
+        ):
+            after = None  # "within thirty days of delivery": what the span counts from, cut too
         if after and _still_a_title(short := _trim(f"{title[: timing.start()]} {after.group(0)}")):
             return short  # "Provide a report | every Monday at eight | of permits that expired"
         if _still_a_title(short := _trim(title[: timing.start()])):
@@ -628,6 +635,11 @@ def make_title(phrase: str) -> str:
     head = _trim(_CLAUSE_CUT.split(phrase)[0])
     if len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head
+    # "Start a return themselves from their order page": who does it, said again (not "Lock
+    # itself", what the verb is done to)
+    alone = [w for k, w in enumerate(phrase.split()) if k < 2 or w.lower() not in _SELF]
+    if len(alone) >= MIN_TITLE_WORDS:
+        phrase = " ".join(alone)
     words = phrase.split()
     if len(words) > MAX_TITLE_WORDS:
         # "tickets that nobody has touched": "that" before the clause's own subject can go

@@ -1460,6 +1460,23 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     owner = _owner(subject)
     if owner and len(re.sub(r"^(?:an?|the)\s+", "", noun_phrase).split()) == 1:
         means += f" for {owner}"  # "hotels still need receipts": "Provide receipts for hotels"
+    acting = _ROLE_TO_ACT.match(noun_phrase)
+    if acting and is_base_verb(acting.group("vp").split()[0].lower()):
+        # "damaged ones need a finance manager to approve the refund": what the role does, for
+        # what the statement is said of ("Approve the refund for damaged ones")
+        vp, thing = acting.group("vp"), _lower_first(subject.strip())
+        said_of = bool(thing) and not re.match(
+            r"(?:we|i|you|they|it|he|she|everyone|everybody|people)\b", thing
+        )
+        title = _verb_phrase(f"{vp} for {thing}" if said_of else vp)
+        if len(title.split()) > MAX_TITLE_WORDS:
+            title = _verb_phrase(vp)
+        means = (
+            f"{acting.group('who')} to {vp} for {thing}"
+            if said_of
+            else f"{acting.group('who')} to {vp}"
+        )
+        return Capability(title, means, subject=acting.group("who"))
     qualified = _QUALIFIED.match(_trim(re.sub(r"\s+(?:still|also|always)$", "", subject.strip())))
     if qualified and len(noun_phrase.split()) <= 5:
         # "anything above five hundred pounds also needs the finance director": what the rule
@@ -1477,6 +1494,11 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     return Capability(title=f"{verb} {means}", means=means, obj=noun_phrase, subject=subject)
 
 
+# a role needed to do something ("a finance manager to approve the refund")
+_ROLE_TO_ACT = re.compile(
+    rf"^(?P<who>(?:the|a|an|our)\s+(?:[a-z-]+\s+)?(?:{PERSONA_FORMS}))\s+to\s+(?P<vp>[a-z].*)$",
+    re.IGNORECASE,
+)
 # a charge at its rate ("VAT at twenty percent", "a late fee of ten pounds")
 _CHARGE_AT = re.compile(
     r"^(?:an?\s+|the\s+)?(?:[a-z-]+\s+)?(?:vat|tax|fee|fees|deposit|surcharge|commission)"
@@ -1975,7 +1997,9 @@ def _dropped(text: str) -> Capability | None:
         ):
             continue  # "members pay by card or direct debit, we don't want cheques": the need
         if m and content_words(m.group("what")):
-            what = re.split(r",|\s+(?:after all|anymore|any more|because)\b", m.group("what"))[0]
+            what = re.split(
+                r",|\s+(?:after all|anymore|any more|yet|for now|because)\b", m.group("what")
+            )[0]
             what = _trim(what)
             first_word = what.split()[0] if what.split() else ""
             if m.start("what") == 0 and not re.search(r"[A-Z]", first_word[1:]):

@@ -2155,3 +2155,51 @@ def test_a_returns_meeting_answers_roles_needed_and_what_is_not_done(
         " saying why."
     ]
     assert any("exchanges yet" in q for q in by_title["Leave out exchanges"].source_quotes)
+
+
+def test_a_housekeeping_call_roles_a_corrected_detail_and_what_stays_on_paper(
+    generator: OfflineGenerator,
+) -> None:
+    """A hotel housekeeping call (written for this test, not from the datasets). Was: the
+    housekeepers' list "As a receptionist" (housekeeper was no role) with the as-is "Reception
+    phones upstairs ..." a criterion (the question ended "today, Leon?"); the supervisor's
+    inspection quoted by another story ("So it's clean, then inspected, then ready." had become
+    its main statement); "Within four hours" and "two hours" both criteria (the correction came
+    with its reason, and both waited for the need they are details of); "Minibar charges." no
+    story ("leaving out" was no question on what to leave out)."""
+    stories = _interview(
+        generator,
+        "Marta: Yes, we can hear you. So what's the problem today, Leon?\n"
+        "Leon: At the moment the supervisors print a room list every morning. Reception phones"
+        " upstairs to ask if a room is ready, all day long.\n"
+        "Marta: Okay. What do the housekeepers need?\n"
+        "Leon: Each housekeeper should see their own list of rooms for the shift on a phone, in"
+        " the order they should clean them.\n"
+        "Aisha: A supervisor has to inspect the room before it goes back on sale. So it's clean,"
+        " then inspected, then ready.\n"
+        "Leon: Housekeepers also need to report a fault, like a broken lamp, with a photo, and it"
+        " goes to maintenance.\n"
+        "Marta: How quickly does maintenance have to respond?\n"
+        "Aisha: Within four hours for normal faults. Actually, let's say two hours, guests"
+        " complain a lot.\n"
+        "Marta: Anything we're leaving out for now?\n"
+        "Leon: Minibar charges. That stays on paper for now.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    assert set(by_title) == {
+        "See their own list of rooms for the shift",
+        "Inspect the room before it goes back on sale",
+        "Report a fault",
+        "Leave out minibar charges",
+    }, list(by_title)
+    rooms = by_title["See their own list of rooms for the shift"]
+    assert rooms.description.startswith("As a housekeeper, I want to see my own list of rooms")
+    assert not any("Reception phones" in c for c in rooms.acceptance_criteria)
+    inspect = by_title["Inspect the room before it goes back on sale"]
+    assert inspect.description == (
+        "As a supervisor, I want to inspect the room before it goes back on sale."
+    )
+    fault = by_title["Report a fault"]
+    assert "Within two hours for normal faults." in fault.acceptance_criteria
+    assert not any("four hours" in c for c in fault.acceptance_criteria)
+    assert fault.superseded_quotes == ["Within four hours for normal faults."]

@@ -329,7 +329,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
             target = None  # its story answers a question on something new asked after it
-        if target is not None:
+        corrected = (
+            _revised_detail(target, sentences, k)
+            if target is not None and _CORRECTS.match(clean(sentences[k].text))
+            else None
+        )
+        if target is not None and corrected is not None:
+            # "Within four hours for normal faults." "Actually, let's say two hours, ...": both
+            # waited for the need they are details of; the correction revises the detail
+            target.revise_detail(k, *corrected)
+        elif target is not None:
             _join(target, sentences, k, p)
         elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
@@ -363,10 +372,19 @@ def _join(
     or is said with what is left out ("Multi-currency." then "Everyone pays in pounds for
     now."), which it is evidence of, no criterion."""
     left_out = out_of_scope(sentences, target.writing)
-    weak = capped or left_out or _fragment(sentences[k].text)
+    # "So it's clean, then inspected, then ready." after "A supervisor has to inspect the room
+    # before it goes back on sale.": said of the need stated, never its main statement
+    said_of_it = bool(_OF_IT.match(clean(sentences[k].text))) and states_a_need(
+        sentences[target.writing].text
+    )
+    weak = capped or left_out or said_of_it or _fragment(sentences[k].text)
     target.add(k, min(p, target.strength) if weak else p, settles)
     if left_out:
         target.evidence.add(k)
+
+
+# a sentence about what was just said, opening with a pronoun for it ("So it's clean, then ...")
+_OF_IT = re.compile(r"^(?:(?:so|and|then|but|yes|yeah)[\s,]+)*(?:it|that|this)(?:'s|\s+is)\b", re.I)
 
 
 def _restates_a_correction(
@@ -477,7 +495,13 @@ def _revised_detail(
         if named.isdisjoint(content_words(sentences[m].text)) and not (corrects and k - m == 1):
             continue
         found = revision(sentences[m].text, sentences[k].text)
-        if found is not None and found.kind == "number" and not found.restated:
+        # "Within four hours for normal faults." "Actually, let's say two hours, guests complain
+        # a lot.": said right after it, a correction with its reason still sets the figure
+        if (
+            found is not None
+            and found.kind == "number"
+            and (not found.restated or (corrects and k - m == 1))
+        ):
             return m, found
     return None
 
@@ -745,7 +769,7 @@ def out_of_scope(sentences: list[Sentence], k: int) -> bool:
 # a question on what will not be done ("Anything you'd want to leave out?", "What should we drop
 # for the first release?", "Is anything out of scope?")
 _ASKS_WHAT_TO_LEAVE_OUT = re.compile(
-    r"\b(?:anything|what|which)\b[^?]*(?:\b(?:leave out|left out|drop|skip|out of scope"
+    r"\b(?:anything|what|which)\b[^?]*(?:\b(?:leave out|leaving out|left out|drop|skip|out of scope"
     r"|not (?:do|doing|build|building|include|including)|do without"
     r"|(?:don't|do not) (?:need|want))\b"
     # "Anything we shouldn't do ...?", "Anything we're not doing in the first release?"

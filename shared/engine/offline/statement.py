@@ -142,7 +142,7 @@ _DESCRIBED = (
 )
 _USER_SUBJECT = re.compile(
     r"^(?:(?:i|you|one|people|users?|the users?|everyone|everybody|customers?|viewers?)\b"
-    rf"|(?:the |our |all |each |every |both )?{_DESCRIBED}?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
+    rf"|(?:the |an? |our |all |each |every |both )?{_DESCRIBED}?(?:{PERSONA_FORMS})\b)(?!['\u2019])",
     re.IGNORECASE,
 )  # not "volunteers' phone numbers", "the user's settings": a thing of theirs
 _SUBORDINATORS = frozenset(

@@ -329,15 +329,15 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
             target = None  # its story answers a question on something new asked after it
-        corrected = (
+        detail = (
             _revised_detail(target, sentences, k)
             if target is not None and _CORRECTS.match(clean(sentences[k].text))
             else None
         )
-        if target is not None and corrected is not None:
+        if target is not None and detail is not None:
             # "Within four hours for normal faults." "Actually, let's say two hours, ...": both
             # waited for the need they are details of; the correction revises the detail
-            target.revise_detail(k, *corrected)
+            target.revise_detail(k, *detail)
         elif target is not None:
             _join(target, sentences, k, p)
         elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):

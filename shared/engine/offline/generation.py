@@ -170,7 +170,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v37"
+    version = "gen-offline-v38"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -2203,3 +2203,61 @@ def test_a_housekeeping_call_roles_a_corrected_detail_and_what_stays_on_paper(
     assert "Within two hours for normal faults." in fault.acceptance_criteria
     assert not any("four hours" in c for c in fault.acceptance_criteria)
     assert fault.superseded_quotes == ["Within four hours for normal faults."]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "whole"),
+    [
+        (
+            "How far ahead can they book?",
+            "Six weeks, I'd say.",
+            "They can book up to six weeks ahead.",
+        ),
+        (
+            "How quickly does maintenance have to respond?",
+            "Within four hours for normal faults.",
+            "Maintenance has to respond within four hours for normal faults.",
+        ),
+        ("How long do we keep it?", "Ninety days.", "We keep it ninety days."),
+        ("How many pets can an owner add?", "Five.", "An owner can add five pets."),
+        ("How often should it sync?", "Every ten minutes.", "It syncs every ten minutes."),
+        # no one doing anything, or no figure: nothing to say whole
+        ("How long is the trial?", "Thirty days.", None),
+        ("How far ahead can they book?", "Not too far.", None),
+    ],
+)
+def test_a_figure_answered_is_said_with_the_questions_words(
+    question: str, answer: str, whole: str | None
+) -> None:
+    from shared.engine.offline.grouping import answer_said_whole
+
+    assert answer_said_whole(question, answer) == whole
+
+
+def test_a_vet_practice_call_figures_answered_topics_named_and_pronouns_kept(
+    generator: OfflineGenerator,
+) -> None:
+    """A vet practice call (written for this test, not from the datasets). Was: "Six weeks, I'd
+    say." in no story (an answer to "How far ahead can they book?", too unlike the booking
+    statement to attach); "The number one thing is booking." a criterion; "Send a reminder by
+    text" (the title had cut "or email"); "... before the pharmacy gets." (its "it" cut)."""
+    stories = _interview(
+        generator,
+        "Sophie: So what do pet owners actually want from it?\n"
+        "Raj: Honestly, the number one thing is, um, booking. People want to book an appointment"
+        " online, you know, without ringing us at eight in the morning.\n"
+        "Sophie: Right. How far ahead can they book?\n"
+        "Kate: Six weeks, I'd say.\n"
+        "Kate: So a reminder by text or email, two weeks before the booster is due.\n"
+        "Raj: Owners should be able to request a repeat prescription in the app, and a vet has to"
+        " approve it before the pharmacy gets it.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    booking = by_title["Book an appointment online"]
+    assert "Six weeks, I'd say." in booking.source_quotes
+    assert "They can book up to six weeks ahead." in booking.acceptance_criteria
+    criteria = [c for s in stories for c in s.acceptance_criteria]
+    assert not any("number one" in c for c in criteria), criteria
+    assert "Send a reminder by text or email" in by_title
+    prescription = by_title["Request a repeat prescription in the app"]
+    assert prescription.acceptance_criteria[0].endswith("before the pharmacy gets it.")

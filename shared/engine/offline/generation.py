@@ -422,12 +422,14 @@ class OfflineGenerator:
                 and not answers_how_it_is(sentences, k)
                 and k not in story.evidence
                 and not (k != story.writing and revised_away & figures_said([sentences[k].text]))
+                and k not in story.answered  # drafted as said with its question (below)
                 for k in members
             ],
             revised=[
                 revise_text(sentences[m].text, found)
                 for m, found in sorted(story.revised_details.items())
-            ],
+            ]
+            + [story.answered[m] for m in sorted(story.answered) if m in members],
             main_adds=story.writing != members[0] and story.writing in members,
             speaker=sentences[story.writing].speaker,
         )
@@ -597,6 +599,15 @@ _NEXT_TOPIC = re.compile(
     r"|moving on(?: to)?|(?:now )?on to)\s*[,:]?\s+(?P<topic>[^,;:.?!]+)[.?!]*$",
     re.IGNORECASE,
 )
+# "the number one thing is booking", "the other big one is vaccination reminders": which need
+# comes next, named before it is said
+_TOPIC_IS = re.compile(
+    r"^\W*(?:(?:okay|ok|right|so|and|then|now|honestly|well|um|uh)\W+)*the\s+(?:(?:number\s+one"
+    r"|main|biggest|big|first|second|third|next|other|last|most\s+important)\s+)+(?:thing|one"
+    r"|issue|priority|request|topic|item)\s+(?:is|was)\s*,?\s*(?:(?:um|uh|erm)\s*,?\s*)?"
+    r"(?P<topic>[^,;:.?!]+)[.?!]*$",
+    re.IGNORECASE,
+)
 _NO_TOPIC = frozenset(
     """i we you they he she it is are was were be been can could will would should must shall
     need needs want wants said say says do does did have has had go goes get gets let let's
@@ -605,8 +616,8 @@ _NO_TOPIC = frozenset(
 
 
 def _announces_topic(text: str) -> bool:
-    """Whether a sentence only names the next topic (``_NEXT_TOPIC``)."""
-    found = _NEXT_TOPIC.match(text)
+    """Whether a sentence only names the next topic (``_NEXT_TOPIC``, ``_TOPIC_IS``)."""
+    found = _NEXT_TOPIC.match(text) or _TOPIC_IS.match(text)
     if not found:
         return False
     words = re.findall(r"[\w'-]+", found.group("topic").lower())

@@ -44,6 +44,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_verb,
     singular_persona,
+    third_person,
 )
 from shared.engine.offline.statement import (
     body,
@@ -126,6 +127,10 @@ class _Story:
     said_as: str | None = None
     # details a later statement revised (quoted under ``superseded``), drafted with it applied
     revised_details: dict[int, Revision] = field(default_factory=dict)
+    # a figure said in answer to a question on the need, with the question's words: what the
+    # criterion is drafted from ("How far ahead can they book?" "Six weeks, I'd say." -> "They
+    # can book six weeks ahead.")
+    answered: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.writing < 0:
@@ -326,6 +331,18 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             pending.append(k)
     for k in pending:
         p = verdicts[k].p_requirement
+        text = sentences[k].text
+        figure = meaningful_word_count(text) <= FIGURE_FRAGMENT_WORDS and bool(
+            number_tokens(clean(text))
+        )  # "Six weeks, I'd say."
+        asked = _asked_about(stories, sentences, k) if figure else None
+        whole = answer_said_whole(sentences[k - 1].text, text) if asked is not None else None
+        if asked is not None and whole is not None:
+            # "How far ahead can they book?" "Six weeks, I'd say.": a detail of that need, drafted
+            # with the question's words
+            asked.add_detail(k)
+            asked.answered[k] = whole
+            continue
         target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
         if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
             target = None  # its story answers a question on something new asked after it
@@ -1174,6 +1191,79 @@ _SAID_OF_THE_FIGURE_BEFORE = re.compile(
     r"|less|longer|fewer|sooner)\s+than\s+that|after\s+that\s+(?:time|date|point|deadline|limit)"
     r"|past\s+that|beyond\s+that)\b",
     re.IGNORECASE,
+)
+
+
+def _asked_about(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The need the question just before sentence ``k`` asks about, when ``k`` answers it ("How
+    far ahead can they book?" "Six weeks, I'd say." after "People want to book an appointment
+    online ..."): the latest story said before the question whose main statement names a word
+    the question names (the product's own name aside); None when none does."""
+    if not _answers(sentences, k):
+        return None
+    asked = {base_form(w) for w in content_words(sentences[k - 1].text)} - _THE_PRODUCT_WORDS
+    for story in reversed(stories):
+        if story.writing >= k - 1:
+            continue
+        said = {base_form(w) for w in content_words(sentences[story.writing].text)}
+        if asked & said:
+            return story
+    return None
+
+
+# a question on a figure of a need ("How far ahead can they book?", "How quickly does
+# maintenance have to respond?", "How many pets can an owner add?")
+_HOW_MUCH = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*how\s+(?P<what>far ahead|far in advance|long"
+    r"|often|quickly|soon|early|late|many\s+[a-z-]+|much\s+[a-z-]+)\s+(?P<aux>can|could"
+    r"|should|must|will|would|do|does|did)\s+(?P<rest>[^?]+)\?\s*$",
+    re.IGNORECASE,
+)
+_PRESENT_AUX = frozenset("should must will would do does did".split())
+
+
+def answer_said_whole(question: str, answer: str) -> str | None:
+    """The figure an answer gives, said with the question's words ("How far ahead can they
+    book?" "Six weeks, I'd say." -> "They can book six weeks ahead."; "How quickly does
+    maintenance have to respond?" "Within four hours for normal faults." -> "Maintenance has to
+    respond within four hours for normal faults."), or None when the question asks no figure of
+    someone doing something or the answer gives none."""
+    asked = _HOW_MUCH.match(clean(question))
+    said = re.split(r",|;|\bI'd say\b|\bI think\b", clean(answer))
+    figure = re.sub(
+        r"^(?:(?:well|so|yes|yeah|no|um|uh|maybe|probably)\W+)*", "", said[0], flags=re.I
+    )
+    figure = _lower_first(figure.strip(" .!?"))
+    if asked is None or not number_tokens(figure) or len(figure.split()) > 8:
+        return None
+    words = asked.group("rest").split()
+    at = next((n for n in range(1, min(4, len(words))) if is_verb(words[n].lower())), 0)
+    if not at:
+        return None  # "How long is the trial?": no one doing anything
+    who, verb, tail = " ".join(words[:at]), words[at].lower(), " ".join(words[at + 1 :])
+    plural = bool(re.search(r"(?:s|they|we|you|people|staff)$", who.lower()))
+    aux = asked.group("aux").lower()
+    if aux in _PRESENT_AUX:  # "how long do we keep it" -> "we keep it"
+        verb = verb if plural or aux in ("do", "did") else third_person(verb)
+        done = f"{verb} {tail}".strip()
+    else:  # "can", "could": what they may do
+        done = f"{aux} {verb} {tail}".strip()
+    what = asked.group("what").lower()
+    if what.startswith("far"):
+        # "How far ahead can they book?": how far they may, "book up to six weeks ahead"
+        upto = "up to " if aux in ("can", "could") and not figure.startswith("up to") else ""
+        done = f"{done} {upto}{figure} {what.split(' ', 1)[1]}"
+    elif what.startswith(("many", "much")):
+        noun = what.split()[1]
+        done = f"{done} {figure}" if noun in figure.lower() else f"{done} {figure} {noun}"
+    else:
+        done = f"{done} {figure}"
+    return capital(f"{who} {done}") + "."
+
+
+# what names the product itself, so names no need ("the app", "the system")
+_THE_PRODUCT_WORDS = frozenset(
+    "app application system product tool portal site website platform remote thing".split()
 )
 
 

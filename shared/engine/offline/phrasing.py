@@ -441,6 +441,7 @@ def _one_action(phrase: str) -> str:
         and is_base_verb(last.group("verb"))
         and len(before.split()) >= 3
         and not re.search(r"\bto\s+\w+$", before)  # "easier to see and use": how it is
+        and not re.search(r"\b(?:by|via|through|over)\s+\w+$", before)  # "by text or email"
         and not re.search(r"^provide\b|\s(?:and|or)\s", before, re.IGNORECASE)  # a list of things
     ):
         return before  # "use this jog wheel and select | which ever option"

@@ -19,6 +19,13 @@ _DANGLING = re.compile(
     re.IGNORECASE,
 )
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
+# a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
+# manager approves"): the clause's object pronoun is no dangling word
+_CLAUSE_VERB = re.compile(
+    r"\b(?:before|after|until|once|when|whenever|if|unless|so that)\s+(?:the\s+|a\s+|an\s+)?"
+    r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$",
+    re.IGNORECASE,
+)
 _PARTICLE = re.compile(
     r"\b(?P<verb>[a-z]+)\s+(?:(?:it|them|that|this|these|those|everything)\s+)?"
     r"(?P<particle>in|on|out|up|off|over|down|back|away|through)$",
@@ -67,8 +74,13 @@ def _trim(text: str, keep_object: bool = False) -> str:
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
     if ends_with_verb_particle(text) or ends_with_stranded_preposition(text):
         return text
-    said = _OBJECT_LAST.search(text) if keep_object else None
-    if said and base_form(said.group("verb").lower()) in VERBS:
+    said = _OBJECT_LAST.search(text)
+    verb = said.group("verb").lower() if said else ""
+    if (
+        said
+        and base_form(verb) in VERBS
+        and (keep_object or _CLAUSE_VERB.search(text[: said.end("verb")]))
+    ):
         return text
     return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
 

@@ -2224,6 +2224,18 @@ def test_a_housekeeping_call_roles_a_corrected_detail_and_what_stays_on_paper(
         # no one doing anything, or no figure: nothing to say whole
         ("How long is the trial?", "Thirty days.", None),
         ("How far ahead can they book?", "Not too far.", None),
+        # how it is now, or more than a figure: no decision to say whole
+        ("How long do we hold a reserved book?", "Seven days at the moment.", None),
+        (
+            "How far ahead can people book now?",
+            "Routine appointments we open four weeks ahead.",
+            None,
+        ),
+        (
+            "How far ahead can people book now?",
+            "Four weeks.",
+            "People can book up to four weeks ahead.",
+        ),
     ],
 )
 def test_a_figure_answered_is_said_with_the_questions_words(
@@ -2239,13 +2251,15 @@ def test_a_vet_practice_call_figures_answered_topics_named_and_pronouns_kept(
 ) -> None:
     """A vet practice call (written for this test, not from the datasets). Was: "Six weeks, I'd
     say." in no story (an answer to "How far ahead can they book?", too unlike the booking
-    statement to attach); "The number one thing is booking." a criterion; "Send a reminder by
+    statement to attach); "And they need to see which vet it is." in no story (the classifier
+    rates it 0.34); "The number one thing is booking." a criterion; "Send a reminder by
     text" (the title had cut "or email"); "... before the pharmacy gets." (its "it" cut)."""
     stories = _interview(
         generator,
         "Sophie: So what do pet owners actually want from it?\n"
         "Raj: Honestly, the number one thing is, um, booking. People want to book an appointment"
         " online, you know, without ringing us at eight in the morning.\n"
+        "Kate: And they need to see which vet it is.\n"
         "Sophie: Right. How far ahead can they book?\n"
         "Kate: Six weeks, I'd say.\n"
         "Kate: So a reminder by text or email, two weeks before the booster is due.\n"
@@ -2259,5 +2273,9 @@ def test_a_vet_practice_call_figures_answered_topics_named_and_pronouns_kept(
     criteria = [c for s in stories for c in s.acceptance_criteria]
     assert not any("number one" in c for c in criteria), criteria
     assert "Send a reminder by text or email" in by_title
+    # a need said plainly that the classifier rates low (was in no story; "it is" kept)
+    assert by_title["See which vet it is"].source_quotes == [
+        "And they need to see which vet it is."
+    ]
     prescription = by_title["Request a repeat prescription in the app"]
     assert prescription.acceptance_criteria[0].endswith("before the pharmacy gets it.")

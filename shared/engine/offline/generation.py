@@ -80,6 +80,7 @@ from shared.analysis.contradiction import (
 from shared.analysis.revision import revise_text
 from shared.embeddings import Embedder
 from shared.engine.offline.grouping import (
+    CUE_SEED_AT,
     FRAGMENT_WORDS,
     MAX_QUOTES,
     _centroid,
@@ -92,6 +93,7 @@ from shared.engine.offline.grouping import (
     names_its_actor,
     open_item,
     out_of_scope,
+    people_need_to,
     states_a_need,
 )
 from shared.engine.offline.lexicon import (
@@ -181,6 +183,12 @@ class OfflineGenerator:
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         sentences = sentences_of(segment.raw_text)
         verdicts, vectors = classify(sentences, self.embedder)
+        verdicts = [
+            Verdict("F", CUE_SEED_AT, v.p_quality)
+            if v.p_requirement < CUE_SEED_AT and people_need_to(s.text)
+            else v
+            for s, v in zip(sentences, verdicts, strict=True)
+        ]
         team_work = {
             k
             for k, s in enumerate(sentences)

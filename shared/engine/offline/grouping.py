@@ -47,6 +47,7 @@ from shared.engine.offline.lexicon import (
     third_person,
 )
 from shared.engine.offline.statement import (
+    PEOPLE_VERBS,
     body,
     judges_a_figure,
     limits_the_need_before,
@@ -1220,6 +1221,32 @@ _HOW_MUCH = re.compile(
     re.IGNORECASE,
 )
 _PRESENT_AUX = frozenset("should must will would do does did".split())
+# an answer that opens with its figure ("Six weeks", "within four hours for normal faults")
+_FIGURE_FIRST = re.compile(
+    r"^(?:(?:up to|within|every|after|about|around|roughly|at least|at most|no more than|under"
+    r"|over|only|just|maybe|probably)\s+)*(?:\d|(?:a|an|one|two|three|four|five|six|seven|eight"
+    r"|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)\b)",
+    re.IGNORECASE,
+)
+
+
+# people said to need or want to do something only people do ("And they need to see which vet
+# it is.", "Owners want to see the vaccination history"): a need said plainly, however unlike
+# the sentences the capture classifier learned from it reads
+_PEOPLE_NEED_TO = re.compile(
+    r"^(?:(?:and|so|also|but|then|plus|oh|yes|yeah)[\s,]+)*(?:they|people|users|customers"
+    rf"|(?:the |our |all |each |every )?(?:{PERSONA_FORMS}))\s+(?:also\s+|really\s+|still\s+)?"
+    r"(?:need|needs|want|wants|should be able|must be able|have to be able|has to be able)\s+to\s+"
+    r"(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def people_need_to(text: str) -> bool:
+    """Whether the sentence says people need or want to do what only people do
+    (``_PEOPLE_NEED_TO``)."""
+    found = _PEOPLE_NEED_TO.match(clean(text))
+    return found is not None and found.group("verb").lower() in PEOPLE_VERBS
 
 
 def answer_said_whole(question: str, answer: str) -> str | None:
@@ -1229,14 +1256,16 @@ def answer_said_whole(question: str, answer: str) -> str | None:
     respond within four hours for normal faults."), or None when the question asks no figure of
     someone doing something or the answer gives none."""
     asked = _HOW_MUCH.match(clean(question))
+    if _AS_IS.search(clean(answer)):
+        return None  # "Seven days at the moment.": how it is now, not what was decided
     said = re.split(r",|;|\bI'd say\b|\bI think\b", clean(answer))
     figure = re.sub(
         r"^(?:(?:well|so|yes|yeah|no|um|uh|maybe|probably)\W+)*", "", said[0], flags=re.I
     )
     figure = _lower_first(figure.strip(" .!?"))
-    if asked is None or not number_tokens(figure) or len(figure.split()) > 8:
-        return None
-    words = asked.group("rest").split()
+    if asked is None or not _FIGURE_FIRST.match(figure) or len(figure.split()) > 6:
+        return None  # "Routine appointments we open four weeks ahead.": more than a figure
+    words = re.sub(r"\s+(?:now|today|currently|at the moment)$", "", asked.group("rest")).split()
     at = next((n for n in range(1, min(4, len(words))) if is_verb(words[n].lower())), 0)
     if not at:
         return None  # "How long is the trial?": no one doing anything

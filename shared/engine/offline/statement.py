@@ -1604,6 +1604,7 @@ _PEOPLE_VERB = frozenset(
     search print rate comment reply approve submit register read call phone ask browse attend
     join cancel order buy attach share edit""".split()
 )
+PEOPLE_VERBS = _PEOPLE_VERB
 _DOER_VERB = _PEOPLE_VERB | _TEAM_VERB  # what a plural subject does for others or itself
 _LETS = re.compile(r"^(?:let|lets|allow|allows|enable|enables|help|helps)\b", re.IGNORECASE)
 

@@ -18,6 +18,12 @@ _DANGLING = re.compile(
     r"|\s+to\s+(?:do|be|have|get|go|make)$",
     re.IGNORECASE,
 )
+# a question said inside a sentence, ending on its subject and verb ("which vet it is")
+_ASKED_WITHIN = re.compile(
+    r"\b(?:which|what|who|where|whose|how)\b(?:\s+[a-z'-]+){0,4}\s+(?:it|they|this|that|he|she)"
+    r"\s+(?:is|are|was|were)$",
+    re.IGNORECASE,
+)
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 # a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
 # manager approves"): the clause's object pronoun is no dangling word
@@ -73,6 +79,8 @@ def _trim(text: str, keep_object: bool = False) -> str:
     a condition, not a title that must name its thing)."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:.!?-/\"'")
     if ends_with_verb_particle(text) or ends_with_stranded_preposition(text):
+        return text
+    if _ASKED_WITHIN.search(text):  # "see which vet it is": the question's own "it is"
         return text
     said = _OBJECT_LAST.search(text)
     verb = said.group("verb").lower() if said else ""

@@ -77,7 +77,8 @@ def revision(earlier: str, later: str) -> Revision | None:
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
     qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
-    lead = _LEAD_FIGURE.match(clean(later))
+    # "Omar: make it 48 hours, ...": who said it, in notes, is no part of what was said
+    lead = _LEAD_FIGURE.match(re.sub(r"^[A-Z][a-z]+:\s+", "", clean(later)))
     figures = quantities(earlier)
     if lead and not numbers and not qualified and len(figures) == 1:
         # "let's say ten working days, two weeks is too long": the one figure said before, set
@@ -100,6 +101,8 @@ def revision(earlier: str, later: str) -> Revision | None:
     if numbers:
         # "let's say one week": a short revision of the figure, which does not say the need again
         bare = short and bool(_SETS_FIGURE.search(clean(later))) and _only_figure(later)
+        # "make it 48 hours, the reviewers can't do 24": the figure set first thing, with why
+        bare = bare or (lead is not None and _only_figure(lead.group(0)))
         return Revision("number", numbers[0], _changed_numbers(earlier, later), not bare)
     if short and _REVISION_CUE.search(clean(later)):
         count = _changed_count(earlier, later)

@@ -90,7 +90,7 @@ from shared.eval.checks import _CONJUNCTION, _title_check, parts
         # a clause after ", who" is no part of the title
         (
             "So every claim needs a full history, who created it, every change, who approved it.",
-            "Provide a full history",
+            "Provide a full history for every claim",
         ),
         # what is to be seen is a clause, and no talk
         (
@@ -1349,7 +1349,7 @@ def test_a_role_that_must_act_is_the_persona_not_a_part_of_the_product(
                 "So every claim needs a full history, who created it, every change, who approved"
                 " it and when, any comments."
             ],
-            "Provide a full history",
+            "Provide a full history for every claim",
             "Every claim has a full history, who created it, every change, who approved it and"
             " when, any comments.",
         ),
@@ -2119,8 +2119,8 @@ def test_a_thing_and_the_details_listed_after_it_leave_the_details_to_the_criter
     )
     # was "As a user, I want a full history, who created."
     assert (draft.title, draft.description) == (
-        "Provide a full history",
-        "As a user, I want a full history.",
+        "Provide a full history for every claim",
+        "As a user, I want a full history for every claim.",
     )
     assert "who created it, every change" in draft.acceptance_criteria[0]
 

@@ -2279,3 +2279,44 @@ def test_a_vet_practice_call_figures_answered_topics_named_and_pronouns_kept(
     ]
     prescription = by_title["Request a repeat prescription in the app"]
     assert prescription.acceptance_criteria[0].endswith("before the pharmacy gets it.")
+
+
+def test_inspection_notes_a_figure_revised_in_an_item_and_a_qualified_role(
+    generator: OfflineGenerator,
+) -> None:
+    """Workshop notes for a site inspection app (written for this test, not from the datasets).
+    Was: "Omar: make it 48 hours, the reviewers can't do 24." a criterion beside the 24 hours
+    (a correction with its reason read as the need said again, and a second sentence of an item
+    read as its detail); "A senior inspector reviews every report ..." quoted by the report's
+    story "As a user"; "Provide each failed item needs at least one photo"."""
+    stories = _interview(
+        generator,
+        "## Decisions\n"
+        "- Inspectors complete the checklist on a tablet, on site.\n"
+        "- Each failed item needs at least one photo and a comment.\n"
+        "- The report is generated as a PDF and emailed to the client within 24 hours of the"
+        " inspection. Omar: make it 48 hours, the reviewers can't do 24.\n"
+        "- A senior inspector reviews every report before it goes to the client.\n"
+        "- Checklists are versioned; an inspection keeps the version it started with.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    report = by_title["Generate the report as a PDF"]
+    assert report.superseded_quotes == [
+        "The report is generated as a PDF and emailed to the client within 24 hours of the"
+        " inspection."
+    ]
+    assert report.acceptance_criteria == [
+        "The report is generated as a PDF and emailed to the client within 48 hours of the"
+        " inspection."
+    ]
+    review = by_title["Review every report before it goes to the client"]
+    assert review.description == (
+        "As a senior inspector, I want to review every report before it goes to the client."
+    )
+    photo = by_title["Provide at least one photo and a comment"]
+    assert (
+        photo.description
+        == "As a user, I want at least one photo and a comment for each failed item."
+    )
+    versioned = by_title["Make checklists versioned"]
+    assert versioned.acceptance_criteria[0].endswith("the version it started with.")

@@ -254,6 +254,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
                 _revised_story(stories, sentences, vectors, k, short_only=True)
             continue
+        if _LEADS_WITH_A_FIGURE.match(clean(sentences[k].text)) and (
+            _revised_story(stories, sentences, vectors, k, short_only=True) is not None
+        ):
+            continue  # "Make it 48 hours, the reviewers can't do 24.": a revision, not a detail
         head = items.get(k)
         if head is not None and head != k and head in item_story:
             item_story[head].add_detail(k)  # the item's details: its label stays the title
@@ -363,6 +367,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
     return stories
+
+
+# a figure set anew first thing ("Make it 48 hours, ...", "Omar: let's say two days")
+_LEADS_WITH_A_FIGURE = re.compile(
+    r"^(?:[A-Z][a-z]+:\s+)?(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*(?:let'?s say"
+    r"|make it|make that|let'?s make it|change it to)\s+\S",
+    re.IGNORECASE,
+)
 
 
 def _corrected_next(sentences: list[Sentence], k: int) -> bool:
@@ -940,7 +952,7 @@ def states_a_need(text: str) -> bool:
 # a rule on a role the meeting names, said after "and" ("and contractors shouldn't see tickets
 # from other departments", "but managers must approve it"): a need of its own, not a follow-up
 _ROLE_RULE = re.compile(
-    rf"^(?:and|but|also|plus)\s+(?:the\s+|our\s+|all\s+|both\s+)?(?:{PERSONA_FORMS})\s+(?:(?:also|still|"
+    rf"^(?:and|but|also|plus)\s+(?:the\s+|our\s+|all\s+|both\s+|an?\s+)?{QUALIFIER}?(?:{PERSONA_FORMS})\s+(?:(?:also|still|"
     r"only|never)\s+)?(?:must|should|shall|can|could|need to|needs to|have to|has to|will|may"
     r"|shouldn['\u2019]t|mustn['\u2019]t|can['\u2019]t|cannot|won['\u2019]t)\b",
     re.IGNORECASE,
@@ -959,7 +971,7 @@ _NOTIFIED = re.compile(
 # of how things are done today ("teachers pin a sheet on the door"), so it starts no need by
 # itself (on dev 7 of 9 such sentences state one); it tells another role's need from a follow-up
 _ROLE_DOES = re.compile(
-    rf"^(?:(?:and|so|then|also)\s+)?(?:the\s+|our\s+|all\s+)?(?:{PERSONA_FORMS})\s+"
+    rf"^(?:(?:and|so|then|also)\s+)?(?:the\s+|our\s+|all\s+|an?\s+)?{QUALIFIER}?(?:{PERSONA_FORMS})\s+"
     r"(?:(?:also|just|then|only|always)\s+)?(?P<verb>[a-z]+)\s+\w",
     re.IGNORECASE,
 )

@@ -21,6 +21,7 @@ from shared.engine.offline.lexicon import (
     NUMBER_WORDS,
     PERSONA,
     PERSONA_FORMS,
+    QUALIFIER,
     VERBS,
     amount_only,
     base_form,
@@ -157,7 +158,7 @@ _SUBJECT_TAIL = re.compile(
 # a role with a hyphenated qualifier ("pay-as-you-go members", "first-time users")
 _QUALIFIED_PERSONA = re.compile(rf"(?:[a-z]+(?:-[a-z]+)+\s+)({PERSONA_FORMS})\b", re.IGNORECASE)
 _PERSONA_START = re.compile(
-    rf"^(?:the |all |our |each |every )?(?:[a-z]+(?:-[a-z]+)+\s+)?({PERSONA_FORMS})\s+"
+    rf"^(?:the |an? |all |our |each |every )?(?:[a-z]+(?:-[a-z]+)+\s+|{QUALIFIER})?({PERSONA_FORMS})\s+"
     r"(?:only |just |also |always |then )?"
     r"(?P<verb>[a-z]+)",
     re.IGNORECASE,
@@ -689,7 +690,11 @@ def _parse(text: str) -> _Requirement:
         subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
         tail = _SUBJECT_TAIL.search(subject)
         embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
-            kind == "np" and bool(re.match(r"(?:for|to|in|on|at|with|by|from)\b", rest, re.I))
+            # not "needs at least one photo": a limit on the thing needed
+            kind == "np"
+            and bool(
+                re.match(r"(?:for|to|in|on|at(?!\s+(?:least|most)\b)|with|by|from)\b", rest, re.I)
+            )
         )
         if tail:
             before = subject[: tail.start()].split()
@@ -1458,7 +1463,11 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
     means = noun_phrase
     owner = _owner(subject)
-    if owner and len(re.sub(r"^(?:an?|the)\s+", "", noun_phrase).split()) == 1:
+    if owner and (
+        len(re.sub(r"^(?:an?|the)\s+", "", noun_phrase).split()) == 1
+        # "each failed item needs at least one photo" (not a list: "..., step-free access")
+        or (re.match(r"(?:every|each)\s", owner) and "," not in noun_phrase)
+    ):
         means += f" for {owner}"  # "hotels still need receipts": "Provide receipts for hotels"
     acting = _ROLE_TO_ACT.match(noun_phrase)
     if acting and is_base_verb(acting.group("vp").split()[0].lower()):
@@ -1526,7 +1535,9 @@ _QUALIFIED = re.compile(
 
 # what a need of one word is said of, named in its title: a thing ("hotels", "every claim"), not
 # a person, the product or a pronoun
-_OWNER = re.compile(r"^(?:(?:every|each|all|the)\s+)?(?P<head>[a-z][\w-]*?s?)$", re.IGNORECASE)
+_OWNER = re.compile(
+    r"^(?:(?:every|each|all|the)\s+(?:[a-z][\w-]*\s+)?)?(?P<head>[a-z][\w-]*?s?)$", re.IGNORECASE
+)  # "hotels", "every claim", "each failed item"
 
 
 def _other_thing(subject: str) -> bool:

@@ -29,7 +29,8 @@ _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$",
 # manager approves"): the clause's object pronoun is no dangling word
 _CLAUSE_VERB = re.compile(
     r"\b(?:before|after|until|once|when|whenever|if|unless|so that)\s+(?:the\s+|a\s+|an\s+)?"
-    r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$",
+    r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"
+    r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$",  # "..., who approved it"
     re.IGNORECASE,
 )
 _PARTICLE = re.compile(
@@ -46,7 +47,7 @@ _NOUN_OPENERS = re.compile(
 # a preposition left at the end of a clause said of a thing before it ("a calendar feed link they
 # subscribe to", "the rooms we talked about", "the person it's assigned to")
 _STRANDED = re.compile(
-    r"\b(?:we|they|you|i|people|users|staff|everyone|it's|it is|it was|he|she)\s+"
+    r"\b(?:we|they|you|i|people|users|staff|everyone|it's|it is|it was|it|he|she)\s+"
     r"(?:(?:can|could|will|would|should|must|have|has|had|are|were|is|was|already|always|just"
     r"|all|then|also)\s+)*(?P<verb>[a-z]+)(?:\s+(?:in|up|on|back|out))?\s+"
     r"(?:to|about|with|for|from|on|in|into|at|of|by)$",

@@ -4422,6 +4422,24 @@ def test_a_span_counted_from_something_and_what_is_not_done_yet(statement: str, 
     assert write_story([statement]).title == title
 
 
+@pytest.mark.parametrize(
+    ("statement", "description"),
+    [
+        # what follows for the persona is theirs (was "..., and then they get five percent extra")
+        (
+            "Customers can choose store credit, and then they get five percent extra.",
+            "As a customer, I want to choose store credit, and then I get five percent extra.",
+        ),
+        (
+            "Contractors upload a photo when they close the job.",
+            "As a contractor, I want to upload a photo when I close the job.",
+        ),
+    ],
+)
+def test_they_who_follow_on_for_the_persona_are_i(statement: str, description: str) -> None:
+    assert write_story([statement]).description == description
+
+
 def test_the_persona_who_does_it_themselves() -> None:
     # was "See which rooms are free and book one myself" and "The user sees which rooms are
     # free and book one myself."

@@ -172,7 +172,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v39"
+    version = "gen-offline-v40"
     engine: Engine = "offline"
     model: str | None = None
 

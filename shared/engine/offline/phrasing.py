@@ -384,7 +384,7 @@ _THING_LABEL = re.compile(
 
 # "when they close the job": the persona's own time, when nothing before it is many things
 _THEY_WHEN = re.compile(
-    r"^(?P<act>to .+?)\s(?P<when>when|whenever|before|after|once|until|as soon as|if)\s+"
+    r"^(?P<act>to .+?)\s(?P<when>when|whenever|before|after|once|until|as soon as|if|and then)\s+"
     r"they(?P<verb>'re|'ve|\s+are|\s+were|\s+have|\s+\w+)\b(?P<rest>.*)$",
     re.IGNORECASE,
 )

@@ -77,8 +77,7 @@ def revision(earlier: str, later: str) -> Revision | None:
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
     qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
-    # "Omar: make it 48 hours, ...": who said it, in notes, is no part of what was said
-    lead = _LEAD_FIGURE.match(re.sub(r"^[A-Z][a-z]+:\s+", "", clean(later)))
+    lead = leads_with_a_figure(later)
     figures = quantities(earlier)
     if lead and not numbers and not qualified and len(figures) == 1:
         # "let's say ten working days, two weeks is too long": the one figure said before, set
@@ -102,7 +101,7 @@ def revision(earlier: str, later: str) -> Revision | None:
         # "let's say one week": a short revision of the figure, which does not say the need again
         bare = short and bool(_SETS_FIGURE.search(clean(later))) and _only_figure(later)
         # "make it 48 hours, the reviewers can't do 24": the figure set first thing, with why
-        bare = bare or (lead is not None and _only_figure(lead.group(0)))
+        bare = bare or (lead is not None and _only_figure(lead.group("said")))
         return Revision("number", numbers[0], _changed_numbers(earlier, later), not bare)
     if short and _REVISION_CUE.search(clean(later)):
         count = _changed_count(earlier, later)
@@ -126,12 +125,23 @@ def revision(earlier: str, later: str) -> Revision | None:
     return None
 
 
-# a figure set anew first thing ("let's say ten working days, ...", "actually, make it six")
+# a figure set anew first thing ("let's say ten working days, ...", "actually, make it six"),
+# after who said it when notes name them mid-line ("... 24 hours. Omar: make it 48 hours, ...")
 _LEAD_FIGURE = re.compile(
-    r"^(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*(?:let'?s say|make it|make that"
-    r"|let'?s make it|change it to|let'?s go (?:for|with))\s+(?P<figure>[^,;.!?]+)",
+    r"^(?:[A-Z][a-z]+:\s+)?(?P<said>(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*"
+    r"(?:let'?s say|make it|make that|let'?s make it|change it to|let'?s go (?:for|with))"
+    r"\s+(?P<figure>[^,;.!?]+))",
     re.IGNORECASE,
 )
+
+
+def leads_with_a_figure(statement: str) -> re.Match[str] | None:
+    """The figure ``statement`` sets anew first thing ("Make it 48 hours, the reviewers can't do
+    24.": group ``figure`` is "48 hours", group ``said`` all from "Make"), or None when it does
+    not open so."""
+    return _LEAD_FIGURE.match(clean(statement))
+
+
 # a figure said of one thing: "two days for normal", "20 seats per room"
 _OF_WHAT = re.compile(r"\s+(?P<of>(?:for|per|on|in|at)\s+(?:the\s+|a\s+|an\s+)?[a-z][\w-]*)", re.I)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shared.agents import StoryDraft
-from shared.analysis.revision import revise_text, revision
+from shared.analysis.revision import leads_with_a_figure, revise_text, revision
 from shared.engine.offline.criteria import _vague, adds_to_title
 from shared.engine.offline.generation import readable
 from shared.engine.offline.lexicon import reads_as_capability
@@ -487,6 +487,25 @@ def test_the_one_figure_said_before_set_anew_first_thing_is_a_revision() -> None
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "figure"),
+    [
+        ("Make it 48 hours, the reviewers can't do 24.", "48 hours"),
+        ("Omar: make it 48 hours, the reviewers can't do 24.", "48 hours"),
+        ("Actually, let's go with two days.", "two days"),
+        ("OK, let's say ten working days, fine.", "ten working days"),
+    ],
+)
+def test_a_figure_set_first_thing_is_found_after_who_said_it(said: str, figure: str) -> None:
+    """One check serves revision and grouping: the figure set anew first thing, after a "Name:"
+    label said mid-line in notes, and the words it is said with, label left out."""
+    lead = leads_with_a_figure(said)
+    assert lead is not None and lead.group("figure") == figure
+    assert not lead.group("said").startswith("Omar")
+    assert leads_with_a_figure("The reviewers make it in 48 hours.") is None
+    assert leads_with_a_figure("Omar said make it 48 hours.") is None
 
 
 def test_a_drop_names_what_it_drops() -> None:

@@ -31,6 +31,7 @@ from shared.analysis.contradiction import number_tokens, quantities
 from shared.analysis.revision import (
     SHORT_REVISION_WORDS,
     Revision,
+    leads_with_a_figure,
     names_what_it_drops,
     revise_text,
     revision,
@@ -254,7 +255,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
                 _revised_story(stories, sentences, vectors, k, short_only=True)
             continue
-        if _LEADS_WITH_A_FIGURE.match(clean(sentences[k].text)) and (
+        if leads_with_a_figure(sentences[k].text) and (
             _revised_story(stories, sentences, vectors, k, short_only=True) is not None
         ):
             continue  # "Make it 48 hours, the reviewers can't do 24.": a revision, not a detail
@@ -367,14 +368,6 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
     return stories
-
-
-# a figure set anew first thing ("Make it 48 hours, ...", "Omar: let's say two days")
-_LEADS_WITH_A_FIGURE = re.compile(
-    r"^(?:[A-Z][a-z]+:\s+)?(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*(?:let'?s say"
-    r"|make it|make that|let'?s make it|change it to)\s+\S",
-    re.IGNORECASE,
-)
 
 
 def _corrected_next(sentences: list[Sentence], k: int) -> bool:

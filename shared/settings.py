@@ -68,7 +68,9 @@ class SegmentationConfig(_Section):
 class GenerationConfig(_Section):
     model: str = "gpt-4o"
     temperature: float = 0.2
-    max_stories_per_segment: int = 12
+    # a segment's needs beyond this many are quoted as evidence of the others, not written (a
+    # short meeting is often one segment, and each of its needs should be a story)
+    max_stories_per_segment: int = 20
     # the role a story names when the meeting names none for its need ("As a user, ...")
     default_persona: str = "user"
     # stories of two segments whose "title. main quote" texts reach this cosine (and share a

@@ -250,6 +250,8 @@ def number_cues(a: str, b: str) -> list[str]:
 
 # how often, in days: "monthly", "bi-weekly", "once a week", "every 3 days", "every other month"
 _PERIOD_DAYS = {
+    "second": 1 / 86400,
+    "minute": 1 / 1440,
     "hour": 1 / 24,
     "day": 1.0,
     "night": 1.0,
@@ -278,16 +280,40 @@ _ADVERB_DAYS = {
 _FREQUENCY = re.compile(
     r"\b(?:(?P<adverb>" + "|".join(sorted(_ADVERB_DAYS, key=len, reverse=True)) + r")"
     r"|(?P<times>once|twice) (?:an?|per|each) (?P<per>hour|day|night|week|fortnight|month|quarter|year)"
-    r"|every (?:(?P<count>other|second|two|three|four|\d+) )?"
-    r"(?P<every>hour|day|night|week|fortnight|month|quarter|year)s?)\b"
+    r"|every (?:(?P<count>other|second|two|three|four|five|six|ten|fifteen|twenty|thirty|\d+) )?"
+    r"(?P<every>second|minute|hour|day|night|week|fortnight|month|quarter|year)s?)\b"
 )
-_EVERY_COUNT = {"other": 2, "second": 2, "two": 2, "three": 3, "four": 4}
+_EVERY_COUNT = {
+    "other": 2,
+    "second": 2,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
 
 
-def frequencies(text: str) -> list[tuple[float, str]]:
-    """How often a text says something happens, in days, with the words that say it."""
+# what the tagger's pair model was trained on: no seconds or minutes, few counts in words
+_COARSE_COUNTS = frozenset(("other", "second", "two", "three", "four"))
+
+
+def frequencies(text: str, fine: bool = False) -> list[tuple[float, str]]:
+    """How often a text says something happens, in days, with the words that say it; with
+    ``fine``, every few seconds or minutes and counts up to thirty in words too ("every thirty
+    seconds": a revision of a refresh rate), which the tagger does not read."""
     out = []
     for m in _FREQUENCY.finditer(clean(text).lower()):
+        count = m.group("count")
+        coarse = m.group("every") not in ("second", "minute") and (
+            not count or count in _COARSE_COUNTS or count.isdigit()
+        )
+        if not fine and not coarse:
+            continue
         if m.group("adverb"):
             days = _ADVERB_DAYS[m.group("adverb")]
         elif m.group("times"):
@@ -296,13 +322,13 @@ def frequencies(text: str) -> list[tuple[float, str]]:
             count = m.group("count")
             n = _EVERY_COUNT.get(count or "", None) or (int(count) if count else 1)
             days = _PERIOD_DAYS[m.group("every")] * n
-        out.append((round(days, 4), m.group(0)))
+        out.append((round(days, 9), m.group(0)))
     return out
 
 
-def frequency_cues(a: str, b: str) -> list[str]:
+def frequency_cues(a: str, b: str, fine: bool = False) -> list[str]:
     """Both texts say how often, and never the same ("monthly" against "bi-weekly")."""
-    fa, fb = frequencies(a), frequencies(b)
+    fa, fb = frequencies(a, fine), frequencies(b, fine)
     if fa and fb and {d for d, _ in fa}.isdisjoint({d for d, _ in fb}):
         return [f"frequency differs: '{fa[0][1]}' vs '{fb[0][1]}'"]
     return []

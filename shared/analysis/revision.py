@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from shared.analysis.contradiction import (
     Quantity,
+    frequencies,
     frequency_cues,
     negation_cues,
     number_cues,
@@ -74,7 +75,7 @@ def revision(earlier: str, later: str) -> Revision | None:
     """How ``later`` revises ``earlier``, or None when it does not."""
     if _SUPPOSES.search(clean(later)):
         return None
-    numbers = number_cues(earlier, later) or frequency_cues(earlier, later)
+    numbers = number_cues(earlier, later) or frequency_cues(earlier, later, fine=True)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
     qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
     lead = leads_with_a_figure(later)
@@ -97,6 +98,14 @@ def revision(earlier: str, later: str) -> Revision | None:
         # value is said again
         old, new = qualified[0]
         return Revision("number", f"'{old}' changed to '{new}'", qualified, restated=False)
+    often = frequencies(earlier, fine=True), frequencies(later, fine=True)
+    if numbers and not number_cues(earlier, later) and short and all(often):
+        # "..., refreshed every minute, ..." "Sorry, every thirty seconds.": how often, set anew
+        # and nothing else said
+        rest = clean(later).replace(often[1][0][1], " ")
+        if _only_figure(rest) and len(often[0]) == 1:
+            change = (often[0][0][1], often[1][0][1])
+            return Revision("number", numbers[0], (change,), restated=False)
     if numbers:
         # "let's say one week": a short revision of the figure, which does not say the need again
         bare = short and bool(_SETS_FIGURE.search(clean(later))) and _only_figure(later)

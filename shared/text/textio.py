@@ -527,6 +527,16 @@ _LIKE_STRESSED = re.compile(
 )
 
 
+# an auxiliary said again as another ("you don't won't have to", "it can will be"): the second
+# ("what we can do will help" keeps its words: a bare "do" is a verb)
+_RESTART_AUX = (
+    r"(?:don't|doesn't|will|won't|can|can't|could|couldn't|should|shouldn't|would|wouldn't)"
+)
+_RESTARTED_AUXILIARY = re.compile(
+    rf"\b{_RESTART_AUX}\s+({_RESTART_AUX})(?=\s+(?!not\b)[a-z])", re.IGNORECASE
+)
+
+
 def clean_restarts(text: str) -> str:
     """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
     in the design" -> "in the design") and a start of the next word of four letters or more that
@@ -540,6 +550,7 @@ def clean_restarts(text: str) -> str:
         lambda m: "" if m.group(1).upper() == m.group(2)[0] else m.group(0), text
     )
     text = _REPEATED_PHRASE.sub(r"\1", text)
+    text = _RESTARTED_AUXILIARY.sub(r"\1", text)
     words = vocabulary_words()
 
     def repair(found: re.Match[str]) -> str:

@@ -9,11 +9,13 @@ from shared.agents import StoryDraft
 from shared.analysis.revision import leads_with_a_figure, revise_text, revision
 from shared.engine.offline.criteria import _vague, adds_to_title
 from shared.engine.offline.generation import readable
+from shared.engine.offline.grouping import only_said_whole
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
 from shared.engine.offline.statement import _reduced_passive, body
 from shared.engine.offline.wording import articles
 from shared.eval.checks import _CONJUNCTION, _title_check, parts
+from shared.text.textio import clean_restarts
 
 
 @pytest.mark.parametrize(
@@ -3822,6 +3824,9 @@ def test_one_of_a_unit_is_a_figure_a_short_revision_can_set() -> None:
         ("The price is fine.", False),  # no figure
         ("Seven is fine, but premium members should get more.", False),  # and a need
         ("Twenty users per survey is the limit.", False),  # the figure stated as the rule
+        ("A minute is too slow at peak.", True),  # "a minute", and when it is judged so
+        ("Five days is fine for us.", True),
+        ("The app is too slow.", False),
     ],
 )
 def test_a_judgement_of_a_figure_is_no_need(said: str, judges: bool) -> None:
@@ -4467,3 +4472,147 @@ def test_the_persona_who_does_it_themselves() -> None:
     assert draft.acceptance_criteria == [
         "The user sees which rooms are free and books one themselves."
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "whole"),
+    [
+        (
+            "Does every room need an inspection?",
+            "No, only checkouts.",
+            "Only checkouts need an inspection.",
+        ),
+        (
+            "Does every booking need approval?",
+            "Only the large one.",
+            "Only the large one needs approval.",
+        ),
+        (
+            "Is every ticket billable?",
+            "No, just the urgent ones.",
+            "Only the urgent ones are billable.",
+        ),
+        ("Can all staff see it?", "Only managers.", "Only managers can see it."),
+        ("Does every room need an inspection?", "Yes.", None),
+        ("Does every room need an inspection?", "No, only checkouts, stayovers go to ready.", None),
+        ("How many rooms need an inspection?", "Only checkouts.", None),
+    ],
+)
+def test_an_answer_that_narrows_a_yes_no_question_is_said_with_its_words(
+    question: str, answer: str, whole: str | None
+) -> None:
+    assert only_said_whole(question, answer) == whole
+
+
+def test_a_criterion_with_a_figure_in_words_adds_to_the_title() -> None:
+    """ "under two seconds" is a figure as much as "under 2 seconds"; the same figure as the
+    title's adds nothing."""
+    title = "Check a number plate on the street"
+    assert adds_to_title("The product is quick, under two seconds.", title)
+    assert not adds_to_title("The product is quick.", title)
+    assert not adds_to_title("Keep it within two seconds.", "Keep it within two seconds")
+
+
+def test_a_title_on_when_or_whether_something_is_so_names_a_capability() -> None:
+    assert reads_as_capability("See when their permit expires")
+    assert reads_as_capability("Check if the van is free")
+    assert not reads_as_capability("See when we get there")
+    draft = write_story(["Residents also want to see when their permit expires."])
+    assert draft.title == "See when their permit expires" and readable(draft)
+
+
+def test_an_auxiliary_said_again_as_another_keeps_the_second() -> None:
+    assert (
+        clean_restarts("So you don't won't have to change it") == "So you won't have to change it"
+    )
+    assert clean_restarts("it should will work") == "it will work"
+    assert clean_restarts("what we can do will help") == "what we can do will help"
+    assert clean_restarts("you do not need it") == "you do not need it"
+
+
+def test_a_frequency_in_minutes_or_seconds_corrected_bare_revises_the_figure() -> None:
+    earlier = "Team leads want a dashboard per zone, refreshed every minute, so they can plan."
+    found = revision(earlier, "Sorry, every thirty seconds.")
+    assert found is not None and not found.restated
+    assert revise_text(earlier, found) == (
+        "Team leads want a dashboard per zone, refreshed every thirty seconds, so they can plan."
+    )
+    week = revision("Reminders go out every week.", "Actually, every two weeks.")
+    assert week is not None and revise_text("Reminders go out every week.", week) == (
+        "Reminders go out every two weeks."
+    )
+
+
+def test_what_the_team_takes_to_someone_else_is_no_criterion() -> None:
+    draft = write_story(["A third one costs more, we'd need to check the price with finance."])
+    assert not any("finance" in c for c in draft.acceptance_criteria)
+    kept = write_story(["We need to check the address with the postcode lookup service."])
+    assert kept.title == "Check the address with the postcode lookup service"
+
+
+def test_examples_said_last_are_a_detail_of_the_criterion() -> None:
+    draft = write_story(
+        [
+            "Residents should apply online and upload a proof of address, like a council tax"
+            " bill or a tenancy agreement."
+        ]
+    )
+    assert draft.title == "Apply online and upload a proof of address"
+    assert draft.description == (
+        "As a resident, I want to apply online and upload a proof of address."
+    )
+    assert draft.acceptance_criteria == [
+        "Residents apply online and upload a proof of address, such as a council tax bill or a"
+        " tenancy agreement."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "Yeah , the sample sensor will have to go , 'cause that's the most expensive thing .",
+            "Leave out the sample sensor",
+        ),
+        ("The teletext button can go.", "Leave out the teletext button"),
+        ("The data has to go to the server.", "Send the data to the server"),
+        (
+            "When they finish a room they mark it clean, and reception sees it straight away.",
+            "Mark it clean when they finish a room",
+        ),
+        (
+            "If an item is out of stock, the picker marks it short and moves on.",
+            "Mark it short and move on",
+        ),
+    ],
+)
+def test_titles_of_a_thing_let_go_and_of_a_step_of_the_work(said: str, title: str) -> None:
+    """Was: "Make the sample sensor go"; "See it straight away" (the clause after "when they
+    finish a room they mark it clean" read as the need); "Mark it short and moves on"."""
+    assert write_story([said]).title == title
+
+
+def test_a_step_after_a_condition_names_its_role_and_where_they_are() -> None:
+    draft = write_story(["If an item is out of stock, the picker marks it short and moves on."])
+    assert draft.description == "As a picker, I want to mark it short and move on."
+    arrive = write_story(
+        ["When you arrive, you scan a QR code on the door, and that confirms you're there."]
+    )
+    assert arrive.acceptance_criteria[0].endswith("and that confirms they're there.")
+
+
+def test_talk_of_minding_something_and_a_quality_before_its_noun_name_no_capability() -> None:
+    """The demo meeting with no cap to cut them: "Remember that our company" (the team minding
+    its company's style) and "Desire into simple actions" ("simple desires into simple
+    actions", a quality and its noun read as a subject and a verb)."""
+    assert not reads_as_capability("Remember that our company")
+    assert reads_as_capability("Remember my card details")
+    assert not reads_as_capability("Provide simple desires into simple actions")
+    assert write_story(["simple desires into simple actions ."]).title != (
+        "Desire into simple actions"
+    )
+
+
+def test_the_role_s_own_thing_is_mine_in_the_description() -> None:
+    draft = write_story(["Pickers need to get their next order on the scanner."])
+    assert draft.description == "As a picker, I want my next order on the scanner."

@@ -127,6 +127,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 limited = out.pop() if out else f"{main_said}."
                 out.append(f"{limited.rstrip('.')} {_lower_first(limit)}.")
             continue
+        if k and _ONLY_RULE.match(spoken):
+            out.append(f"{_trim(spoken)}.")  # "Only checkouts need an inspection.": a rule as said
+            continue
         set_anew = _SET_ANEW.match(spoken)
         if set_anew and quantities(set_anew.group("what")):
             # "Marta came back on this: make it five days for large items, three days for
@@ -188,6 +191,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             continue
         if (req.kind and _PURPOSE.match(req.clause)) or _purpose_only(_PURPOSE.search(text), req):
             continue  # only its purpose has a modal ("..., so I don't have to chase people")
+        team = _TEAM_CHECK.search(text)
+        if team and req.kind and req.clause.lower() in text[team.start() :].lower():
+            continue  # "we'd need to check the price with finance": the team's work, no check
         statement = _declarative(req, cap, persona, text)
         if k == 0:
             main_said = statement  # what a condition said after it limits
@@ -219,6 +225,14 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
+
+
+# a rule on which cases a need holds for ("Only checkouts need an inspection.", "Only managers
+# can see it."): said whole, with its verb
+_ONLY_RULE = re.compile(
+    r"^Only\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,2}?\s+(?:need|needs|are|is|can|must|should|get"
+    r"|gets|have|has)\s+\w",
+)
 
 
 # a figure set anew, after who came back on it ("Marta came back on this at the end: make it
@@ -655,6 +669,15 @@ _TALK = re.compile(
     rf"(?:go through|move on|come back|(?:{'|'.join(sorted(_TEAM_ACTIVITY))})\b)",
     re.IGNORECASE,
 )
+# a question the team takes to someone else ("..., we'd need to check the price with finance"):
+# the team's work, no check of the product
+_TEAM_CHECK = re.compile(
+    r"(?:^|,\s*|\band\s+)(?:we'd|we would|we'll|we will|i'd|i'll|i will)\s+(?:need to\s+"
+    r"|have to\s+)?(?:check|confirm|clarify|agree|verify|run)\b.*\b(?:with|by|past)\s+"
+    r"(?:the\s+|our\s+)?(?:\w+\s+)?(?:team|department|finance|legal|hr|procurement|payroll"
+    r"|auditors?|board|supplier|vendor|cfo|ceo|dpo|lawyers?|unions?|council)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON_NEED = re.compile(r"^(?:i|i'm|i'd)\b.*\b(?:want|need|would like|'d like)\b", re.I)
 
 
@@ -689,7 +712,8 @@ def _talk(text: str) -> bool:
 def _remark(text: str) -> bool:
     """A remark, a report or the situation today (``_TALK``), unless the speaker states a need of
     their own ("I don't want to book that thirteen times")."""
-    return bool(_TALK.search(text)) and not _FIRST_PERSON_NEED.match(text)
+    talk = bool(_TALK.search(text) or _TEAM_CHECK.match(text))
+    return talk and not _FIRST_PERSON_NEED.match(text)
 
 
 _BE_HAVE = frozenset("is are was were be has have had can will would should must s re".split())
@@ -806,6 +830,8 @@ def _thing_said_of(subject: str) -> list[str] | None:
 # reception", "people who booked online")
 _QUALIFIER_START = re.compile(
     r"\s+(?:with|without|of|in|on|at|from|above|below|over|under|for|who|which|that|whose)\s+"
+    # "orders placed before two o'clock": a participle and where or when
+    r"|\s+[a-z]+ed\s+(?=(?:before|after|by|in|on|at|from|within|during|over|under)\b)"
 )
 
 
@@ -990,6 +1016,9 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
     own = {w for w in words(criterion) if w not in said and is_topical(w)}
     if own or (re.search(r"\d", criterion) and not re.search(r"\d", title)):
         return True
+    titled = {q.value for q in quantities(title)}
+    if any(q.value not in titled for q in quantities(criterion)):
+        return True  # "..., under two seconds": a figure said in words is a figure too
     if _FREQUENCY.search(criterion) and not _FREQUENCY.search(title):
         return True  # "..., daily ideally, not monthly": how often is something to check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check

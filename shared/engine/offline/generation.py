@@ -136,17 +136,27 @@ _ID_AT_LINE_START = re.compile(r"^[ \t]*(?:[-*+]\s+)?(?:\*\*)?([A-Z]{2,6}-\d{1,4
 
 
 def _strongest(
-    stories: list[_Story], cap: int, no_need: set[int] | frozenset[int] = frozenset()
+    stories: list[_Story],
+    cap: int,
+    no_need: set[int] | frozenset[int] = frozenset(),
+    answered: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[list[_Story], list[_Story]]:
     """(the ``cap`` strongest stories in text order, the others): the others' statements are
     evidence of the needs kept (``_hand_over``), never dropped. A story written from one of
     ``no_need`` (the team's work, a task, a finding: never a story) takes no place under the cap
-    ("Ben: confirm MDM supports the app by Friday" had cut a need of the notes)."""
+    ("Ben: confirm MDM supports the app by Friday" had cut a need of the notes); one written from
+    one of ``answered`` (an answer to a question on a need or on what is left out) is kept
+    first, whatever the classifier rates it."""
     never = [st for st in stories if st.writing in no_need and not st.superseded]
+    # an answer to what the meeting asked ("How do they pay?" "By card online."; "Anything
+    # we're not doing?" "Business permits."): rated low as said alone, a need all the same
+    answers = [st for st in stories if st.writing in answered and st not in never]
     ranked = sorted(
-        (st for st in stories if st not in never), key=lambda st: (-st.strength, st.members[0])
+        (st for st in stories if st not in never and st not in answers),
+        key=lambda st: (-st.strength, st.members[0]),
     )
-    return sorted(ranked[:cap] + never, key=_said_at), ranked[cap:]
+    room = max(cap - len(answers), 0)
+    return sorted(ranked[:room] + answers + never, key=_said_at), ranked[room:]
 
 
 def _said_at(story: _Story) -> int:
@@ -172,7 +182,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v40"
+    version = "gen-offline-v41"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -199,10 +209,14 @@ class OfflineGenerator:
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
         tasks |= {k for k, s in enumerate(sentences) if _SURVEY_SHARE.search(clean(s.text))}
+        grouped = _group(sentences, verdicts, vectors)
+        answered = {
+            st.writing
+            for st in grouped
+            if st.said_as is not None or out_of_scope(sentences, st.writing)
+        }
         stories, cut = _strongest(
-            _group(sentences, verdicts, vectors),
-            self.cfg.generation.max_stories_per_segment,
-            team_work | tasks,
+            grouped, self.cfg.generation.max_stories_per_segment, team_work | tasks, answered
         )
         persona = self.cfg.generation.default_persona
         drafted: list[tuple[_Story, StoryDraft]] = []
@@ -714,6 +728,8 @@ def _acts(title: str) -> bool:
 
 
 # a clause with a subject of its own, said after the need ("when they close the job")
+# a verb whose object is a "when" or "if" clause ("see when ...", "check if ...")
+_TAKES_A_WHEN_CLAUSE = frozenset("see know check tell show ask decide choose track".split())
 _OWN_CLAUSE = re.compile(
     r"\s(?:when|whenever|once|until|before|after|if|unless|while)\s+"
     r"(?:we|they|i|you|he|she|there)(?:'re|'ll|'ve|'d|'m)?\b",
@@ -738,6 +754,8 @@ def readable(draft: StoryDraft, actor: bool = False) -> bool:
     # "Upload a photo when they close the job": the need is said before a clause of its own
     # ("Provide the television when you use it on the television" names one thing)
     own = _OWN_CLAUSE.search(draft.title)
+    if own and draft.title[: own.start()].split()[-1].lower() in _TAKES_A_WHEN_CLAUSE:
+        own = None  # "See when their permit expires": when it is, what is asked for
     title = draft.title[: own.start()] if own else draft.title
     said = content_words(title) + [w for w in title.lower().split() if w in _PEOPLE_NOUNS]
     if title.startswith("See "):  # "See the status": seeing is what is asked for

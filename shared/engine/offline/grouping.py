@@ -244,7 +244,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
             )
             continue
-        figure_answer = _answered_figure(sentences, k)
+        figure_answer = _answered_figure(sentences, k) or _answered_how(sentences, k)
         if figure_answer is not None:  # "How long before ... do we send the welcome pack?"
             # "Two weeks before.": the answer holds the figure a later statement may revise
             strength = max(verdict.p_requirement, JOIN_AT)
@@ -278,6 +278,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         # item of notes (a need of their own) or answer a question ("How long before ...?"
         # "Two weeks before.")
         alone = (figure or listed) and not _whole_item(sentences, k) and not _answers(sentences, k)
+        if (
+            figure
+            and _CORRECTS.match(clean(text))
+            and _revised_story(stories, sentences, vectors, k, short_only=True) is not None
+        ):
+            continue  # "Sorry, every thirty seconds.": the figure just said, corrected
         limited = (
             _just_before(stories, k)
             if alone
@@ -349,7 +355,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             asked.add_detail(k)
             asked.answered[k] = whole
             continue
-        target = _remarked_on(stories, sentences, k) or _attached(stories, vectors, k)
+        remark = _remarked_on(stories, sentences, k)
+        if remark is None and _own_need(text, p):
+            stories.append(_Story([k], p))
+            continue
+        target = remark or _attached(stories, vectors, k)
         if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
             target = None  # its story answers a question on something new asked after it
         detail = (
@@ -367,6 +377,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
+        for k in story.members[1:]:
+            # "Does every room need an inspection?" "No, only checkouts.": "Only checkouts need
+            # an inspection." is the criterion, not the bare answer
+            whole = only_said_whole(sentences[k - 1].text, sentences[k].text) if k else None
+            if whole is not None and k not in story.answered:
+                story.answered[k] = whole
     return stories
 
 
@@ -400,12 +416,29 @@ def _join(
     said_of_it = bool(_OF_IT.match(clean(sentences[k].text))) and states_a_need(
         sentences[target.writing].text
     )
-    weak = capped or left_out or said_of_it or _fragment(sentences[k].text)
+    # "Does every room need an inspection?" "No, only checkouts. Stayovers go straight to
+    # ready.": what an answer goes on to say tells more of the need, never its main statement
+    in_answer = (
+        k - 1 in target.members
+        and sentences[k - 1].speaker == sentences[k].speaker
+        and _answers(sentences, k - 1)
+    )
+    said_of_it = said_of_it or (
+        in_answer
+        and states_a_need(sentences[target.writing].text)
+        and not states_a_need(sentences[k].text)
+    )
+    # "Maybe batch picking next year.": a maybe never displaces a need stated plainly
+    hedged = bool(_MAYBE.match(clean(sentences[k].text))) and states_a_need(
+        sentences[target.writing].text
+    )
+    weak = capped or left_out or said_of_it or hedged or _fragment(sentences[k].text)
     target.add(k, min(p, target.strength) if weak else p, settles)
     if left_out:
         target.evidence.add(k)
 
 
+_MAYBE = re.compile(r"^(?:(?:so|and|but|or|well|um|uh)[\s,]+)*(?:maybe|perhaps|possibly)\b", re.I)
 # a sentence about what was just said, opening with a pronoun for it ("So it's clean, then ...")
 _OF_IT = re.compile(r"^(?:(?:so|and|then|but|yes|yeah)[\s,]+)*(?:it|that|this)(?:'s|\s+is)\b", re.I)
 
@@ -532,8 +565,10 @@ def _revised_detail(
 def _names_only_figures_or_shares(later: str, earlier: str) -> bool:
     """Whether ``later`` names nothing but figures ("let's make it six") or shares a word with
     ``earlier`` (what it corrects)."""
-    named = {w for w in content_words(later) if not number_tokens(w) and w not in ("once", "twice")}
-    return not named or not named.isdisjoint(content_words(earlier))
+    said = _CORRECTS.sub("", clean(later))  # "Sorry, every thirty seconds.": no "sorry"
+    named = {w for w in content_words(said) if not number_tokens(w) and w not in ("once", "twice")}
+    figures = {w for q in quantities(said) for w in content_words(q.text)}
+    return not (named - figures) or not named.isdisjoint(content_words(earlier))
 
 
 # "Baby-proof means: ...", "By key lock we mean ...": what a term said before is
@@ -753,6 +788,24 @@ def _seeds(text: str, p: float) -> bool:
     if _fragment(text):
         return p >= FRAGMENT_SEED_AT
     return p >= SEED_AT or (states_a_need(text) and p >= CUE_SEED_AT)
+
+
+def _own_need(text: str, p: float) -> bool:
+    """Whether a confident statement (p >= ``ORPHAN_SEED_AT``) is a step of the work the product
+    is for, said as people will do it ("When they finish a room they mark it clean, and reception
+    sees it straight away."): a need of its own, however alike the need before it reads."""
+    said = clean(text)
+    return p >= ORPHAN_SEED_AT and bool(_STEP_OF_WORK.match(said)) and not _said_of_a_need(said)
+
+
+# a step of the work said as people will do it: "when they finish a room they mark it clean",
+# "when you arrive, you scan a QR code on the door"
+_STEP_OF_WORK = re.compile(
+    r"^(?:(?:and|so|then|okay|ok|right)\W+)*(?:when|once|after|as soon as)\s+"
+    rf"(?:you|they|(?:the\s+|a\s+|an\s+)?(?:{PERSONA_FORMS}))\s+(?!(?:can|could|should|might)\b)"
+    r"[a-z]+\b[^?]*$",
+    re.IGNORECASE,
+)
 
 
 def _fragment(text: str) -> bool:
@@ -1190,6 +1243,39 @@ def _answered_figure(sentences: list[Sentence], k: int) -> str | None:
     return f"{capital(who)} {asked.group('vp')} {_lower_first(figure)} {rel} {asked.group('ref')}."
 
 
+def _answered_how(sentences: list[Sentence], k: int) -> str | None:
+    """The need a question on how people do something asks about, with the way sentence ``k``
+    answers ("How do they pay?" "By card online." -> "They pay by card online."), or None."""
+    if not _answers(sentences, k):
+        return None
+    asked = _ASKS_HOW.match(clean(sentences[k - 1].text))
+    said = _BY_WHAT.match(clean(sentences[k].text))
+    if asked is None or said is None or meaningful_word_count(said.group("way")) > 5:
+        return None
+    who, aux, vp = asked.group("who"), asked.group("aux").lower(), asked.group("vp").split()
+    if not is_verb(vp[0]) or who.lower() in ("i", "we"):
+        return None  # "How do we do that?": the team's work
+    if aux == "does":
+        vp[0] = third_person(vp[0].lower())
+    elif aux != "do":
+        vp.insert(0, aux)
+    return f"{capital(who)} {' '.join(vp)} {_lower_first(said.group('way').rstrip(' .!'))}."
+
+
+# a question on how people do something ("How do they pay?", "How will customers log in?")
+_ASKS_HOW = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*how\s+(?P<aux>do|does|will|can|should|would)\s+"
+    rf"(?P<who>they|you|people|(?:the\s+)?(?:{PERSONA_FORMS}))\s+(?P<vp>[a-z][^?]*)\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that names the way ("By card online.", "Through the app, mostly.")
+_BY_WHAT = re.compile(
+    r"^(?:(?:um|uh|well|so|mostly|usually)\W+)*(?P<way>(?:by|with|through|via|using|online"
+    r"|over the phone|in person)\b[^,;?]*)(?:,\s*(?:mostly|usually|I think|I'd say))?\W*$",
+    re.IGNORECASE,
+)
+
+
 # what follows when the limit just said is passed ("If they cancel later than that, they lose the
 # credit."): a rule of that need, in its criteria
 _SAID_OF_THE_FIGURE_BEFORE = re.compile(
@@ -1293,6 +1379,46 @@ def answer_said_whole(question: str, answer: str) -> str | None:
     else:
         done = f"{done} {figure}"
     return capital(f"{who} {done}") + "."
+
+
+def only_said_whole(question: str, answer: str) -> str | None:
+    """A yes/no question's answer that narrows it, said with the question's words ("Does every
+    room need an inspection?" "No, only checkouts." -> "Only checkouts need an inspection.";
+    "Is the deposit refundable?" "Just the booking fee." -> "Only the booking fee is
+    refundable."), or None when the answer names no narrower case or the question is not one."""
+    asked = _ASKS_OF_EVERY.match(clean(question))
+    said = _ONLY_THESE.match(clean(answer))
+    if asked is None or said is None:
+        return None
+    who = said.group("who").strip()
+    plural = who.lower().endswith("s") and not who.lower().endswith("ss")
+    # the question's subject is "every"/"all" and one word ("every room", "all staff")
+    said_of, aux = asked.group("rest").split()[2:], asked.group("aux").lower()
+    if not said_of:
+        return None
+    if aux in ("is", "are"):
+        return f"Only {who} {'are' if plural else 'is'} {' '.join(said_of)}."
+    verb, tail = said_of[0].lower(), " ".join(said_of[1:])
+    if aux in ("do", "does"):
+        done = verb if plural else third_person(verb)
+    else:  # "can", "should", "must", "will": said with its modal
+        done = f"{aux} {verb}"
+    return f"Only {who} {done} {tail}".rstrip() + "."
+
+
+# a yes/no question on who or what something applies to ("Does every room need an
+# inspection?", "Can all staff see it?", "Is every ticket billable?")
+_ASKS_OF_EVERY = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*(?P<aux>does|do|is|are|can|should|must|will)\s+"
+    r"(?P<rest>(?:every|each|all|any)\b[^?]+)\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that narrows it to some ("No, only checkouts.", "Just the managers.")
+_ONLY_THESE = re.compile(
+    r"^(?:(?:no|nope|not really|well)\W+)*(?:only|just)\s+(?P<who>(?:the\s+)?[a-z][\w-]*"
+    r"(?:\s+[a-z][\w-]*){0,2})\W*$",
+    re.IGNORECASE,
+)
 
 
 # what names the product itself, so names no need ("the app", "the system")

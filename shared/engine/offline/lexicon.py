@@ -799,7 +799,20 @@ def _complement_second(words: list[str]) -> bool:
         return False
     if words[1] == "for":
         return words[0] in _TAKES_FOR and words[2] not in _NOT_FOR_WHOM
+    if _asked_when(words):  # "See when their permit expires": when it does is what is shown
+        return True
     return words[1] == "when" and words[0] not in _TALK_BEFORE_CLAUSE
+
+
+def _asked_when(words: list[str]) -> bool:
+    """ "See when their permit expires", "check if the van is free": what is seen or checked is
+    when or whether something is so (not "see when we get there")."""
+    return (
+        len(words) >= 4
+        and words[0] in _SHOW_OR_KNOW | {"check"}
+        and words[1] in ("when", "if", "whether")
+        and words[2] not in ("we", "i", "you", "it")
+    )
 
 
 # a person no one names ("somebody else can grab it"): no role a need is for
@@ -823,6 +836,8 @@ def reads_as_capability(title: str) -> bool:
     verb = words[2] if words[:2] == ["do", "not"] and len(words) > 2 else words[0]
     if verb in _DESCRIBING_VERB | _THINKING_VERB or words[-1] in _TALK_LAST:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
+    if verb in ("remember", "forget", "note", "consider", "bear") and words[1] == "that":
+        return False  # "Remember that our company": the team minding something, no need
     if words[0] == "make" and words[1] in _ANYONE:
         return False  # "Make somebody else grab": what anyone may then do is talk, no need
     if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):
@@ -836,11 +851,15 @@ def reads_as_capability(title: str) -> bool:
     # "a queue we can filter by category": the thing is "a queue", the clause says what for
     relative = _REDUCED_RELATIVE.match(" ".join(words[1:])) if words[0] in _GIVING_VERB else None
     thing = relative.group("thing").split() if relative else words[1:]
-    if words[0] == "provide" and (
-        words[1] in _BAD_AFTER_PROVIDE
-        or words[1] in _NOT_A_THING_ADVERB
-        or words[1:3] in (["more", "of"], ["less", "of"])
-        or not names_a_thing(thing)
+    if (
+        words[0] == "provide"
+        and (
+            "into" in thing  # "simple desires into simple actions": what was turned into what
+            or words[1] in _BAD_AFTER_PROVIDE
+            or words[1] in _NOT_A_THING_ADVERB
+            or words[1:3] in (["more", "of"], ["less", "of"])
+            or not names_a_thing(thing)
+        )
     ):
         return False
     if words[:2] == ["leave", "out"] and not names_a_thing(words[2:]):
@@ -848,7 +867,9 @@ def reads_as_capability(title: str) -> bool:
     # "Know how many no-shows we get every month", "See how many bookings were made online": the
     # clause is what is asked to be known or shown, not talk
     rest = " ".join(words[1:])
-    if words[0] in _SHOW_OR_KNOW:
+    if _asked_when(words):
+        rest = ""
+    elif words[0] in _SHOW_OR_KNOW:
         rest = _INDIRECT_QUESTION.sub("", rest)
     elif relative:
         rest = " ".join(thing) + rest[relative.end() :]

@@ -256,6 +256,14 @@ def write_story(
     if not own and team and PERSONA.fullmatch(team.group("who")):
         if singular_persona(team.group("who")) == persona:  # "payroll to get a CSV ..."
             means = f"to {team.group('rest')}"
+    said_by_persona = persona != default_persona and re.match(
+        rf"^(?:(?:and|so|also|then)\s+)?(?:the |each |every |all )?{re.escape(persona)}(?:e?s)?\s",
+        clean(main),
+        re.IGNORECASE,
+    )
+    if not means.startswith("to ") and said_by_persona:
+        # "pickers need to get their next order on the scanner": "I want my next order ..."
+        means = _THEIR.sub(lambda m: _whose(means, m), means)
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
         means = _THEIR.sub(lambda m: _whose(means, m), means)
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
@@ -368,7 +376,10 @@ _SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".s
 # drop ("I don't think you'd need to know the condition" read "You know the condition")
 _DOUBT = re.compile(
     r"^(?:(?:but|and|so|well|yeah|hmm|um|uh|no)[\s,]+)*(?:i'?m not sure|not sure|i am not sure"
-    r"|i don'?t know (?:if|whether|about)|i wonder|i don'?t think|i do not think)\b",
+    r"|i don'?t know (?:if|whether|about)|i wonder|i don'?t think|i do not think"
+    # "Maybe batch picking next year.": a maybe for later, nothing to check now
+    r"|(?:maybe|perhaps|possibly)\b.*\b(?:next year|later|one day|some day|in (?:the )?future"
+    r"|down the line|(?:in )?phase two|next (?:phase|release|version))\W*$)",
     re.IGNORECASE,
 )
 # a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days
@@ -774,6 +785,9 @@ def _persona_named(quotes: Sequence[str]) -> str:
             return qualified_persona(said, m.start(1), m.end(1))
     for text in quotes:
         said = unframed(body(text))  # "can we make sure that managers get ..."
+        first = condition_first(said)
+        if first and not _PERSONA_START.match(said):
+            said = first.group("main")  # "if an item is out of stock, the picker marks it ..."
         m = _PERSONA_START.match(said)
         verb = m.group("verb").lower() if m else ""
         if verb in ("shouldn", "mustn", "needn"):  # "patients shouldn't have to call"

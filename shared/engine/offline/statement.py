@@ -180,6 +180,10 @@ _ASKS_WHAT = "".join(
         "see sees seeing saw show shows ask asks asking check checks checking decide decides say"
         " says wonder sure understand remember notice clear out idea"
     ).split()
+) + "".join(  # "see straight away if it has a valid permit"
+    rf"(?<!\b{verb} {how} )"
+    for verb in ("see", "check", "tell", "show", "know")
+    for how in ("straight away", "right away", "at a glance", "immediately", "instantly")
 )
 _CONDITION = re.compile(
     r"^(?P<main>.+?),?\s+\b(?:" + _ASKS_WHAT + r"(?:when|whenever|if)|as soon as"
@@ -203,10 +207,22 @@ _CONDITION_FIRST_BARE = re.compile(
 )
 
 
+# ... and up to where its subject is said again ("when they finish a room they mark it clean")
+_CONDITION_FIRST_SAME_SUBJECT = re.compile(
+    r"^(?:when|whenever|once|after|as soon as)\s+(?P<cond>(?P<who>they|you|we)\s+[^,;]+?)\s+"
+    r"(?P<main>(?P=who)\s+(?!(?:can|could|should|might|may)\b)[a-z]+\b.+)$",
+    re.IGNORECASE,
+)
+
+
 def condition_first(text: str) -> re.Match[str] | None:
-    """The condition said first and the rest ("if X, Y"; "if X it Y" without the comma), as a
-    match with groups ``cond`` and ``main``, or None."""
-    return _CONDITION_FIRST.match(text) or _CONDITION_FIRST_BARE.match(text)
+    """The condition said first and the rest ("if X, Y"; "if X it Y" without the comma; "when
+    they X they Y"), as a match with groups ``cond`` and ``main``, or None."""
+    return (
+        _CONDITION_FIRST_SAME_SUBJECT.match(text)
+        or _CONDITION_FIRST.match(text)
+        or _CONDITION_FIRST_BARE.match(text)
+    )
 
 
 # a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
@@ -281,6 +297,14 @@ _IS_OUT = re.compile(
     r"|have to|which|who|when|where|whether|if)\b).)+?)\s+(?:is|are)\s+"
     r"(?:out(?!\s+(?:today|tonight|now|on|at|in|of|there|all|most|for\s+(?!now\b)))"
     r"|dropped|gone|off the table|not needed|out of scope)\b",
+    re.IGNORECASE,
+)
+# "the sample sensor will have to go, 'cause ...", "the teletext button can go": let go
+_MUST_GO = re.compile(
+    r"^(?:(?:yeah|yes|so|ok|okay|well|and|but|i think)[\s,]+)*(?P<what>(?:the|that|this|our)\s+"
+    r"(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:(?:will|would)\s+(?:have|need)\s+to|has\s+to|have\s+to"
+    r"|can|could|must|should|needs?\s+to)\s+go\b(?!\s+(?:to|on|in|into|through|back|up|down"
+    r"|out|with|at|for)\b)",
     re.IGNORECASE,
 )
 # "let's keep visitor permits out of this release": left out of what is built now
@@ -514,6 +538,11 @@ _EXAMPLES_LAST = re.compile(
 )
 
 
+# an example (or two) said last (", like a council tax bill or a tenancy agreement.")
+_EXAMPLE_LAST = re.compile(
+    r",\s*like\s+(?P<items>(?:a|an|the|some)\s+[^\W\d_][^,;.!?]{0,60}?(?<!ed))\s*(?P<end>[.!?]?)\s*$",
+    re.I,
+)
 # an example said in passing, between commas (", like a bar,")
 _EXAMPLE_ASIDE = re.compile(r",\s*like\s+((?:a|an|the|some)\s+[\w-]+(?:\s+[\w-]+)?)\s*,", re.I)
 # "..., like a brake light is out, ...": an example said as a clause of its own, up to six
@@ -538,6 +567,7 @@ def body(sentence: str, asides: bool = False) -> str:
     # "see the status, like received, scheduled, done": examples of what was said, listed last,
     # are a detail (a criterion keeps them), not the title's words
     examples = _EXAMPLES_LAST.search(text)
+    examples = examples or _EXAMPLE_LAST.search(text)
     if examples:
         listed = f", such as {examples.group('items')}" if asides else ""
         text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
@@ -1985,7 +2015,7 @@ _SOMEONE_ELSE_DOESNT = re.compile(
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
-    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT):
+    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT, _MUST_GO):
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need
@@ -2109,10 +2139,15 @@ _JUDGES_A_FIGURE = re.compile(
     r"(?P<figure>[\w.-]+(?:\s+[\w-]+)?)\s+(?:is|are|'s|sounds|seems|feels)\s+"
     r"(?:(?:a bit|a little|far|way|too|quite|very|rather|pretty|more than|just)\s+)*"
     r"(?:harsh|long|short|much|little|steep|high|low|strict|tight|generous|ambitious|a lot"
-    r"|plenty|enough|fine|ok|okay|right|reasonable|fair|excessive|too many|too few)\b"
+    r"|plenty|enough|fine|ok|okay|right|reasonable|fair|excessive|too many|too few|slow|fast"
+    r"|quick|late|early|soon|often|frequent|rare)\b"
+    # "at peak", "for us", "in practice": when or for whom it is judged so
+    r"(?:\s+(?:at|for|in|on|during)\s+(?:\w+\s+)?\w+)?"
     r"[\s,.!]*(?:though|then|really|i think)?[\s.!]*$",
     re.IGNORECASE,
 )
+# a span of time said with "a" ("a minute is too slow")
+_A_SPAN = re.compile(r"^(?:a|an)\s+(?:second|minute|hour|day|week|fortnight|month|year)$", re.I)
 
 
 # "But only if the member has an email address on file.": a condition said after the need it
@@ -2134,7 +2169,9 @@ def limits_the_need_before(text: str) -> str | None:
 def judges_a_figure(text: str) -> bool:
     """Whether a sentence only judges a figure ("two weeks is harsh"): ``_JUDGES_A_FIGURE``."""
     m = _JUDGES_A_FIGURE.match(clean(text))
-    return m is not None and bool(number_tokens(m.group("figure")))
+    if m is None:
+        return False
+    return bool(number_tokens(m.group("figure")) or _A_SPAN.match(m.group("figure")))
 
 
 def is_finding(text: str) -> bool:
@@ -2349,6 +2386,8 @@ def _plain(clause: str) -> Capability:
     told = _GETS_A_MESSAGE.match(clause)
     if told and not persona:  # "late payers get a reminder after seven days"
         who, message, rest = told.group("who"), told.group("message"), told.group("rest")
+        # "... gets an alert and decides whether to ...": to get it and decide
+        rest = _COORDINATED_PRESENT.sub(_base_of_coordinated, rest)
         return Capability(
             _cap(f"send {_lower_first(who)} {message}{rest}"),
             f"{_lower_first(who)} to get {message}{rest}",
@@ -2455,6 +2494,8 @@ def _plain(clause: str) -> Capability:
         noun = noun or (are and passive)
         # after a preposition, a word in -s is a noun ("a monthly report of repairs")
         noun = noun or words[k - 1].lower() in _PREPOSITION_FIRST | _NOUN_AFTER
+        # "simple desires into simple actions": a quality before its noun, no subject
+        noun = noun or (k == 1 and is_quality_word(words[0].lower()))
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))
@@ -2493,7 +2534,7 @@ _NO_OBJECT = re.compile(
 # affected appointments"): in the base form, as the first one is, after "to" or in a title
 _COORDINATED_PRESENT = re.compile(
     r"\b(and|or)\s+([a-z]+s)\b(?=\s+(?:the|a|an|their|his|her|its|our|your|them|it|each|every"
-    r"|all)\b)",
+    r"|all|whether)\b|\s+(?:on|off|away|back)\W*$)",
     re.IGNORECASE,
 )
 

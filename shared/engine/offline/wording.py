@@ -24,6 +24,10 @@ _ASKED_WITHIN = re.compile(
     r"\s+(?:is|are|was|were)$",
     re.IGNORECASE,
 )
+# "there" said of where someone is ("that confirms you're there")
+_BEING_THERE = re.compile(r"\b(?:you|they|we|i|he|she)(?:'re|'m|\s+are|\s+am|\s+is)\s+there$", re.I)
+# a second verb's object, the first one's thing ("ship the order partially or hold it")
+_SAME_OBJECT = re.compile(r"\b(?:or|and)\s+(?!to\b)[a-z]+\s+(?:it|them)$", re.IGNORECASE)
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 # a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
 # manager approves"): the clause's object pronoun is no dangling word
@@ -82,6 +86,10 @@ def _trim(text: str, keep_object: bool = False) -> str:
     if ends_with_verb_particle(text) or ends_with_stranded_preposition(text):
         return text
     if _ASKED_WITHIN.search(text):  # "see which vet it is": the question's own "it is"
+        return text
+    if _BEING_THERE.search(text):  # "that confirms you're there": where they are
+        return text
+    if _SAME_OBJECT.search(text):  # "ship the order partially or hold it": the order
         return text
     said = _OBJECT_LAST.search(text)
     verb = said.group("verb").lower() if said else ""

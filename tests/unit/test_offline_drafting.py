@@ -9,7 +9,7 @@ from shared.agents import StoryDraft
 from shared.analysis.revision import leads_with_a_figure, revise_text, revision
 from shared.engine.offline.criteria import _vague, adds_to_title
 from shared.engine.offline.generation import readable
-from shared.engine.offline.grouping import only_said_whole
+from shared.engine.offline.grouping import only_said_whole, scope_said_whole
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
 from shared.engine.offline.statement import _reduced_passive, body
@@ -4616,3 +4616,48 @@ def test_talk_of_minding_something_and_a_quality_before_its_noun_name_no_capabil
 def test_the_role_s_own_thing_is_mine_in_the_description() -> None:
     draft = write_story(["Pickers need to get their next order on the scanner."])
     assert draft.description == "As a picker, I want my next order on the scanner."
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "whole"),
+    [
+        (
+            "Do we take payment in the app?",
+            "But for prescriptions, yes, they pay when they order.",
+            "We take payment in the app for prescriptions.",
+        ),
+        (
+            "Do we take payment in the app?",
+            "Not for consultations, they pay at the desk.",
+            "We do not take payment in the app for consultations.",
+        ),
+        (
+            "Does the manager approve it?",
+            "Only for claims over a thousand.",
+            "The manager approves it only for claims over a thousand.",
+        ),
+        (
+            "Can they cancel online?",
+            "For routine appointments, yes.",
+            "They can cancel online for routine appointments.",
+        ),
+        ("Do we take payment in the app?", "Yes.", None),
+        ("How do they pay?", "For prescriptions, yes.", None),
+    ],
+)
+def test_an_answer_that_says_what_a_yes_no_question_holds_for(
+    question: str, answer: str, whole: str | None
+) -> None:
+    assert scope_said_whole(question, answer) == whole
+
+
+def test_turning_something_off_is_a_criterion_of_its_own() -> None:
+    draft = write_story(
+        [
+            "So a reminder by text or email, two weeks before the booster is due.",
+            "Yeah, their choice, and they can turn it off.",
+        ]
+    )
+    assert "They can turn it off." in draft.acceptance_criteria
+    assert adds_to_title("They can turn it off.", "Send a reminder by text or email")
+    assert not adds_to_title("Users can turn it off.", "Turn off the alarm")

@@ -2487,3 +2487,31 @@ def test_warehouse_call_a_maybe_for_later_never_displaces_the_need_it_follows(
     )
     assert not any("batch" in c.lower() for s in stories for c in s.acceptance_criteria)
     assert not any(s.title.startswith("Batch") for s in stories)
+
+
+def test_vet_call_what_a_yes_no_answer_says_it_holds_for_is_a_criterion(
+    generator: OfflineGenerator,
+) -> None:
+    """A vet practice call (written for this test). Was: "Not for consultations, ..." and "But
+    for prescriptions, yes, ..." quoted with no criterion; "and they can turn it off" (the
+    reminders) no criterion either ("turn" names no topic)."""
+    stories = _interview(
+        generator,
+        "Kate: So a reminder by text or email, two weeks before the booster is due.\n"
+        "Sophie: Text or email, their choice?\n"
+        "Kate: Yeah, their choice, and they can turn it off.\n"
+        "Raj: Owners should be able to request a repeat prescription in the app, and a vet has to"
+        " approve it before the pharmacy gets it.\n"
+        "Sophie: Do we take payment in the app?\n"
+        "Raj: Not for consultations, they pay at the desk.\n"
+        "Raj: But for prescriptions, yes, they pay when they order.\n",
+    )
+    by_title = {s.title: s for s in stories}
+    assert (
+        "They can turn it off." in by_title["Send a reminder by text or email"].acceptance_criteria
+    )
+    prescription = by_title["Request a repeat prescription in the app"]
+    assert "We take payment in the app for prescriptions." in prescription.acceptance_criteria
+    assert "We do not take payment in the app for consultations." in (
+        prescription.acceptance_criteria
+    )

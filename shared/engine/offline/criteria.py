@@ -871,6 +871,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     elif not subject or _PRODUCT_PRONOUN.match(subject):
         keep = "they" if subject.lower() == "they" else ""  # people, unless the need names a thing
         named = cap.obj and subject.lower() in ("it", "they", "")
+        if subject.lower() == "they" and re.search(r"\b(?:it|this)\b", req.rest, re.IGNORECASE):
+            named = False  # "they can turn it off": the thing is "it", "they" are people
         if named and cap.obj.lower() in req.rest.lower():
             # "let us include two nice features": the thing is the object, not the subject
             named, keep = False, "the product"
@@ -957,6 +959,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     head = words[0].lower()
     if head == "be" and words[1:3] == ["able", "to"]:
         verb_phrase = "can " + " ".join(words[3:])
+    elif re.search(rf"\bcan\s+{re.escape(req.rest)}", req.clause) and _phrasal(req.rest):
+        verb_phrase = "can " + " ".join(words)  # "they can turn it off": may, not always do
     elif head.endswith(",") and base_form(head.rstrip(",")) in VERBS:
         verb_phrase = "can " + " ".join(words)  # "book, move and cancel appointments"
     elif head in ("not", "never") and len(words) > 1:
@@ -1019,10 +1023,24 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
     titled = {q.value for q in quantities(title)}
     if any(q.value not in titled for q in quantities(criterion)):
         return True  # "..., under two seconds": a figure said in words is a figure too
+    if _phrasal(criterion) - _phrasal(title):
+        return True  # "they can turn it off": turning off is a check of its own
     if _FREQUENCY.search(criterion) and not _FREQUENCY.search(title):
         return True  # "..., daily ideally, not monthly": how often is something to check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(off|out)\b", re.IGNORECASE)
+
+
+def _phrasal(text: str) -> set[str]:
+    """The verbs said with "off" or "out" ("turn it off", "opt out"), in their base form."""
+    return {
+        f"{base_form(verb)} {particle.lower()}"
+        for verb, particle in _PHRASAL.findall(text)
+        if base_form(verb) in VERBS
+    }
 
 
 # a criterion about "it", "this" or "something" that only says what it is, looks or feels like

@@ -322,6 +322,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if answered is not None:  # "Card number and a PIN." then "... log in with their card
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
             continue
+        if _own_need(text, p):  # "When they finish a room they mark it clean, ..."
+            stories.append(_Story([k], p))
+            continue
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
         if target is not None:
@@ -381,6 +384,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # "Does every room need an inspection?" "No, only checkouts.": "Only checkouts need
             # an inspection." is the criterion, not the bare answer
             whole = only_said_whole(sentences[k - 1].text, sentences[k].text) if k else None
+            # "Do we take payment in the app?" "Not for consultations, ... But for
+            # prescriptions, yes, ...": "We take payment in the app for prescriptions."
+            question = _asked_before(sentences, k)
+            if whole is None and question:
+                whole = scope_said_whole(question, sentences[k].text)
             if whole is not None and k not in story.answered:
                 story.answered[k] = whole
     return stories
@@ -1404,6 +1412,68 @@ def only_said_whole(question: str, answer: str) -> str | None:
     else:  # "can", "should", "must", "will": said with its modal
         done = f"{aux} {verb}"
     return f"Only {who} {done} {tail}".rstrip() + "."
+
+
+def _asked_before(sentences: list[Sentence], k: int) -> str:
+    """The question sentence ``k`` answers: the one just before it, or the one before the
+    answerer's first sentence ("Do we take payment?" "Not for consultations. But for
+    prescriptions, yes."); "" when none."""
+    if k >= 1 and clean(sentences[k - 1].text).endswith("?"):
+        return sentences[k - 1].text
+    if (
+        k >= 2
+        and sentences[k - 1].speaker == sentences[k].speaker
+        and clean(sentences[k - 2].text).endswith("?")
+    ):
+        return sentences[k - 2].text
+    return ""
+
+
+def scope_said_whole(question: str, answer: str) -> str | None:
+    """A yes/no question's answer that says for what it holds, said with the question's words
+    ("Do we take payment in the app?" "But for prescriptions, yes." -> "We take payment in the
+    app for prescriptions."; "Not for consultations, they pay at the desk." -> "We do not take
+    payment in the app for consultations."; "Only for big companies." -> "..., only for big
+    companies."), or None."""
+    asked = _ASKS_OF_SOMEONE.match(clean(question))
+    said = _FOR_WHAT.match(clean(answer))
+    if asked is None or said is None:
+        return None
+    aux, who, vp = asked.group("aux").lower(), asked.group("who"), asked.group("vp").split()
+    if not vp or not is_verb(vp[0].lower()):
+        return None
+    plural = who.lower() in ("we", "they", "you") or (
+        who.lower().endswith("s") and not who.lower().endswith("ss")
+    )
+    what, how = said.group("what").strip(), (said.group("how") or "").lower()
+    verb, rest = vp[0].lower(), " ".join(vp[1:])
+    if aux in ("do", "does"):
+        done = (
+            f"{'do' if plural else 'does'} not {verb}"
+            if how == "not"
+            else (verb if plural else third_person(verb))
+        )
+    else:  # "can", "should", "will": said with its modal
+        done = f"{aux} not {verb}" if how == "not" else f"{aux} {verb}"
+    scope = f"only for {what}" if how in ("only", "just") else f"for {what}"
+    return capital(f"{_lower_first(who)} {done} {rest} {scope}".replace("  ", " ")) + "."
+
+
+# a yes/no question on what someone does ("Do we take payment in the app?", "Does the manager
+# approve it?", "Can they cancel online?")
+_ASKS_OF_SOMEONE = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*(?P<aux>do|does|can|will|should|must)\s+"
+    r"(?P<who>we|they|you|(?:the|each|every|our)\s+[a-z]+|[a-z]+s)\s+(?P<vp>[a-z][^?]*)\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that says for what it holds ("But for prescriptions, yes, ...", "Not for
+# consultations, ...", "Only for big companies.")
+_FOR_WHAT = re.compile(
+    r"^(?:(?:but|and|so|well|no|yes|yeah)\W+)*(?:(?P<how>not|only|just)\s+)?for\s+"
+    r"(?P<what>(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+){0,5}?)"
+    r"(?:\W+(?:yes|yeah|yep|of course|sure)\b.*|,.*|\W*)$",
+    re.IGNORECASE,
+)
 
 
 # a yes/no question on who or what something applies to ("Does every room need an

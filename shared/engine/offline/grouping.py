@@ -1251,6 +1251,20 @@ def _answered_figure(sentences: list[Sentence], k: int) -> str | None:
     return f"{capital(who)} {asked.group('vp')} {_lower_first(figure)} {rel} {asked.group('ref')}."
 
 
+# the words a question may open with before what it asks ("So, how ...", "And does ...")
+_ASKED_FIRST = r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*"
+
+
+def _verb_as_asked(aux: str, verb: str, plural: bool, negated: bool = False) -> str:
+    """The question's verb said as a statement: "do(es) they pay" -> "pay" / "pays" ("do not
+    pay" when ``negated``), "can they cancel" -> "can cancel"."""
+    if aux in ("do", "does"):
+        if negated:
+            return f"{'do' if plural else 'does'} not {verb}"
+        return verb if plural else third_person(verb)
+    return f"{aux} not {verb}" if negated else f"{aux} {verb}"
+
+
 def _answered_how(sentences: list[Sentence], k: int) -> str | None:
     """The need a question on how people do something asks about, with the way sentence ``k``
     answers ("How do they pay?" "By card online." -> "They pay by card online."), or None."""
@@ -1263,16 +1277,14 @@ def _answered_how(sentences: list[Sentence], k: int) -> str | None:
     who, aux, vp = asked.group("who"), asked.group("aux").lower(), asked.group("vp").split()
     if not is_verb(vp[0]) or who.lower() in ("i", "we"):
         return None  # "How do we do that?": the team's work
-    if aux == "does":
-        vp[0] = third_person(vp[0].lower())
-    elif aux != "do":
-        vp.insert(0, aux)
-    return f"{capital(who)} {' '.join(vp)} {_lower_first(said.group('way').rstrip(' .!'))}."
+    done = _verb_as_asked(aux, vp[0].lower(), plural=aux != "does")
+    way = _lower_first(said.group("way").rstrip(" .!"))
+    return f"{capital(who)} {' '.join([done, *vp[1:]])} {way}."
 
 
 # a question on how people do something ("How do they pay?", "How will customers log in?")
 _ASKS_HOW = re.compile(
-    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*how\s+(?P<aux>do|does|will|can|should|would)\s+"
+    rf"{_ASKED_FIRST}how\s+(?P<aux>do|does|will|can|should|would)\s+"
     rf"(?P<who>they|you|people|(?:the\s+)?(?:{PERSONA_FORMS}))\s+(?P<vp>[a-z][^?]*)\?\s*$",
     re.IGNORECASE,
 )
@@ -1314,7 +1326,7 @@ def _asked_about(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
 # a question on a figure of a need ("How far ahead can they book?", "How quickly does
 # maintenance have to respond?", "How many pets can an owner add?")
 _HOW_MUCH = re.compile(
-    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*how\s+(?P<what>far ahead|far in advance|long"
+    rf"{_ASKED_FIRST}how\s+(?P<what>far ahead|far in advance|long"
     r"|often|quickly|soon|early|late|many\s+[a-z-]+|much\s+[a-z-]+)\s+(?P<aux>can|could"
     r"|should|must|will|would|do|does|did)\s+(?P<rest>[^?]+)\?\s*$",
     re.IGNORECASE,
@@ -1406,11 +1418,7 @@ def only_said_whole(question: str, answer: str) -> str | None:
         return None
     if aux in ("is", "are"):
         return f"Only {who} {'are' if plural else 'is'} {' '.join(said_of)}."
-    verb, tail = said_of[0].lower(), " ".join(said_of[1:])
-    if aux in ("do", "does"):
-        done = verb if plural else third_person(verb)
-    else:  # "can", "should", "must", "will": said with its modal
-        done = f"{aux} {verb}"
+    done, tail = _verb_as_asked(aux, said_of[0].lower(), plural), " ".join(said_of[1:])
     return f"Only {who} {done} {tail}".rstrip() + "."
 
 
@@ -1446,15 +1454,7 @@ def scope_said_whole(question: str, answer: str) -> str | None:
         who.lower().endswith("s") and not who.lower().endswith("ss")
     )
     what, how = said.group("what").strip(), (said.group("how") or "").lower()
-    verb, rest = vp[0].lower(), " ".join(vp[1:])
-    if aux in ("do", "does"):
-        done = (
-            f"{'do' if plural else 'does'} not {verb}"
-            if how == "not"
-            else (verb if plural else third_person(verb))
-        )
-    else:  # "can", "should", "will": said with its modal
-        done = f"{aux} not {verb}" if how == "not" else f"{aux} {verb}"
+    done, rest = _verb_as_asked(aux, vp[0].lower(), plural, how == "not"), " ".join(vp[1:])
     scope = f"only for {what}" if how in ("only", "just") else f"for {what}"
     return capital(f"{_lower_first(who)} {done} {rest} {scope}".replace("  ", " ")) + "."
 
@@ -1462,7 +1462,7 @@ def scope_said_whole(question: str, answer: str) -> str | None:
 # a yes/no question on what someone does ("Do we take payment in the app?", "Does the manager
 # approve it?", "Can they cancel online?")
 _ASKS_OF_SOMEONE = re.compile(
-    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*(?P<aux>do|does|can|will|should|must)\s+"
+    rf"{_ASKED_FIRST}(?P<aux>do|does|can|will|should|must)\s+"
     r"(?P<who>we|they|you|(?:the|each|every|our)\s+[a-z]+|[a-z]+s)\s+(?P<vp>[a-z][^?]*)\?\s*$",
     re.IGNORECASE,
 )
@@ -1479,7 +1479,7 @@ _FOR_WHAT = re.compile(
 # a yes/no question on who or what something applies to ("Does every room need an
 # inspection?", "Can all staff see it?", "Is every ticket billable?")
 _ASKS_OF_EVERY = re.compile(
-    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*(?P<aux>does|do|is|are|can|should|must|will)\s+"
+    rf"{_ASKED_FIRST}(?P<aux>does|do|is|are|can|should|must|will)\s+"
     r"(?P<rest>(?:every|each|all|any)\b[^?]+)\?\s*$",
     re.IGNORECASE,
 )

@@ -727,9 +727,9 @@ def _acts(title: str) -> bool:
     return is_verb(first) and first not in _THING_TITLE_VERBS and first != "do"
 
 
-# a clause with a subject of its own, said after the need ("when they close the job")
 # a verb whose object is a "when" or "if" clause ("see when ...", "check if ...")
 _TAKES_A_WHEN_CLAUSE = frozenset("see know check tell show ask decide choose track".split())
+# a clause with a subject of its own, said after the need ("when they close the job")
 _OWN_CLAUSE = re.compile(
     r"\s(?:when|whenever|once|until|before|after|if|unless|while)\s+"
     r"(?:we|they|i|you|he|she|there)(?:'re|'ll|'ve|'d|'m)?\b",

@@ -4661,3 +4661,60 @@ def test_turning_something_off_is_a_criterion_of_its_own() -> None:
     assert "They can turn it off." in draft.acceptance_criteria
     assert adds_to_title("They can turn it off.", "Send a reminder by text or email")
     assert not adds_to_title("Users can turn it off.", "Turn off the alarm")
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "A tick is fine, but it has to record which parent gave it and when.",
+            "Record which parent gave it and when",
+        ),
+        ("We need to log who changed it and when.", "Log who changed it and when"),
+        ("Only managers should see it.", "Let only managers see it"),
+        (
+            "The trip details should go out as a message with the consent request, the date.",
+            "Send out the trip details as a message",
+        ),
+        (
+            "Members with a gold card get free delivery.",
+            "Give members with a gold card free delivery",
+        ),
+    ],
+)
+def test_titles_keep_what_a_question_or_a_verb_of_access_is_about(said: str, title: str) -> None:
+    """Was: "Record which parent gave", "Log who changed", "Let only managers see" (the object
+    and "and when" cut as dangling words); "Go out as a message with the consent request" (what
+    goes out left the title); "Provide members with a gold card get free delivery"."""
+    assert write_story([said]).title == title
+
+
+def test_a_rule_on_whom_it_holds_for_is_the_need_and_what_follows_a_criterion() -> None:
+    """Was: "Do not let the parent see a payment screen" / "I want the parent never to see a
+    payment screen" (the rule that says whom it is for left out: the opposite of what was said)."""
+    draft = write_story(
+        [
+            "Right, anyone on free school meals gets the trip free, and the parent shouldn't see"
+            " a payment screen at all."
+        ]
+    )
+    assert draft.title == "Give anyone on free school meals the trip free"
+    assert draft.description == (
+        "As a user, I want anyone on free school meals to get the trip free."
+    )
+    assert draft.acceptance_criteria == ["The parent does not see a payment screen."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Parents want trip photos, but that's a safeguarding nightmare, let's keep that out.",
+        "Sales keep asking for trip photos, but that's out of scope.",
+    ],
+)
+def test_what_someone_wants_left_out_in_the_same_breath_is_left_out(said: str) -> None:
+    """Was: "Provide trip photos" / "As a parent, I want trip photos": what the meeting decided
+    not to build, drafted as a need of the people who asked for it."""
+    draft = write_story([said])
+    assert draft.title == "Leave out trip photos"
+    assert draft.description == "As a user, I want no trip photos."

@@ -2515,3 +2515,28 @@ def test_vet_call_what_a_yes_no_answer_says_it_holds_for_is_a_criterion(
     assert "We do not take payment in the app for consultations." in (
         prescription.acceptance_criteria
     )
+
+
+def test_how_things_are_now_and_what_is_left_out_again_start_no_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Slip in book bags and cash in envelopes" (how consent is collected now, the main
+    statement of the reminder said later) and two stories on photos, "Leave out photos" and
+    "Provide trip photos" (what someone wants, left out in the same breath)."""
+    text = normalize(
+        "Helen: Right now it's paper slips in book bags and cash in envelopes.\n"
+        "Raj: And half the slips never come back.\n"
+        "Helen: Parents should be able to give consent for a trip on their phone.\n"
+        "Sofia: A reminder three days before the deadline, and another one the day before.\n"
+        "Helen: Anything we're not doing?\n"
+        "Sofia: Photos.\n"
+        "Sofia: Parents want trip photos, but that's a safeguarding nightmare, let's keep that"
+        " out.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert not any("slip" in t.lower() for t in titles), titles
+    photos = [s for s in stories if "photos" in s.title.lower()]
+    assert [s.title for s in photos] == ["Leave out photos"], titles
+    assert len(photos[0].source_quotes) == 2
+    assert any(s.source_quotes[0].startswith("A reminder three days") for s in stories), titles

@@ -53,6 +53,7 @@ from shared.engine.offline.statement import (
     judges_a_figure,
     limits_the_need_before,
     unframed,
+    wanted_but_left_out,
 )
 from shared.engine.offline.wording import _lower_first, capital
 from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
@@ -233,6 +234,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # "## Won't (this phase)" / "- Timesheets.": a scope decision, whatever the words of
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
+            continue
+        left_out = _left_out_again(stories, sentences, k)
+        if left_out is not None:  # "Anything we're not doing?" "Photos. Parents want trip
+            _join(left_out, sentences, k, verdict.p_requirement)  # photos, but ... keep that out"
             continue
         if describes_the_problem(sentences, k) or frames_the_meeting(sentences[k].text):
             continue  # "## Problems today" / "- Requests come in by email and get lost"
@@ -440,6 +445,9 @@ def _join(
     hedged = bool(_MAYBE.match(clean(sentences[k].text))) and states_a_need(
         sentences[target.writing].text
     )
+    # "Right now it's paper slips in book bags ...": how things are now, a doubt or a judgement
+    # of a figure is quoted with the need, never its main statement
+    said_of_it = said_of_it or _said_of_a_need(sentences[k].text)
     weak = capped or left_out or said_of_it or hedged or _fragment(sentences[k].text)
     target.add(k, min(p, target.strength) if weak else p, settles)
     if left_out:
@@ -833,6 +841,19 @@ _OUT_OF_SCOPE = re.compile(
     r"|phase|version|time)|parked|parking lot|later|deferred)\b",
     re.IGNORECASE,
 )
+
+
+def _left_out_again(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story of what was just left out when sentence ``k`` leaves it out again, said as what
+    someone wants ("Anything we're not doing?" "Photos." "Parents want trip photos, but that's a
+    safeguarding nightmare, let's keep that out."): evidence of that decision, no story."""
+    if not stories or not wanted_but_left_out(sentences[k].text):
+        return None
+    last = stories[-1]
+    if last.last < k - 2 or not out_of_scope(sentences, last.writing):
+        return None
+    named = set(content_words(sentences[last.writing].text))
+    return last if named & set(content_words(sentences[k].text)) else None
 
 
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:

@@ -66,6 +66,7 @@ from shared.engine.offline.statement import (
     capability,
     condition_first,
     unframed,
+    wanted_but_left_out,
 )
 from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
 from shared.text.language import clean, content_words
@@ -209,6 +210,8 @@ def write_story(
         # revised by "actually, make the slots twelve minutes", which names none)
         said = [written, *quotes] if main_text is not None else list(quotes)
         persona = persona_of(said, context, default_persona, speaker)
+        if cap.title.startswith("Leave out ") and any(wanted_but_left_out(q) for q in said):
+            persona = default_persona  # "Parents want trip photos, but ... keep that out"
     named = cap.title
     let_title = _LET_MEANS.match(named)
     if (

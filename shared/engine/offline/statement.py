@@ -307,6 +307,23 @@ _MUST_GO = re.compile(
     r"|out|with|at|for)\b)",
     re.IGNORECASE,
 )
+# "Parents want trip photos, but that's a safeguarding nightmare, let's keep that out": what
+# someone wants, left out by the same statement
+_WANTED_BUT_OUT = re.compile(
+    r"^(?:(?:so|and|well|yeah|yes|now)[\s,]+)*(?:[\w'-]+\s+){0,3}?(?:want|wants|wanted"
+    r"|ask for|asks for|asked for|keep asking for|would like|'d like)\s+(?P<what>[^,;]+?),?"
+    r"\s+but\b.*\b(?:(?:keep|leave)\s+(?:that|it|them|those)\s+out|(?:that|it)(?:'s|\s+is)"
+    r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version))))\b",
+    re.IGNORECASE,
+)
+
+
+def wanted_but_left_out(text: str) -> bool:
+    """Whether a statement leaves out what someone wants ("Parents want trip photos, but ...
+    let's keep that out"): they are who want it, not the persona of the decision."""
+    return bool(_WANTED_BUT_OUT.search(text))
+
+
 # "let's keep visitor permits out of this release": left out of what is built now
 _KEPT_OUT = re.compile(
     r"\b(?:keep|leave)\s+(?P<what>(?!out\b).+?)\s+out\s+of\s+(?:this|the|our|that)\s+"
@@ -516,9 +533,17 @@ _GETS_A_MESSAGE = re.compile(
 
 # what each one of a kind is given ("each household gets sixty visitor hours a month")
 _EACH_GETS = re.compile(
-    r"^(?P<who>(?:each|every)\s+[a-z][\w'-]*)\s+(?:gets|receives)\s+(?P<what>(?!it\b|them\b)\S.*)$",
+    r"^(?P<who>(?:each|every)\s+[a-z][\w'-]*"
+    # "anyone on free school meals gets the trip free", "staff over sixty get an extra day":
+    # whom a rule is on, picked out by what is said after them
+    rf"|(?:anyone|everyone|anybody|everybody|any\s+[a-z]+|all\s+[a-z]+|{PERSONA_FORMS})\s+"
+    r"(?:on|over|under|aged|with|without|in|from|who\s+(?:is|are|has|have))\s+[^,;]{1,40}?)"
+    r"\s+(?:gets?|receives?)\s+(?P<what>(?!it\b|them\b)\S.*)$",
     re.IGNORECASE,
 )
+# "anyone on free school meals gets the trip free, and the parent shouldn't see a payment
+# screen at all": the rule is the need, what follows it a criterion
+_RULE_THEN_MORE = re.compile(r"^(?P<rule>[^,;]+?),\s+and\s+(?P<more>.+)$", re.IGNORECASE)
 
 
 def _done_by_it(found: re.Match[str], participle: str) -> str:
@@ -1145,6 +1170,9 @@ def _capability_of(text: str) -> Capability:
     inside = _cleft(text) or _framed(text)
     if inside is not None:
         return inside
+    rule = _RULE_THEN_MORE.match(text)
+    if rule and _EACH_GETS.match(rule.group("rule")):
+        return _capability_of(rule.group("rule"))
     wants_that = _WANTS_THAT.match(text)
     if wants_that and len(content_words(wants_that.group("need"))) >= 2:
         back = capability(wants_that.group("need"))
@@ -1759,6 +1787,10 @@ def _routed(subject: str, words: list[str]) -> Capability | None:
         verb, where = "Take", " ".join(words[2:])
     elif first == "reach" and len(words) > 1:
         where = " ".join(words[1:])
+    elif first == "go" and len(words) > 2 and words[1].lower() == "out":
+        # "the trip details should go out as a message with the consent request": what the
+        # product sends, and how
+        verb, where = "Send out", " ".join(words[2:])
     else:
         return None
     thing = subject.strip()
@@ -1770,8 +1802,10 @@ def _routed(subject: str, words: list[str]) -> Capability | None:
         or not names_a_thing(thing.lower().split())
     ):
         return None
-    title = f"{verb} {_lower_first(thing)} {'to' if verb == 'Send' else 'from'} {where}"
-    if len(title.split()) > MAX_TITLE_WORDS:
+    joiner = {"Send": "to ", "Take": "from "}.get(verb, "")
+    title = f"{verb} {_lower_first(thing)} {joiner}{where}"
+    # "Send out the trip details as a message with ...": the title is cut where it reads
+    if len(title.split()) > MAX_TITLE_WORDS and verb != "Send out":
         return None
     return Capability(title, f"{_lower_first(thing)} to {' '.join(words)}", subject=subject)
 
@@ -2015,7 +2049,7 @@ _SOMEONE_ELSE_DOESNT = re.compile(
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
-    for pattern in (_IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT, _MUST_GO):
+    for pattern in (_WANTED_BUT_OUT, _IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT, _MUST_GO):
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need
@@ -2395,7 +2429,8 @@ def _plain(clause: str) -> Capability:
             subject=who,
         )
     allowed = _EACH_GETS.match(clause)
-    if allowed and not persona:  # "each household gets sixty visitor hours a month"
+    # "each household gets sixty visitor hours a month", "staff over sixty get an extra day"
+    if allowed and (not persona or allowed.group("who").strip() != persona.group(0).strip()):
         who, what = _lower_first(allowed.group("who")), allowed.group("what")
         return Capability(_cap(f"give {who} {what}"), f"{who} to get {what}", subject=who)
     plural = re.match(

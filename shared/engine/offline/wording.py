@@ -28,13 +28,30 @@ _ASKED_WITHIN = re.compile(
 _BEING_THERE = re.compile(r"\b(?:you|they|we|i|he|she)(?:'re|'m|\s+are|\s+am|\s+is)\s+there$", re.I)
 # a second verb's object, the first one's thing ("ship the order partially or hold it")
 _SAME_OBJECT = re.compile(r"\b(?:or|and)\s+(?!to\b)[a-z]+\s+(?:it|them)$", re.IGNORECASE)
+# irregular pasts a question inside a need is said with ("which parent gave it")
+_PAST_SAID = "gave|made|took|sent|did|got|saw|put|set|paid|wrote|chose|left|brought|bought|sold|told|said|found|kept|read|ran|came|went|won|lost|spent|broke|rang"
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 # a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
 # manager approves"): the clause's object pronoun is no dangling word
 _CLAUSE_VERB = re.compile(
     r"\b(?:before|after|until|once|when|whenever|if|unless|so that)\s+(?:the\s+|a\s+|an\s+)?"
     r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"
-    r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$",  # "..., who approved it"
+    r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"  # "..., who approved it"
+    # "record which parent gave it": a question said inside the need, with its own verb
+    rf"|\b(?:who|which|what)\s+(?:[a-z]+\s+){{0,2}}?(?:[a-z]+ed|{_PAST_SAID})$",
+    re.IGNORECASE,
+)
+# a verb of access left without the thing it is done to ("see it", "let only managers see it"):
+# the pronoun stays
+_ONLY_THE_VERB_LEFT = re.compile(
+    r"^(?:to\s+|let\s+only\s+(?:[\w'-]+\s+){1,6})?(?:see|view|read|access|edit|change|open"
+    r"|delete|approve|sign)$",
+    re.I,
+)
+# "record which parent gave it and when": the question's other half, no dangling words
+_AND_WHEN = re.compile(
+    rf"\b(?:who|which|what)\s+(?:[a-z]+\s+){{0,2}}?(?:[a-z]+(?<!ss)s|[a-z]+ed|{_PAST_SAID})"
+    r"\s+(?:it|them)\s+and\s+(?:when|where|how|why)$",
     re.IGNORECASE,
 )
 _PARTICLE = re.compile(
@@ -91,6 +108,8 @@ def _trim(text: str, keep_object: bool = False) -> str:
         return text
     if _SAME_OBJECT.search(text):  # "ship the order partially or hold it": the order
         return text
+    if _AND_WHEN.search(text):  # "record which parent gave it and when"
+        return text
     said = _OBJECT_LAST.search(text)
     verb = said.group("verb").lower() if said else ""
     if (
@@ -99,7 +118,10 @@ def _trim(text: str, keep_object: bool = False) -> str:
         and (keep_object or _CLAUSE_VERB.search(text[: said.end("verb")]))
     ):
         return text
-    return _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
+    out = _DANGLING.sub("", text).strip(" ,;:.!?-/\"'") or text
+    if said and text.lower().startswith(out.lower()) and _ONLY_THE_VERB_LEFT.match(out):
+        return text  # "see it", not "see"
+    return out
 
 
 def ends_with_verb_particle(text: str) -> bool:

@@ -4718,3 +4718,27 @@ def test_what_someone_wants_left_out_in_the_same_breath_is_left_out(said: str) -
     draft = write_story([said])
     assert draft.title == "Leave out trip photos"
     assert draft.description == "As a user, I want no trip photos."
+
+
+@pytest.mark.parametrize(
+    ("said", "criterion"),
+    [
+        (
+            "I want to tick kids off when we get on the coach, and again when we leave.",
+            "Tick kids off again when we leave.",
+        ),
+        (
+            "A reminder three days before the deadline, and another one the day before.",
+            "Send another one the day before.",
+        ),
+    ],
+)
+def test_a_second_time_said_after_the_need_is_a_criterion(said: str, criterion: str) -> None:
+    """Was: no criterion, "and again when we leave" lost with the title's second clause."""
+    assert write_story([said]).acceptance_criteria == [criterion]
+
+
+def test_a_lone_verb_keeps_what_it_is_done_to_in_the_description() -> None:
+    """Was: "As a crew member, I want to log." (the object cut as a dangling word)."""
+    draft = write_story(["If a bin is missed, the crew should log it."])
+    assert draft.description == "As a crew member, I want to log it."

@@ -2540,3 +2540,19 @@ def test_how_things_are_now_and_what_is_left_out_again_start_no_need(
     assert [s.title for s in photos] == ["Leave out photos"], titles
     assert len(photos[0].source_quotes) == 2
     assert any(s.source_quotes[0].startswith("A reminder three days") for s in stories), titles
+
+
+@pytest.mark.parametrize(
+    ("said", "now"),
+    [
+        ("We still print a letter for every trip.", True),
+        ("They still ring the office every morning.", True),
+        ("It should still work offline.", False),
+        ("We still need a letter for every trip.", False),
+    ],
+)
+def test_what_is_still_done_today_describes_now(said: str, now: bool) -> None:
+    """Was: "We still print a letter for every trip." a criterion of the trip details' story."""
+    from shared.engine.offline.grouping import describes_now
+
+    assert describes_now(said) is now

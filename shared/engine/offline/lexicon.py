@@ -673,6 +673,9 @@ _NOT_A_THING_ADVERB = frozenset(
 # "most of the time people give us a card slip"): the situation today, not what to build
 AS_IS = (
     r"at the moment|at present|currently|right now|nowadays|these days|most of the time"
+    # "we still print a letter for every trip": what is still done, by hand, today
+    r"|(?:we|they|people|staff|everyone|you)\s+still\s+(?!need|want|have|has|must|should|can"
+    r"|could|would|will|get|use)[a-z]+s?\s+(?:a|an|the|all|every|each|it|them)\b"
     # "trip consent is on paper today": "today" said last, of how it is done
     r"|today(?=\s*(?:,\s*[A-Z][a-z]+\s*)?(?:[;.!?]|$))"
     # "the current system emails a PDF timetable every Friday": what is replaced

@@ -158,6 +158,16 @@ _CUT_BEFORE = frozenset(
 )
 
 
+# a second time said after the need ("..., and again when we leave", "..., and another one the
+# day before")
+_AGAIN = re.compile(
+    r",?\s+and\s+(?:(?P<again>again)|another one|a second one)\s+(?P<when>(?:when|once|after"
+    r"|before|at|on|the|in|every)\b[^,.;!?]*)",
+    re.IGNORECASE,
+)
+_ITS_TIME = re.compile(r"\s+(?=(?:when|once|after|if)\s+\w)", re.IGNORECASE)
+
+
 def write_story(
     quotes: Sequence[str],
     *,
@@ -272,6 +282,10 @@ def write_story(
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
         if persona != default_persona:
             means = _they_as_i(means)
+    lone = re.fullmatch(r"to (\w+)", _trim(means))
+    done_to = re.search(rf"\b{lone.group(1)}\s+(?:it|them)\b", main, re.I) if lone else None
+    if done_to:  # "the crew should log it": "I want to log it", not "to log"
+        means = f"to {done_to.group(0)}"
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
     if benefit:
         description += f", so that {benefit}"
@@ -289,6 +303,16 @@ def write_story(
         + extra
     )
     found = criteria(statements, cap, title, persona)
+    again = _AGAIN.search(clean(main))
+    when = _trim(again.group("when")) if again else ""
+    head = (
+        (_ITS_TIME.split(title)[0] if again.group("again") else title.split()[0]) if again else ""
+    )
+    if again and head != title and not any(when.lower() in c.lower() for c in found):
+        # "tick kids off when we get on the coach, and again when we leave": the second time is
+        # a criterion ("Tick kids off again when we leave."), which the title has no room for
+        more = "again" if again.group("again") else "another one"
+        found.append(f"{head} {more} {when}.")
     short = title if _reads(title) else _without_limit(make_title(cap.title), main)
     if short != title and _reads(short):
         # "Suggest the match when they've already taken a photo" reads as talk: the condition

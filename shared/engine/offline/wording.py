@@ -44,8 +44,8 @@ _CLAUSE_VERB = re.compile(
 # a verb of access left without the thing it is done to ("see it", "let only managers see it"):
 # the pronoun stays
 _ONLY_THE_VERB_LEFT = re.compile(
-    r"^(?:to\s+|let\s+only\s+(?:[\w'-]+\s+){1,6})?(?:see|view|read|access|edit|change|open"
-    r"|delete|approve|sign)$",
+    r"^(?:let\s+only\s+(?:[\w'-]+\s+){1,6})?(?:see|view|read|access|edit|change|open|delete"
+    r"|approve|sign)$|^to\s+[a-z]+$",  # "I want to log it", not "to log"
     re.I,
 )
 # "record which parent gave it and when": the question's other half, no dangling words

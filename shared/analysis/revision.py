@@ -92,6 +92,11 @@ def revision(earlier: str, later: str) -> Revision | None:
         ):
             change = (figures[0].text, set_to[0].text)
             return Revision("number", f"'{change[0]}' changed to '{change[1]}'", (change,), False)
+    unitless = (
+        _bare_figure_set_anew(earlier, lead) if lead and not numbers and not qualified else None
+    )
+    if unitless is not None:
+        return unitless
     if qualified and not numbers:
         # "four hours for high, two days for normal" ... "actually, make it one day for normal,
         # two days is too slow": the figure said of the same thing changed, though the old
@@ -192,6 +197,23 @@ def _qualified_changes(earlier: str, later: str) -> tuple[tuple[str, str], ...]:
         if old and old[1].comparable(new) and round(old[1].value, 6) != round(new.value, 6):
             changes.append((old[0].strip(), new_said.strip()))
     return tuple(changes)
+
+
+def _bare_figure_set_anew(earlier: str, lead: re.Match[str]) -> Revision | None:
+    """A figure said without its unit, set anew after the word it was said after ("Delivery
+    costs three pounds, free over twenty-five." "Make that free over thirty, ..."), or None."""
+    said = lead.group("figure")
+    new = number_tokens(said)
+    if not new:
+        return None
+    before = said[: said.lower().rfind(new[-1].lower())].split()
+    if not before or before[-1].lower() in ("a", "an", "the", "it", "that"):
+        return None
+    found = re.search(rf"\b{re.escape(before[-1])}\s+(?P<old>[\w-]+)", earlier, re.IGNORECASE)
+    old = found.group("old") if found else ""
+    if old not in number_tokens(earlier) or old.lower() == new[-1].lower():
+        return None
+    return Revision("number", f"'{old}' changed to '{new[-1]}'", ((old, new[-1]),), False)
 
 
 def sets_a_figure(text: str) -> bool:

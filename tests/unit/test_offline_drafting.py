@@ -4641,7 +4641,7 @@ def test_the_role_s_own_thing_is_mine_in_the_description() -> None:
             "For routine appointments, yes.",
             "They can cancel online for routine appointments.",
         ),
-        ("Do we take payment in the app?", "Yes.", None),
+        ("Do we take payment in the app?", "Yes.", "We take payment in the app."),
         ("How do they pay?", "For prescriptions, yes.", None),
     ],
 )
@@ -4742,3 +4742,126 @@ def test_a_lone_verb_keeps_what_it_is_done_to_in_the_description() -> None:
     """Was: "As a crew member, I want to log." (the object cut as a dangling word)."""
     draft = write_story(["If a bin is missed, the crew should log it."])
     assert draft.description == "As a crew member, I want to log it."
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "whole"),
+    [
+        (
+            "Do they need an account?",
+            "No, guest checkout is fine.",
+            "They do not need an account; guest checkout is fine.",
+        ),
+        (
+            "Can they cancel online?",
+            "Yes, any time, no phone call needed.",
+            "They can cancel online; any time, no phone call needed.",
+        ),
+        ("Can they cancel online?", "Yes.", "They can cancel online."),
+        (
+            "Can parents pay in instalments?",
+            "For day trips, no.",
+            "Parents cannot pay in instalments for day trips.",
+        ),
+        ("Can they cancel online?", "Yes, but only by email.", None),
+        (
+            "Can they cancel online?",
+            "Yes, people ask for that all the time.",
+            "They can cancel online.",
+        ),
+    ],
+)
+def test_a_yes_or_no_to_a_question_on_what_someone_does_is_said_with_its_words(
+    question: str, answer: str, whole: str | None
+) -> None:
+    """Was: None for a bare yes or no ("No, guest checkout is fine." a criterion as said,
+    "Yes, any time, no phone call needed." the story "Leave out phone call needed"), and "For
+    day trips, no." said as "Parents can pay in instalments for day trips." (the opposite)."""
+    assert scope_said_whole(question, answer) == whole
+
+
+def test_a_bare_figure_set_anew_after_the_word_it_was_said_after_is_a_revision() -> None:
+    """Was: no revision (the figure has no unit), and "Make that free over thirty" a story."""
+    found = revision(
+        "Delivery costs three pounds, free over twenty-five.",
+        "Make that free over thirty, twenty-five is too generous with the new prices.",
+    )
+    assert found is not None and found.changes == (("twenty-five", "thirty"),)
+    assert revise_text("Delivery costs three pounds, free over twenty-five.", found) == (
+        "Delivery costs three pounds, free over thirty."
+    )
+
+
+def test_a_charge_named_by_its_one_word_and_a_case_nobody_is_in() -> None:
+    """Was: "Cost three pounds"; "As a driver, I want to mark it failed and the customer gets a
+    text." with no criterion ("nobody's in" read as an empty condition)."""
+    assert write_story(["Delivery costs three pounds, free over thirty."]).title == (
+        "Charge three pounds for delivery"
+    )
+    failed = write_story(
+        ["If nobody's in, the driver marks it failed and the customer gets a text."]
+    )
+    assert failed.description == "As a driver, I want to mark it failed."
+    assert failed.acceptance_criteria == [
+        "Given a driver, when nobody's in, then the driver marks it failed and the customer gets"
+        " a text."
+    ]
+
+
+def test_what_is_left_for_later_in_the_same_breath_is_left_out_with_no_criterion() -> None:
+    """Was: "Provide a loyalty card" / "As a customer, I want a loyalty card too." and then
+    "Customers have a loyalty card too." (the opposite of the decision) as its criterion."""
+    draft = write_story(["Customers want a loyalty card too, but let's leave that for later."])
+    assert draft.title == "Leave out a loyalty card"
+    assert draft.description == "As a user, I want no loyalty card."
+    assert draft.acceptance_criteria == []
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Cakes need forty-eight hours notice.", "Require forty-eight hours notice for cakes"),
+        (
+            "Large orders need at least two days notice.",
+            "Require at least two days notice for large orders",
+        ),
+        (
+            "Delivery is only within three miles of the shop.",
+            "Deliver only within three miles of the shop",
+        ),
+    ],
+)
+def test_the_notice_a_thing_needs_and_where_a_service_is_offered(said: str, title: str) -> None:
+    """Was: "Provide forty-eight hours notice" (what needs it left out) and "Make delivery only
+    within three miles of the shop"."""
+    assert write_story([said]).title == title
+
+
+def test_examples_said_on_their_own_are_a_criterion_of_the_need_before() -> None:
+    """Was: "Allergies, inhalers, that kind of thing." quoted with no criterion ("kind of" cut as
+    a hedge left "that thing")."""
+    draft = write_story(
+        ["Teachers need the medical info on the day.", "Allergies, inhalers, that kind of thing."]
+    )
+    assert draft.acceptance_criteria == ["Such as allergies, inhalers."]
+
+
+def test_a_subject_picked_out_between_commas_stays_in_the_title() -> None:
+    """Was: "Fix within twenty-four hours" / "I want the product to be fixed ..." (the subject
+    lost to the aside that picks it out)."""
+    draft = write_story(
+        [
+            "Dangerous ones, deeper than forty millimetres, have to be fixed within twenty-four hours."
+        ]
+    )
+    assert draft.title == "Fix dangerous ones within twenty-four hours"
+    assert draft.description == (
+        "As a user, I want dangerous ones to be fixed within twenty-four hours."
+    )
+
+
+def test_no_but_is_a_no() -> None:
+    assert scope_said_whole(
+        "Do they need to log in?", "No, but they can leave an email if they want updates."
+    ) == ("They do not need to log in.")
+    assert scope_said_whole("Can they cancel online?", "Yes, but only by email.") is None

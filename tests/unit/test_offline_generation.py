@@ -2556,3 +2556,79 @@ def test_what_is_still_done_today_describes_now(said: str, now: bool) -> None:
     from shared.engine.offline.grouping import describes_now
 
     assert describes_now(said) is now
+
+
+def test_a_new_need_asked_and_answered_for_what_it_holds_is_a_story(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "For the residential trip, yes, that's three hundred pounds." a criterion of the
+    story said before the question, and "For day trips, no." not read as a no."""
+    text = normalize(
+        "Sofia: Right, anyone on free school meals gets the trip free.\n"
+        "Helen: Good.\n"
+        "Helen: Can parents pay in instalments?\n"
+        "Sofia: For the residential trip, yes, that's three hundred pounds.\n"
+        "Sofia: For day trips, no.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    paid = [s for s in stories if "instalments" in s.title]
+    assert [s.title for s in paid] == ["Pay in instalments for the residential trip"], [
+        s.title for s in stories
+    ]
+    assert paid[0].source_quotes[0].startswith("For the residential trip")
+    assert "Parents cannot pay in instalments for day trips." in paid[0].acceptance_criteria
+
+
+def test_what_a_speaker_goes_on_to_say_after_a_short_answer_stays_with_its_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "I don't want to look at a tablet with flour on my hands." a criterion of the
+    allergens' story said after it."""
+    text = normalize(
+        "Priya: For us in the shop, we need a list of what to bake each morning, totals per"
+        " product.\n"
+        "Tom: Yes, printed.\n"
+        "Tom: I don't want to look at a tablet with flour on my hands.\n"
+        "Maria: Allergens have to be shown on every product page.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert "Provide a list of what to bake each morning" in by_title, list(by_title)
+    listed = by_title["Provide a list of what to bake each morning"]
+    assert any("flour" in q for q in listed.source_quotes)
+    allergens = [s for s in stories if "allergens" in s.title.lower()]
+    assert allergens and not any("flour" in q for q in allergens[0].source_quotes)
+
+
+def test_a_figure_settled_for_a_need_just_asked_about_is_its_detail_and_can_be_revised(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Let's say three instalments for the residential." a story of its own, and the
+    correction a second one ("Provide five instalments for the residential")."""
+    text = normalize(
+        "Helen: Can parents pay in instalments?\n"
+        "Sofia: For the residential trip, yes, that's three hundred pounds.\n"
+        "Helen: Let's say three instalments for the residential.\n"
+        "Sofia: Actually, make it up to five instalments, some families asked for monthly.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Pay in instalments for the residential trip"]
+    paid = stories[0]
+    assert paid.superseded_quotes == ["Let's say three instalments for the residential."]
+    assert "Five instalments for the residential." in paid.acceptance_criteria
+
+
+def test_a_no_to_a_question_on_the_need_just_said_is_its_criterion(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "No, but they can leave an email if they want updates." a story of its own, handed
+    to the need before with a criterion of its own words only."""
+    text = normalize(
+        "Dave: So residents should be able to report a pothole online with a photo and a pin on a"
+        " map.\n"
+        "Leah: Do they need to log in?\n"
+        "Dave: No, but they can leave an email if they want updates.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 1, [s.title for s in stories]
+    assert "They do not need to log in." in stories[0].acceptance_criteria

@@ -748,8 +748,12 @@ def _checkable(when: str, result: str) -> bool:
     (``_EMPTY_CONDITION``, ``_NOT_A_RESULT``); an empty result is left to the other criteria."""
     if not result:
         return True
-    if all(w.lower() in _EMPTY_CONDITION for w in content_words(when)):
-        return False
+    if all(w.lower() in _EMPTY_CONDITION for w in content_words(when)) and not re.search(
+        r"\b(?:nobody|no one|someone|somebody|anyone|anybody)(?:'s|\s+is|\s+isn't|\s+was)\s+\w",
+        when,
+        re.IGNORECASE,
+    ):
+        return False  # "when we choose", "if it": no event; "if nobody's in" is one
     if _PREPOSITION_FIRST.match(when) or re.match(r"(?:without|as)\b", when, re.IGNORECASE):
         return False  # "when without falling over", "when on the card": no event to check by
     if _PAST_RESULT.match(result) or is_finding(result):

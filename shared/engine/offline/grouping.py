@@ -98,7 +98,7 @@ _FOLLOW_UP = re.compile(
 _CORRECTS = re.compile(
     r"^(?:actually|no wait|wait|sorry|on second thoughts?|in fact|scratch that|correction"
     r"|(?:let'?s\s+)?(?:keep|cut|bring) (?:it|that|them) (?:down )?(?:to|at)"
-    r"|let'?s make (?:it|that))\b",
+    r"|let'?s make (?:it|that)|make that)\b",
     re.IGNORECASE,
 )
 
@@ -156,7 +156,8 @@ class _Story:
             return
         self.members.append(k)
         stronger = p > self.strength or (settles and p >= SETTLES_AT)
-        if stronger and self.writing == self.members[0] and not self.revisions:
+        # a need said as its question's answer is written from it, whatever joins it later
+        if stronger and self.writing == self.members[0] and not self.revisions and not self.said_as:
             self.members.remove(k)
             self.members.insert(0, k)
             self.writing = k
@@ -249,7 +250,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
             )
             continue
-        figure_answer = _answered_figure(sentences, k) or _answered_how(sentences, k)
+        figure_answer = (
+            _answered_figure(sentences, k)
+            or _answered_how(sentences, k)
+            or _answered_scope(stories, sentences, k)
+        )
         if figure_answer is not None:  # "How long before ... do we send the welcome pack?"
             # "Two weeks before.": the answer holds the figure a later statement may revise
             strength = max(verdict.p_requirement, JOIN_AT)
@@ -264,6 +269,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _revised_story(stories, sentences, vectors, k, short_only=True) is not None
         ):
             continue  # "Make it 48 hours, the reviewers can't do 24.": a revision, not a detail
+        said_no = _answered_no(stories, sentences, k)
+        if said_no is not None:  # "Do they need to log in?" "No, but they can leave an email
+            said_no.add_detail(k)  # ...": "They do not need to log in." (drafted below)
+            continue
+        settled = _figure_settled(stories, sentences, k)
+        if settled is not None:  # "Can parents pay in instalments?" "For the residential trip,
+            settled.add_detail(k)  # yes, ..." "Let's say three instalments for the residential."
+            continue
         head = items.get(k)
         if head is not None and head != k and head in item_story:
             item_story[head].add_detail(k)  # the item's details: its label stays the title
@@ -305,6 +318,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             limited.add_detail(k)  # a condition or a figure of the need just said
             continue
         if _revised_story(stories, sentences, vectors, k) is not None:
+            continue
+        near = _just_before(stories, k) if _CORRECTS.match(clean(text)) else None
+        detail = _revised_detail(near, sentences, k) if near is not None else None
+        if near is not None and detail is not None:
+            # "Delivery costs three pounds, free over twenty-five." "Make that free over
+            # thirty, ...": the figure of a detail of the need just said, set anew
+            near.revise_detail(k, *detail)
             continue
         defined = _defined_story(stories, sentences, k)
         if defined is not None:  # "Baby-proof means: no part a child can pull off, ..."
@@ -366,6 +386,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         remark = _remarked_on(stories, sentences, k)
         if remark is None and _own_need(text, p):
             stories.append(_Story([k], p))
+            continue
+        went_on = None if remark else _went_on(stories, sentences, k)
+        if went_on is not None:  # "Yes, printed." "I don't want to look at a tablet ...": quoted
+            _join(went_on, sentences, k, min(p, went_on.strength))  # with the need, as its
+            went_on.evidence.add(k)  # evidence (often why), never its main statement
             continue
         target = remark or _attached(stories, vectors, k)
         if target is not None and _answers_a_new_question(sentences, target.writing, [k]):
@@ -1283,7 +1308,9 @@ def _verb_as_asked(aux: str, verb: str, plural: bool, negated: bool = False) -> 
         if negated:
             return f"{'do' if plural else 'does'} not {verb}"
         return verb if plural else third_person(verb)
-    return f"{aux} not {verb}" if negated else f"{aux} {verb}"
+    if negated:  # "cannot cancel", "will not cancel"
+        return f"cannot {verb}" if aux == "can" else f"{aux} not {verb}"
+    return f"{aux} {verb}"
 
 
 def _answered_how(sentences: list[Sentence], k: int) -> str | None:
@@ -1301,6 +1328,27 @@ def _answered_how(sentences: list[Sentence], k: int) -> str | None:
     done = _verb_as_asked(aux, vp[0].lower(), plural=aux != "does")
     way = _lower_first(said.group("way").rstrip(" .!"))
     return f"{capital(who)} {' '.join([done, *vp[1:]])} {way}."
+
+
+def _answered_scope(stories: list[_Story], sentences: list[Sentence], k: int) -> str | None:
+    """A need a yes/no question asks about, new to the talk, with what sentence ``k`` says it
+    holds for ("Can parents pay in instalments?" "For the residential trip, yes, ..." ->
+    "Parents can pay in instalments for the residential trip."), or None; a question on the need
+    just said ("Do we take payment in the app?" of the prescriptions said before it) is answered
+    as a detail of that need."""
+    if not _answers(sentences, k) or sentences[k].speaker == sentences[k - 1].speaker:
+        return None
+    if _MODAL_CLAUSE.search(clean(sentences[k].text)):
+        return None  # "Yes, ..., so the company admin can add a PO number ...": said in full
+    whole = scope_said_whole(sentences[k - 1].text, sentences[k].text)
+    if whole is None or re.search(r"\b(?:not|cannot)\b", whole):
+        return None  # "No, guest checkout is fine.": a detail of the need it was asked of
+    if re.match(r"(?:we|i|you)\b", whole, re.IGNORECASE):
+        return None  # "Can we park that ...?" "Yes, let's.": the team's work, no need
+    before = _just_before(stories, k - 1)
+    said = {w for m in before.said for w in content_words(sentences[m].text)} if before else set()
+    asked = set(content_words(sentences[k - 1].text))
+    return whole if not asked & said else None
 
 
 # a question on how people do something ("How do they pay?", "How will customers log in?")
@@ -1466,20 +1514,49 @@ def scope_said_whole(question: str, answer: str) -> str | None:
     companies."), or None."""
     asked = _ASKS_OF_SOMEONE.match(clean(question))
     said = _FOR_WHAT.match(clean(answer))
-    if asked is None or said is None:
+    if asked is None:
         return None
     aux, who, vp = asked.group("aux").lower(), asked.group("who"), asked.group("vp").split()
-    if not vp or not is_verb(vp[0].lower()):
+    if not vp or not (is_verb(vp[0].lower()) or vp[0].lower() in ("need", "want", "have")):
         return None
+    if who.lower().split()[-1] in ("same", "thing", "that", "this", "it"):
+        return None  # "Does the same go for students, ...?": of what was just said
     plural = who.lower() in ("we", "they", "you") or (
         who.lower().endswith("s") and not who.lower().endswith("ss")
     )
+    bare = _YES_OR_NO.match(clean(answer)) if said is None else None
+    if bare is None and said is None:
+        return None
+    if bare is not None:  # "Can they cancel online?" "Yes, any time, no phone call needed."
+        negated = bare.group("no") is not None
+        done, rest = _verb_as_asked(aux, vp[0].lower(), plural, negated), " ".join(vp[1:])
+        more = bare.group("more").strip(" .!")
+        words = more.split()
+        if not 2 <= len(words) <= 8 or _STARTS_A_CLAUSE.match(more) or words[0].lower() == "but":
+            more = ""  # "Yes, people ask for that all the time.": talk, not the rule
+        tail = f"; {_lower_first(more)}" if more else ""
+        return capital(f"{_lower_first(who)} {done} {rest}{tail}".replace("  ", " ")) + "."
+    if said is None:
+        return None
     what, how = said.group("what").strip(), (said.group("how") or "").lower()
+    if not how and re.match(r"\W*(?:no|nope)\b", clean(answer)[said.end("what") :], re.I):
+        how = "not"  # "For day trips, no."
     done, rest = _verb_as_asked(aux, vp[0].lower(), plural, how == "not"), " ".join(vp[1:])
     scope = f"only for {what}" if how in ("only", "just") else f"for {what}"
     return capital(f"{_lower_first(who)} {done} {rest} {scope}".replace("  ", " ")) + "."
 
 
+# a bare yes or no to a yes/no question, and what is said with it ("No, guest checkout is fine.",
+# "Yes, any time, no phone call needed."), never "yes, but ..." ("no, but ..." is a no)
+_YES_OR_NO = re.compile(
+    r"^(?:(?:oh|well|um|uh)\W+)*(?:(?P<no>no|nope)\b|(?:yes|yeah|yep|of course|sure)\b"
+    r"(?!.*\bbut\b))[\s,.!]*(?P<more>.*)$",
+    re.IGNORECASE,
+)
+# what opens a clause of its own ("people ask for that", "I think ...", "that's ...")
+_STARTS_A_CLAUSE = re.compile(
+    r"^(?:i|we|you|they|he|she|it|people|that|this|there)(?:'[a-z]+)?\s+[a-z]+", re.IGNORECASE
+)
 # a yes/no question on what someone does ("Do we take payment in the app?", "Does the manager
 # approve it?", "Can they cancel online?")
 _ASKS_OF_SOMEONE = re.compile(
@@ -1563,6 +1640,53 @@ def _just_before(stories: list[_Story], k: int) -> _Story | None:
         return None
     at, story = max(said, key=lambda x: x[0])
     return story if k - at <= ELABORATION_GAP + 1 and len(story.members) < MAX_QUOTES else None
+
+
+# a clause of the answer's own with a modal ("so the company admin can add a PO number")
+_MODAL_CLAUSE = re.compile(
+    r"\b(?:can|could|should|must|will|would|has to|have to|needs? to)\s+(?!not\b)[a-z]+", re.I
+)
+
+
+def _answered_no(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The need just said when sentence ``k`` says no to a question on it ("So residents should
+    be able to report a pothole online ..." "Do they need to log in?" "No, but they can leave an
+    email ..."): a detail of that need, drafted with the question's words."""
+    if not _answers(sentences, k) or sentences[k].speaker == sentences[k - 1].speaker:
+        return None
+    whole = scope_said_whole(sentences[k - 1].text, sentences[k].text)
+    if whole is None or not re.search(r"\b(?:not|cannot)\b", whole):
+        return None
+    return _just_before(stories, k - 1)
+
+
+def _figure_settled(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The need just said when sentence ``k`` settles a figure of it, naming its thing ("Let's
+    say three instalments for the residential." after the instalments were asked about): a
+    detail of that need, which a later correction may revise."""
+    lead = leads_with_a_figure(sentences[k].text)
+    near = _just_before(stories, k) if lead is not None else None
+    if near is None or lead is None:
+        return None
+    said = {w for m in near.said for w in content_words(sentences[m].text)}
+    said |= set(content_words(near.said_as or ""))
+    named = {w for w in content_words(lead.group("figure")) if not number_tokens(w)}
+    return near if named & said else None
+
+
+def _went_on(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story a speaker's short statement just before ``k`` is quoted in, when ``k`` goes on
+    with it in the same turn ("Yes, printed." "I don't want to look at a tablet with flour on my
+    hands."): what they say next is of the same need, not of the one said after it."""
+    if k == 0 or sentences[k].speaker is None or sentences[k - 1].speaker != sentences[k].speaker:
+        return None
+    said = sentences[k - 1].text
+    if said.rstrip().endswith("?") or meaningful_word_count(clean(said)) > FRAGMENT_WORDS:
+        return None  # a short answer ("Yes, printed.") goes on with its reason
+    if _said_of_a_need(sentences[k].text):
+        return None
+    held = [st for st in stories if k - 1 in st.members and len(st.members) < MAX_QUOTES]
+    return held[0] if held else None
 
 
 def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:

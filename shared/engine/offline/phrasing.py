@@ -128,7 +128,9 @@ _MORE_REQUIREMENTS = re.compile(
 # "and well" ("... remote controls and well the tables look very nice to read")
 _NEXT_REMARK = re.compile(
     r",?\s+\b(?:i|we) (?:want|need|would like)\b"
-    r"|,?\s+and,? well,? (?=(?:the|it|we|i|you|they|this|that)\b)",
+    r"|,?\s+and,? well,? (?=(?:the|it|we|i|you|they|this|that)\b)"
+    # "mark it failed and the customer gets a text": a second clause, its own subject and verb
+    r"|,?\s+and\s+(?=(?:the|their|our|every|each)\s+[a-z]+\s+(?:gets?|receives?|is|are|sees?)\b)",
     re.IGNORECASE,
 )
 _CLAUSE_CUT = re.compile(
@@ -302,6 +304,8 @@ def write_story(
         + [body(t, asides=True) for t in revised]
         + extra
     )
+    if wanted_but_left_out(main):  # "Customers want a loyalty card, but let's leave that for
+        statements = statements[1:]  # later": what they want is no criterion of leaving it out
     found = criteria(statements, cap, title, persona)
     again = _AGAIN.search(clean(main))
     when = _trim(again.group("when")) if again else ""

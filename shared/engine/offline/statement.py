@@ -312,7 +312,8 @@ _MUST_GO = re.compile(
 _WANTED_BUT_OUT = re.compile(
     r"^(?:(?:so|and|well|yeah|yes|now)[\s,]+)*(?:[\w'-]+\s+){0,3}?(?:want|wants|wanted"
     r"|ask for|asks for|asked for|keep asking for|would like|'d like)\s+(?P<what>[^,;]+?),?"
-    r"\s+but\b.*\b(?:(?:keep|leave)\s+(?:that|it|them|those)\s+out|(?:that|it)(?:'s|\s+is)"
+    r"\s+but\b.*\b(?:(?:keep|leave)\s+(?:that|it|them|those)\s+(?:out|for later|till later"
+    r"|until later|for (?:a )?later (?:phase|release|version))|park\s+(?:that|it)|(?:that|it)(?:'s|\s+is)"
     r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version))))\b",
     re.IGNORECASE,
 )
@@ -439,6 +440,13 @@ def _drop_stray_letters(text: str) -> str:
 
 
 # a word of talk that closes the sentence after a comma ("Menu, alright.", "..., right?")
+# examples said on their own, marked as such ("Allergies, inhalers, that kind of thing.")
+_KIND_OF_THING = re.compile(
+    r"^(?P<items>[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,2}(?:,\s*(?:and\s+|or\s+)?[\w'-]+"
+    r"(?:\s+[\w'-]+){0,2})+),?\s+(?:that kind of thing|that sort of thing|things like that"
+    r"|stuff like that)\W*$",
+    re.IGNORECASE,
+)
 _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
     r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
@@ -541,6 +549,14 @@ _EACH_GETS = re.compile(
     r"\s+(?:gets?|receives?)\s+(?P<what>(?!it\b|them\b)\S.*)$",
     re.IGNORECASE,
 )
+# a subject said with what picks it out between commas ("Dangerous ones, deeper than forty
+# millimetres, have to be fixed within twenty-four hours"): the need is the subject's
+_SUBJECT_ASIDE = re.compile(
+    r"^(?P<subject>[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,3}),\s*(?:\w+er\s+than|more\s+than|less\s+than"
+    r"|over|under|above|below|with|without|older\s+than|younger\s+than)\s+[^,]{1,40},\s+"
+    r"(?P<rest>(?:have to|has to|must|should|need to|needs to|will have to)\s+.+)$",
+    re.IGNORECASE,
+)
 # "anyone on free school meals gets the trip free, and the parent shouldn't see a payment
 # screen at all": the rule is the need, what follows it a criterion
 _RULE_THEN_MORE = re.compile(r"^(?P<rule>[^,;]+?),\s+and\s+(?P<more>.+)$", re.IGNORECASE)
@@ -609,6 +625,9 @@ def body(sentence: str, asides: bool = False) -> str:
         text = re.sub(r"\s*\([^()]*\)", "", text)
     text = _drop_stray_letters(text)
     text = _LEAD.sub("", clean_restarts(text))  # "Yeah, or the or the kinetic": "the kinetic"
+    kinds = _KIND_OF_THING.match(text)
+    if kinds and asides:  # "Allergies, inhalers, that kind of thing.": examples of the need
+        return f"Such as {_lower_first(kinds.group('items'))}."
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
     text = _TAIL_VAGUE.sub(r"\1", text)
@@ -1173,6 +1192,9 @@ def _capability_of(text: str) -> Capability:
     rule = _RULE_THEN_MORE.match(text)
     if rule and _EACH_GETS.match(rule.group("rule")):
         return _capability_of(rule.group("rule"))
+    aside = _SUBJECT_ASIDE.match(text)
+    if aside:  # "Dangerous ones, deeper than forty millimetres, have to be fixed within ..."
+        return _capability_of(f"{aside.group('subject')} {aside.group('rest')}")
     wants_that = _WANTS_THAT.match(text)
     if wants_that and len(content_words(wants_that.group("need"))) >= 2:
         back = capability(wants_that.group("need"))
@@ -1193,7 +1215,9 @@ def _capability_of(text: str) -> Capability:
 # a price said of a thing ("a second permit costs more", "each extra bin should cost five
 # pounds a month"): what is charged for it
 _COSTS = re.compile(
-    r"^(?P<np>(?:an?|the|each|every|one|any|our)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+"
+    r"^(?P<np>(?:an?|the|each|every|one|any|our)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+"
+    # "Delivery costs three pounds, free over thirty": a charge named by its one word
+    r"|delivery|postage|shipping|p&p|parking|entry|admission|membership|registration)\s+"
     r"(?:(?:should|must|will|would|shall|has to|needs? to)\s+)?(?:costs?)\s+"
     r"(?P<amount>(?:more|less|extra)\b|(?:[£$€]?\d|(?:two|three|four|five|six|seven|eight|nine"
     r"|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b)[^,;]*)",
@@ -1208,7 +1232,7 @@ def _charged(text: str) -> Capability | None:
     if found is None:
         return None
     np, amount = found.group("np"), _trim(found.group("amount"))
-    if not names_a_thing(np.lower().split()[1:]):
+    if len(np.split()) > 1 and not names_a_thing(np.lower().split()[1:]):
         return None
     return Capability(
         _cap(f"Charge {amount} for {_lower_first(np)}"),
@@ -1218,6 +1242,56 @@ def _charged(text: str) -> Capability | None:
     )
 
 
+# the notice a thing needs ("Cakes need forty-eight hours notice."): what the product requires
+_NEEDS_NOTICE = re.compile(
+    r"^(?P<thing>(?:(?:the|all|our|any)\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:need|needs"
+    r"|require|requires)\s+(?P<notice>(?:at least\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:hours?|days?"
+    r"|weeks?)['\u2019]?\s+(?:notice|lead time|warning))\b",
+    re.IGNORECASE,
+)
+# a service said to be offered only somewhere ("Delivery is only within three miles of the shop")
+_ONLY_WHERE = re.compile(
+    r"^(?P<what>delivery|deliveries|collection|collections|booking|bookings|parking|access)\s+"
+    r"(?:is|are|will be|should be|has to be|must be)\s+only\s+(?P<where>(?:within|in|to|for|on"
+    r"|at|inside|from)\s+.+?)[.!]?$",
+    re.IGNORECASE,
+)
+_DONE_AS = {
+    "delivery": "Deliver",
+    "deliveries": "Deliver",
+    "collection": "Collect",
+    "collections": "Collect",
+    "booking": "Book",
+    "bookings": "Book",
+    "parking": "Allow parking",
+    "access": "Allow access",
+}
+
+
+def _required_or_limited(text: str) -> Capability | None:
+    """'Cakes need forty-eight hours notice.' -> 'Require forty-eight hours notice for cakes'
+    (was "Provide forty-eight hours notice"); 'Delivery is only within three miles of the shop.'
+    -> 'Deliver only within three miles of the shop' (was "Make delivery only ..."); None for
+    anything else."""
+    said = text.strip()
+    notice = _NEEDS_NOTICE.match(said)
+    if notice and names_a_thing(notice.group("thing").lower().split()):
+        thing, needed = _lower_first(notice.group("thing")), notice.group("notice")
+        return Capability(
+            f"Require {needed} for {thing}", f"{needed} for {thing}", obj=thing, subject=thing
+        )
+    only = _ONLY_WHERE.match(said)
+    if only:
+        verb = _DONE_AS[only.group("what").lower()]
+        where = only.group("where")
+        return Capability(
+            f"{verb} only {where}",
+            f"to {_lower_first(verb)} only {where}",
+            subject=only.group("what"),
+        )
+    return None
+
+
 def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
@@ -1225,6 +1299,9 @@ def _capability(text: str) -> Capability:
     charged = _charged(text)
     if charged:
         return charged
+    required = _required_or_limited(text)
+    if required:
+        return required
     said_first = condition_first(text)
     if said_first and len(said_first.group("main").split()) >= 2:
         # "when you go to the sofa, take ...": the need is the rest
@@ -2074,7 +2151,8 @@ def _dropped(text: str) -> Capability | None:
             continue  # "members pay by card or direct debit, we don't want cheques": the need
         if m and content_words(m.group("what")):
             what = re.split(
-                r",|\s+(?:after all|anymore|any more|yet|for now|because)\b", m.group("what")
+                r",|\s+(?:after all|anymore|any more|yet|for now|because|too|as well)\b",
+                m.group("what"),
             )[0]
             what = _trim(what)
             first_word = what.split()[0] if what.split() else ""

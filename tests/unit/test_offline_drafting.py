@@ -4865,3 +4865,26 @@ def test_no_but_is_a_no() -> None:
         "Do they need to log in?", "No, but they can leave an email if they want updates."
     ) == ("They do not need to log in.")
     assert scope_said_whole("Can they cancel online?", "Yes, but only by email.") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "criterion"),
+    [
+        (
+            "The key safe code must only be visible on the day of the walk.",
+            "The key safe code is only visible on the day of the walk.",
+        ),
+        (
+            "The report should only be available to managers.",
+            "The report is only available to managers.",
+        ),
+        (
+            "After each walk the walker sends a short update with a photo.",
+            "After each walk the walker sends a short update with a photo.",
+        ),
+    ],
+)
+def test_only_and_a_time_said_first_make_criteria(said: str, criterion: str) -> None:
+    """Was: no criterion ("only be visible" gave no statement, and "only" was no word of its
+    own); "Given a user, when each walk, then the walker sends ..." (a time read as an event)."""
+    assert write_story([said]).acceptance_criteria == [criterion]

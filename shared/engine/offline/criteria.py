@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.lexicon import (
@@ -158,6 +159,13 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         )
         if split and req.kind == "vp" and thing_acted_on(req):
             split = None  # "a knowledge base they can search before they raise a ticket": a thing
+        if split and re.match(r"(?:each|every)\s+[a-z]+$", split[0], re.IGNORECASE):
+            # "After each walk the walker sends a short update": a time, no event to check by;
+            # the statement as said is the criterion
+            whole = _trim(text)
+            if _has_verb(split[1]) and len(whole.split()) >= MIN_TITLE_WORDS:
+                out.append(f"{capital(whole)}.")
+            continue
         if split:
             when, main_clause = split
             # the clause read lost the verb's object at its end ("when they reach it")
@@ -617,6 +625,14 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         and re.search(rf"\b{re.escape(verb)}\s+(?:it|them)\b", text or req.clause, re.IGNORECASE)
     ):
         return ""  # "somebody else can grab it": what "it" is, the sentence does not say
+    only_be = re.match(
+        r"only\s+be\s+(?P<rest>(?:[a-z]+(?:ed|ble|en)|available|visible|open|shown|seen)\b.*)$",
+        req.rest.strip(),
+        re.IGNORECASE,
+    )
+    if only_be:  # "must only be visible on the day": "is only visible on the day"
+        said = _present(replace(req, rest=f"be {only_be.group('rest')}"), cap, persona, "")
+        return re.sub(r"^(.+?\s(?:is|are))\s", r"\1 only ", said, count=1) if said else ""
     return _present(req, cap, persona, _details_after(req.clause, text))
 
 
@@ -1031,10 +1047,17 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True  # "they can turn it off": turning off is a check of its own
     if _FREQUENCY.search(criterion) and not _FREQUENCY.search(title):
         return True  # "..., daily ideally, not monthly": how often is something to check
+    if _ONLY_STATE.search(criterion) and not re.search(r"\bonly\b", title, re.IGNORECASE):
+        return True  # "The report is only available to managers": to whom alone, a check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
 
 
+# a state that holds for some alone ("is only visible on the day", "are only booked by
+# reception"), not what something merely is ("is only a screen")
+_ONLY_STATE = re.compile(
+    r"\b(?:is|are) only\s+(?:[a-z]+(?:ed|ble|en)|available|visible|open|shown|seen)\b", re.I
+)
 _PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(off|out)\b", re.IGNORECASE)
 
 

@@ -182,7 +182,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v44"
+    version = "gen-offline-v45"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -29,7 +29,10 @@ _BEING_THERE = re.compile(r"\b(?:you|they|we|i|he|she)(?:'re|'m|\s+are|\s+am|\s+
 # a second verb's object, the first one's thing ("ship the order partially or hold it")
 _SAME_OBJECT = re.compile(r"\b(?:or|and)\s+(?!to\b)[a-z]+\s+(?:it|them)$", re.IGNORECASE)
 # irregular pasts a question inside a need is said with ("which parent gave it")
-_PAST_SAID = "gave|made|took|sent|did|got|saw|put|set|paid|wrote|chose|left|brought|bought|sold|told|said|found|kept|read|ran|came|went|won|lost|spent|broke|rang"
+_PAST_SAID = "|".join(
+    """gave made took sent did got saw put set paid wrote chose left brought bought sold told said
+    found kept read ran came went won lost spent broke rang""".split()
+)
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 # a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
 # manager approves"): the clause's object pronoun is no dangling word

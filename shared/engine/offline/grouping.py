@@ -1336,12 +1336,10 @@ def _answered_scope(stories: list[_Story], sentences: list[Sentence], k: int) ->
     "Parents can pay in instalments for the residential trip."), or None; a question on the need
     just said ("Do we take payment in the app?" of the prescriptions said before it) is answered
     as a detail of that need."""
-    if not _answers(sentences, k) or sentences[k].speaker == sentences[k - 1].speaker:
-        return None
     if _MODAL_CLAUSE.search(clean(sentences[k].text)):
         return None  # "Yes, ..., so the company admin can add a PO number ...": said in full
-    whole = scope_said_whole(sentences[k - 1].text, sentences[k].text)
-    if whole is None or re.search(r"\b(?:not|cannot)\b", whole):
+    whole = _said_with_its_question(sentences, k)
+    if whole is None or _NEGATED.search(whole):
         return None  # "No, guest checkout is fine.": a detail of the need it was asked of
     if re.match(r"(?:we|i|you)\b", whole, re.IGNORECASE):
         return None  # "Can we park that ...?" "Yes, let's.": the team's work, no need
@@ -1652,12 +1650,21 @@ def _answered_no(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
     """The need just said when sentence ``k`` says no to a question on it ("So residents should
     be able to report a pothole online ..." "Do they need to log in?" "No, but they can leave an
     email ..."): a detail of that need, drafted with the question's words."""
-    if not _answers(sentences, k) or sentences[k].speaker == sentences[k - 1].speaker:
-        return None
-    whole = scope_said_whole(sentences[k - 1].text, sentences[k].text)
-    if whole is None or not re.search(r"\b(?:not|cannot)\b", whole):
+    whole = _said_with_its_question(sentences, k)
+    if whole is None or not _NEGATED.search(whole):
         return None
     return _just_before(stories, k - 1)
+
+
+def _said_with_its_question(sentences: list[Sentence], k: int) -> str | None:
+    """What sentence ``k`` answers another speaker's yes/no question with, said with the
+    question's words (``scope_said_whole``), or None."""
+    if not _answers(sentences, k) or sentences[k].speaker == sentences[k - 1].speaker:
+        return None
+    return scope_said_whole(sentences[k - 1].text, sentences[k].text)
+
+
+_NEGATED = re.compile(r"\b(?:not|cannot)\b")
 
 
 def _figure_settled(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:

@@ -108,6 +108,8 @@ TIMING_TAIL = re.compile(
 )
 
 
+# a word that says a state something is in ("visible", "booked", "available"), not what it is
+_STATE_WORD = r"(?:[a-z]+(?:ed|ble|en)|available|visible|open|shown|seen)"
 # words every criterion may use without saying anything new
 _BOILERPLATE = frozenset(
     "given product checked check available possible user able feature story system app".split()
@@ -626,7 +628,7 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
     ):
         return ""  # "somebody else can grab it": what "it" is, the sentence does not say
     only_be = re.match(
-        r"only\s+be\s+(?P<rest>(?:[a-z]+(?:ed|ble|en)|available|visible|open|shown|seen)\b.*)$",
+        rf"only\s+be\s+(?P<rest>{_STATE_WORD}\b.*)$",
         req.rest.strip(),
         re.IGNORECASE,
     )
@@ -1055,9 +1057,7 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
 
 # a state that holds for some alone ("is only visible on the day", "are only booked by
 # reception"), not what something merely is ("is only a screen")
-_ONLY_STATE = re.compile(
-    r"\b(?:is|are) only\s+(?:[a-z]+(?:ed|ble|en)|available|visible|open|shown|seen)\b", re.I
-)
+_ONLY_STATE = re.compile(rf"\b(?:is|are) only\s+{_STATE_WORD}\b", re.I)
 _PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(off|out)\b", re.IGNORECASE)
 
 

@@ -250,10 +250,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
             )
             continue
+        said_whole = _said_with_its_question(sentences, k)  # "Can they ...?" "Yes, ..."
         figure_answer = (
             _answered_figure(sentences, k)
             or _answered_how(sentences, k)
-            or _answered_scope(stories, sentences, k)
+            or _answered_scope(stories, sentences, k, said_whole)
         )
         if figure_answer is not None:  # "How long before ... do we send the welcome pack?"
             # "Two weeks before.": the answer holds the figure a later statement may revise
@@ -265,15 +266,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             if meaningful_word_count(sentences[k].text) <= SHORT_REVISION_WORDS:
                 _revised_story(stories, sentences, vectors, k, short_only=True)
             continue
-        if leads_with_a_figure(sentences[k].text) and (
-            _revised_story(stories, sentences, vectors, k, short_only=True) is not None
-        ):
+        lead = leads_with_a_figure(sentences[k].text)
+        if lead and _revised_story(stories, sentences, vectors, k, short_only=True) is not None:
             continue  # "Make it 48 hours, the reviewers can't do 24.": a revision, not a detail
-        said_no = _answered_no(stories, sentences, k)
+        said_no = _answered_no(stories, k, said_whole)
         if said_no is not None:  # "Do they need to log in?" "No, but they can leave an email
             said_no.add_detail(k)  # ...": "They do not need to log in." (drafted below)
             continue
-        settled = _figure_settled(stories, sentences, k)
+        settled = _figure_settled(stories, sentences, k, lead)
         if settled is not None:  # "Can parents pay in instalments?" "For the residential trip,
             settled.add_detail(k)  # yes, ..." "Let's say three instalments for the residential."
             continue
@@ -1330,15 +1330,17 @@ def _answered_how(sentences: list[Sentence], k: int) -> str | None:
     return f"{capital(who)} {' '.join([done, *vp[1:]])} {way}."
 
 
-def _answered_scope(stories: list[_Story], sentences: list[Sentence], k: int) -> str | None:
+def _answered_scope(
+    stories: list[_Story], sentences: list[Sentence], k: int, whole: str | None
+) -> str | None:
     """A need a yes/no question asks about, new to the talk, with what sentence ``k`` says it
     holds for ("Can parents pay in instalments?" "For the residential trip, yes, ..." ->
     "Parents can pay in instalments for the residential trip."), or None; a question on the need
     just said ("Do we take payment in the app?" of the prescriptions said before it) is answered
-    as a detail of that need."""
+    as a detail of that need. ``whole``: the answer said with the question's words
+    (``_said_with_its_question``)."""
     if _MODAL_CLAUSE.search(clean(sentences[k].text)):
         return None  # "Yes, ..., so the company admin can add a PO number ...": said in full
-    whole = _said_with_its_question(sentences, k)
     if whole is None or _NEGATED.search(whole):
         return None  # "No, guest checkout is fine.": a detail of the need it was asked of
     if re.match(r"(?:we|i|you)\b", whole, re.IGNORECASE):
@@ -1646,11 +1648,11 @@ _MODAL_CLAUSE = re.compile(
 )
 
 
-def _answered_no(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+def _answered_no(stories: list[_Story], k: int, whole: str | None) -> _Story | None:
     """The need just said when sentence ``k`` says no to a question on it ("So residents should
     be able to report a pothole online ..." "Do they need to log in?" "No, but they can leave an
-    email ..."): a detail of that need, drafted with the question's words."""
-    whole = _said_with_its_question(sentences, k)
+    email ..."): a detail of that need, drafted with the question's words (``whole``, from
+    ``_said_with_its_question``)."""
     if whole is None or not _NEGATED.search(whole):
         return None
     return _just_before(stories, k - 1)
@@ -1667,11 +1669,13 @@ def _said_with_its_question(sentences: list[Sentence], k: int) -> str | None:
 _NEGATED = re.compile(r"\b(?:not|cannot)\b")
 
 
-def _figure_settled(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+def _figure_settled(
+    stories: list[_Story], sentences: list[Sentence], k: int, lead: re.Match[str] | None
+) -> _Story | None:
     """The need just said when sentence ``k`` settles a figure of it, naming its thing ("Let's
     say three instalments for the residential." after the instalments were asked about): a
-    detail of that need, which a later correction may revise."""
-    lead = leads_with_a_figure(sentences[k].text)
+    detail of that need, which a later correction may revise. ``lead``: the figure it leads
+    with (``leads_with_a_figure``)."""
     near = _just_before(stories, k) if lead is not None else None
     if near is None or lead is None:
         return None

@@ -33,6 +33,8 @@ _PAST_SAID = "|".join(
     """gave made took sent did got saw put set paid wrote chose left brought bought sold told said
     found kept read ran came went won lost spent broke rang""".split()
 )
+# a question said inside a need, up to its verb ("which parent gave", "who changed")
+_ASKED_INSIDE = r"\b(?:who|which|what)\s+(?:[a-z]+\s+){0,2}?"
 _OBJECT_LAST = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:it|them|this|these|those)$", re.IGNORECASE)
 # a verb with its own subject, said after a subordinator ("before the pharmacy gets", "once the
 # manager approves"): the clause's object pronoun is no dangling word
@@ -41,7 +43,7 @@ _CLAUSE_VERB = re.compile(
     r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"
     r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"  # "..., who approved it"
     # "record which parent gave it": a question said inside the need, with its own verb
-    rf"|\b(?:who|which|what)\s+(?:[a-z]+\s+){{0,2}}?(?:[a-z]+ed|{_PAST_SAID})$",
+    rf"|{_ASKED_INSIDE}(?:[a-z]+ed|{_PAST_SAID})$",
     re.IGNORECASE,
 )
 # a verb of access left without the thing it is done to ("see it", "let only managers see it"):
@@ -53,7 +55,7 @@ _ONLY_THE_VERB_LEFT = re.compile(
 )
 # "record which parent gave it and when": the question's other half, no dangling words
 _AND_WHEN = re.compile(
-    rf"\b(?:who|which|what)\s+(?:[a-z]+\s+){{0,2}}?(?:[a-z]+(?<!ss)s|[a-z]+ed|{_PAST_SAID})"
+    rf"{_ASKED_INSIDE}(?:[a-z]+(?<!ss)s|[a-z]+ed|{_PAST_SAID})"
     r"\s+(?:it|them)\s+and\s+(?:when|where|how|why)$",
     re.IGNORECASE,
 )

@@ -2523,10 +2523,11 @@ def test_a_hedge_before_the_verb_is_dropped_a_manner_goes_after() -> None:
 
 def test_only_some_people_may_do_it() -> None:
     draft = write_story(["Only admins can delete a survey."])
-    # was "Delete a survey" / "As an admin, I want the product to delete a survey."
+    # was "Delete a survey" / "As an admin, I want the product to delete a survey.", then "As an
+    # admin, I want to delete a survey." (the rule on who may was lost from the description)
     assert (draft.title, draft.description) == (
         "Let only admins delete a survey",
-        "As an admin, I want to delete a survey.",
+        "As an admin, I want only admins to delete a survey.",
     )
 
 
@@ -4888,3 +4889,70 @@ def test_only_and_a_time_said_first_make_criteria(said: str, criterion: str) -> 
     """Was: no criterion ("only be visible" gave no statement, and "only" was no word of its
     own); "Given a user, when each walk, then the walker sends ..." (a time read as an event)."""
     assert write_story([said]).acceptance_criteria == [criterion]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "only if" says when the thing is given; the verb after it is the condition's
+        ("Refunds only if the school cancels.", "Provide refunds only if the school cancels"),
+        # a time said first without its comma stays a time, not part of who acts
+        (
+            "After each walk the walker sends a short update with a photo.",
+            "Send a short update with a photo after each walk",
+        ),
+        # a label of one word and how the thing it names is
+        (
+            "Cancellations: free up to 24h before, after that the walk is charged in full.",
+            "Make cancellations free up to 24h before",
+        ),
+        # people named as who gets a message are who it is sent to
+        (
+            "Residents get an email when it's fixed, if they left one.",
+            "Send residents an email when it's fixed",
+        ),
+        (
+            "Parents get a text when the coach is back.",
+            "Send parents a text when the coach is back",
+        ),
+        ("They get an email when it's done.", "Get an email when it's done"),
+        # what "that" is, the condition said first names
+        (
+            "If the same pothole has already been reported, we should show that and let them add"
+            " a plus one.",
+            "Show that the same pothole has already been reported",
+        ),
+    ],
+)
+def test_probe_meetings_titles_say_what_was_asked(statement: str, title: str) -> None:
+    """Was: "Cancel", "Send a short update with a photo" ("As an owner, I want after each walk
+    the walker to send ..."), "Provide free up to 24h before", "Get an email when it's fixed"
+    (unreadable: the story became a quote of another), "Parents get a text ...", "Show that and
+    let them add a plus one"."""
+    draft = write_story([statement])
+    assert draft.title == title
+    assert _title_check(draft.title).passed, _title_check(draft.title).detail
+
+
+def test_a_no_with_its_condition_is_a_rule_not_a_thing_to_provide_or_leave_out() -> None:
+    """Was: "Provide unless it's medical" (the condition taken for the need) and "Leave out
+    reminder if it was booked"."""
+    title = write_story(["If the child drops out, no refund, unless it's medical."]).title
+    assert "no refund" in title and not reads_as_capability(title)  # no story is written from it
+    assert not reads_as_capability("Provide no refund unless it's medical")
+    assert reads_as_capability("Provide no more than 8 physical buttons")
+    assert write_story(["No photos."]).title == "Leave out photos"
+
+
+@pytest.mark.parametrize(
+    ("statement", "persona"),
+    [
+        ("Walkers see their walks for the day in order, with the address.", "walker"),
+        ("Florists can upload a photo of each bouquet.", "florist"),
+        ("Scanners see the barcode from a metre away.", "user"),
+        ("Reminders go out the day before.", "user"),
+    ],
+)
+def test_people_the_lexicon_does_not_name_are_the_persona(statement: str, persona: str) -> None:
+    """Was: "As a user, I want walkers to see their walks ..."; a thing in -ers is no role."""
+    assert write_story([statement]).description.startswith(f"As a {persona}, I want")

@@ -2632,3 +2632,119 @@ def test_a_no_to_a_question_on_the_need_just_said_is_its_criterion(
     stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert len(stories) == 1, [s.title for s in stories]
     assert "They do not need to log in." in stories[0].acceptance_criteria
+
+
+def test_a_need_said_in_full_after_a_word_that_takes_the_turn_is_a_story_of_its_own(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Right, anyone on free school meals gets the trip free, ..." the main statement of
+    the card payments' story, "Pay by card in the app" only one of its criteria."""
+    text = normalize(
+        "Helen: Agreed, two reminders max.\n"
+        "Sofia: Payment. Most trips cost something, ten or fifteen pounds.\n"
+        "Helen: Parents pay by card in the app. Some families can't pay, though.\n"
+        "Sofia: Right, anyone on free school meals gets the trip free, and the parent shouldn't"
+        " see a payment screen at all.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Pay by card in the app" in titles, titles
+    assert "Give anyone on free school meals the trip free" in titles, titles
+
+
+def test_a_spoken_topic_label_ends_the_need_before_it(generator: OfflineGenerator) -> None:
+    """Was: "Most trips cost something, ten or fifteen pounds." a criterion of "Send two
+    reminders max", said before "Payment." opened a new topic."""
+    text = normalize(
+        "Sofia: A reminder three days before the deadline, and another one the day before.\n"
+        "Helen: Agreed, two reminders max.\n"
+        "Sofia: Payment. Most trips cost something, ten or fifteen pounds.\n"
+        "Helen: Parents pay by card in the app. Some families can't pay, though.\n"
+        "Sofia: Right, anyone on free school meals gets the trip free, and the parent shouldn't"
+        " see a payment screen at all.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    reminders = [s for s in stories if "reminder" in s.title.lower()]
+    assert reminders, [s.title for s in stories]
+    for story in reminders:
+        assert not any("trips cost" in q for q in story.source_quotes), story
+
+
+@pytest.mark.parametrize(
+    ("lines", "label"),
+    [
+        (["Helen: Agreed, two reminders max.", "Sofia: Payment.", "Sofia: Most trips cost ..."], 1),
+        (["Jo: Claims go to the manager.", "Marcus: Then the ledger.", "Marcus: We use it."], 1),
+        # a recap of what was just said, a remark, a figure, an answer: no label
+        (
+            ["Jo: A short reason, and it's optional.", "Linda: Optional, and short.", "Linda: Ok."],
+            0,
+        ),
+        (["Jo: It will be red.", "Ann: Cool.", "Ann: Next thing."], 0),
+        (["Jo: How many?", "Ann: Four.", "Ann: Maybe five."], 0),
+        (["Jo: What colour?", "Ann: Green.", "Ann: Dark green."], 0),
+        (["Jo: We need a button.", "Ann: Payment.", "Bo: Yes."], 0),
+    ],
+)
+def test_a_speaker_names_the_next_topic_with_a_word_or_two(lines: list[str], label: int) -> None:
+    from shared.analysis.capture import sentences_of
+    from shared.engine.offline.grouping import _names_the_topic
+
+    sentences = sentences_of(normalize("\n".join(lines) + "\n"))
+    assert [_names_the_topic(sentences, j) for j in range(len(sentences))] == [
+        j == 1 and bool(label) for j in range(len(sentences))
+    ]
+
+
+def test_yes_to_a_thing_raised_as_a_question_is_a_need_of_that_thing(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Like a loaf every Saturday." a criterion of the loyalty card left out, and "Weekly,
+    and they can pause it when they're away." one of "Cancel online, any time"."""
+    text = normalize(
+        "Maria: Allergens have to be shown on every product page.\n"
+        "Priya: What about subscriptions? Like a loaf every Saturday.\n"
+        "Maria: Yes, people ask for that all the time. Weekly, and they can pause it when they're"
+        " away.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert "Provide subscriptions" in by_title, list(by_title)
+    quoted = " ".join(by_title["Provide subscriptions"].source_quotes)
+    assert "What about subscriptions?" in quoted and "pause it" in quoted
+    allergens = [s for s in stories if "llergens" in s.title]
+    assert allergens and not any("loaf" in q for q in allergens[0].source_quotes)
+
+
+def test_an_answer_that_opens_with_the_example_asked_about_is_a_need_of_its_own(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Cakes need forty-eight hours notice." a quote of the online orders' story."""
+    text = normalize(
+        "Maria: So customers should be able to order online for collection or delivery.\n"
+        "Priya: What about big orders, like birthday cakes?\n"
+        "Tom: Cakes need forty-eight hours notice.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Require forty-eight hours notice for cakes" in titles, titles
+
+
+def test_examples_of_the_need_just_said_are_its_criterion_and_a_fact_of_most_things_no_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Allergies, inhalers, that kind of thing." only quoted (read with too little
+    confidence to draft), and "Most trips cost something, ten or fifteen pounds." the story "Make
+    most trips cost something"."""
+    text = normalize(
+        "Raj: Teachers need the medical info on the day. Allergies, inhalers, that kind of thing.\n"
+        "Sofia: Payment. Most trips cost something, ten or fifteen pounds.\n"
+        "Helen: Parents pay by card in the app. Some families can't pay, though.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert (
+        "Such as allergies, inhalers."
+        in by_title["Provide the medical info on the day"].acceptance_criteria
+    )
+    assert not any("cost" in t for t in by_title), list(by_title)

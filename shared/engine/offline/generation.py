@@ -105,6 +105,7 @@ from shared.engine.offline.lexicon import (
     reads_as_capability,
 )
 from shared.engine.offline.phrasing import write_story
+from shared.engine.offline.statement import names_examples
 from shared.engine.offline.wording import _lower_first, capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
 from shared.settings import PipelineConfig
@@ -182,7 +183,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v45"
+    version = "gen-offline-v46"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -439,7 +440,11 @@ class OfflineGenerator:
             # a statement attached with little confidence is quoted as evidence, not drafted
             # nor does how things are now ("most of the time people give us a card slip")
             criteria_from=[
-                (verdicts[k].p_requirement >= CRITERIA_AT or k in story.drafting)
+                (
+                    verdicts[k].p_requirement >= CRITERIA_AT
+                    or k in story.drafting
+                    or names_examples(sentences[k].text)  # "Allergies, inhalers, that kind of ..."
+                )
                 and not describes_now(sentences[k].text)
                 and not answers_how_it_is(sentences, k)
                 and k not in story.evidence

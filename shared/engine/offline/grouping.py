@@ -56,7 +56,13 @@ from shared.engine.offline.statement import (
     wanted_but_left_out,
 )
 from shared.engine.offline.wording import _lower_first, capital
-from shared.text.language import clean, content_words, cue_flags, meaningful_word_count
+from shared.text.language import (
+    FILLER_SENTENCES,
+    clean,
+    content_words,
+    cue_flags,
+    meaningful_word_count,
+)
 from shared.text.textio import drop_abandoned
 
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
@@ -92,6 +98,9 @@ _FOLLOW_UP = re.compile(
     r"|up to|then|or)\b",
     re.IGNORECASE,
 )
+
+# words that only take the turn ("Right, ...", "Okay so ...")
+_TAKES_THE_TURN = re.compile(r"^(?:(?:right|okay|ok|well)\b\W*)+", re.IGNORECASE)
 
 # a correction of what was said ("actually, make the slots twelve minutes", "let's keep it to
 # four steps, five is too many")
@@ -250,6 +259,15 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=proposal)
             )
             continue
+        topic = _confirmed_topic(sentences, k)
+        if topic is not None:  # "What about subscriptions? Like a loaf every Saturday." "Yes,
+            said_as, raised = topic  # people ask for that all the time.": "Subscriptions, yes."
+            stories.append(
+                _Story(
+                    [k, *raised], max(verdict.p_requirement, JOIN_AT), writing=k, said_as=said_as
+                )
+            )
+            continue
         said_whole = _said_with_its_question(sentences, k)  # "Can they ...?" "Yes, ..."
         figure_answer = (
             _answered_figure(sentences, k)
@@ -303,7 +321,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         ):
             continue  # "Sorry, every thirty seconds.": the figure just said, corrected
         limited = (
-            _just_before(stories, k)
+            _just_before(stories, k, sentences)
             if alone
             or limits_the_need_before(text)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
@@ -652,6 +670,17 @@ def _elaborated(
     if _answers_a_new_question(sentences, k, last.members):
         return None  # "Do they need a PO number on it?" "Yes, ... can add a PO number ...": new
     follow_up = bool(_FOLLOW_UP.match(clean(text)))  # "yes, ...", "and it should ..."
+    # "Right, anyone on free school meals gets the trip free, ...": a word that only takes the
+    # turn goes on from nothing; a need said in full after it is one of its own
+    opened = _TAKES_THE_TURN.match(clean(text))
+    if (
+        follow_up
+        and opened
+        and bar is not None
+        and meaningful_word_count(text) > SHORT_FOLLOW_UP_WORDS  # "Okay, unbreakable.": agreed
+        and not _POINTS_BACK.search(text)
+    ):
+        follow_up = bool(_FOLLOW_UP.match(clean(text)[opened.end() :]))
     # "and teachers set which evenings they're available", said after parents' booking: another
     # role's need, not more of this one
     follow_up = follow_up and not _another_role(text, sentences[last.writing].text)
@@ -697,7 +726,7 @@ _YES_NO = re.compile(r"^(?:yes|yeah|yep|no|nope)\b", re.IGNORECASE)
 # a topic raised as a question ("And VAT?", "What about refunds?")
 _TOPIC_QUESTION = re.compile(
     r"^(?:(?:so|okay|ok|right|and)[\s,]+)*(?:and|what about|how about)\s+"
-    r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,3})\s*\?$",
+    r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,3})(?:,\s*(?:like|such as|say)\s+[^?]+)?\s*\?$",
     re.IGNORECASE,
 )
 
@@ -709,7 +738,15 @@ def answers_a_topic(sentences: list[Sentence], k: int) -> bool:
     if raised is None or _fragment(sentences[k].text):
         return False
     topic = content_words(raised.group("topic"))
-    return bool(topic) and content_words(sentences[k].text)[: len(topic)] == topic
+    if not topic:
+        return False
+    said = content_words(sentences[k].text)
+    if said[: len(topic)] == topic:
+        return True
+    # "What about big orders, like birthday cakes?" "Cakes need forty-eight hours notice.": the
+    # answer opens with the thing asked about or its example
+    asked = set(content_words(clean(sentences[k - 1].text)))
+    return bool(said) and said[0] in asked and sentences[k - 1].speaker != sentences[k].speaker
 
 
 def _answers_a_new_question(sentences: list[Sentence], k: int, said: list[int]) -> bool:
@@ -855,8 +892,43 @@ def _fragment(text: str) -> bool:
 
 
 def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
-    """Whether a heading opens a new section between sentences ``a`` and ``b``."""
-    return any(sentences[j].line_kind == "heading" for j in range(a + 1, b))
+    """Whether a heading opens a new section between sentences ``a`` and ``b``, or a speaker
+    names the next topic there ("Payment. Most trips cost something, ...")."""
+    return any(
+        sentences[j].line_kind == "heading" or _names_the_topic(sentences, j)
+        for j in range(a + 1, b)
+    )
+
+
+# words that answer or remark, never name a topic ("Cool.", "Fine.", "Of course.")
+_NO_TOPIC_WORDS = frozenset(
+    """cool excellent fabulous great good true nice perfect lovely brilliant exactly fine sure
+    indeed absolutely definitely wow super awesome cheers thanks thank sorry kay alright agreed
+    done right correct interesting course finally obviously understood ha""".split()
+)
+
+
+def _names_the_topic(sentences: list[Sentence], j: int) -> bool:
+    """Whether sentence ``j`` is a spoken topic label: a speaker takes the turn with a word or
+    two that name a thing ("Payment.", "Then the ledger.", "Number two, integration.") and goes
+    on. A word of what was just said ("Optional, and short."), a figure, or an answer to a
+    question is no label."""
+    if j == 0 or j + 1 >= len(sentences):
+        return False
+    said, before = sentences[j], sentences[j - 1]
+    if before.speaker == said.speaker or sentences[j + 1].speaker != said.speaker:
+        return False
+    text = said.text.strip()
+    if before.text.rstrip().endswith("?") or not text.endswith(".") or "{" in text:
+        return False
+    words = re.findall(r"[a-z'-]+", text.lower())
+    if not 1 <= len(words) <= 3 or number_tokens(clean(text)):
+        return False
+    if any("'" in w or w in FILLER_SENTENCES or w in _NO_TOPIC_WORDS or is_verb(w) for w in words):
+        return False
+    named = set(content_words(text))
+    recent = {w for m in sentences[max(0, j - 3) : j] for w in content_words(m.text)}
+    return bool(named) and not named & recent
 
 
 # a heading over what the meeting decided not to do ("## Won't (this phase)", "Out of scope")
@@ -1226,6 +1298,31 @@ def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     subject = asked.group("subj")
     subject = "the product" if subject.lower() == "it" else subject.lower()
     return f"{subject} should {base_form(asked.group('verb'))}{asked.group('rest')}."
+
+
+def _confirmed_topic(sentences: list[Sentence], k: int) -> tuple[str, list[int]] | None:
+    """(the need, the statements that asked it) when sentence ``k`` says yes to a thing raised
+    as a question by another speaker, perhaps with an example after it ("What about
+    subscriptions?" "Like a loaf every Saturday." - "Yes, people ask for that all the time."):
+    the thing, wanted ("Subscriptions, yes."); None otherwise."""
+    if k < 1 or not _CONFIRMS.match(clean(sentences[k].text)):
+        return None
+    asked = k - 1
+    if (  # the example the asker gave after the question
+        asked > 0
+        and not _answers(sentences, k)
+        and sentences[asked].speaker == sentences[asked - 1].speaker
+        and meaningful_word_count(sentences[asked].text) <= SHORT_FOLLOW_UP_WORDS
+    ):
+        asked -= 1
+    raised = _TOPIC_QUESTION.match(clean(sentences[asked].text))
+    if raised is None or sentences[asked].speaker == sentences[k].speaker:
+        return None
+    thing = raised.group("topic").strip()
+    words = thing.lower().split()
+    if not content_words(thing) or any(is_verb(w) and not w.endswith("s") for w in words[:1]):
+        return None  # "And then?", "What about sending it twice?": no thing to want
+    return f"{capital(thing)}, yes.", list(range(asked, k))
 
 
 # a question on what happens in a case ("And if a delivery fails?", "What happens when a
@@ -1632,13 +1729,17 @@ _SAYS_A_CLAUSE = re.compile(
 )
 
 
-def _just_before(stories: list[_Story], k: int) -> _Story | None:
+def _just_before(
+    stories: list[_Story], k: int, sentences: list[Sentence] | None = None
+) -> _Story | None:
     """The story of the statement said just before ``k`` (within ``ELABORATION_GAP`` + 1), if it
-    has room for one more quote."""
+    has room for one more quote (and, given the ``sentences``, no new topic opens between)."""
     said = [(max(m for m in st.said if m < k), st) for st in stories if min(st.said) < k]
     if not said:
         return None
     at, story = max(said, key=lambda x: x[0])
+    if sentences is not None and _heading_between(sentences, at, k):
+        return None
     return story if k - at <= ELABORATION_GAP + 1 and len(story.members) < MAX_QUOTES else None
 
 

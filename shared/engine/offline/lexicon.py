@@ -676,6 +676,9 @@ AS_IS = (
     # "we still print a letter for every trip": what is still done, by hand, today
     r"|(?:we|they|people|staff|everyone|you)\s+still\s+(?!need|want|have|has|must|should|can"
     r"|could|would|will|get|use)[a-z]+s?\s+(?:a|an|the|all|every|each|it|them)\b"
+    # "most trips cost something, ten or fifteen pounds": how most things are, a fact
+    r"|^(?:most|many|half|a lot|lots)(?: of)?(?: (?:the|our|their))? [a-z]+s (?:cost|take|come"
+    r"|go|are|have|use|get|run|last)\b"
     # "trip consent is on paper today": "today" said last, of how it is done
     r"|today(?=\s*(?:,\s*[A-Z][a-z]+\s*)?(?:[;.!?]|$))"
     # "the current system emails a PDF timetable every Friday": what is replaced
@@ -822,6 +825,11 @@ def _asked_when(words: list[str]) -> bool:
 _ANYONE = frozenset("somebody someone anybody anyone nobody everybody everyone whoever".split())
 
 
+def _than_next(words: list[str]) -> bool:
+    """Whether "than" follows the word after "no" ("no later than", "no fewer than")."""
+    return len(words) > 3 and words[3] == "than"
+
+
 def reads_as_capability(title: str) -> bool:
     """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
     inside ("Provide for instance we see", "Be, provide simple" do not)."""
@@ -841,6 +849,8 @@ def reads_as_capability(title: str) -> bool:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
     if verb in ("remember", "forget", "note", "consider", "bear") and words[1] == "that":
         return False  # "Remember that our company": the team minding something, no need
+    if words[:2] == ["provide", "no"] and words[2:3] != ["more"] and not _than_next(words):
+        return False  # "Provide no refund unless it's medical": a rule, no thing to provide
     if words[0] == "make" and words[1] in _ANYONE:
         return False  # "Make somebody else grab": what anyone may then do is talk, no need
     if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):
@@ -872,6 +882,8 @@ def reads_as_capability(title: str) -> bool:
     rest = " ".join(words[1:])
     if _asked_when(words):
         rest = ""
+    elif words[0] in ("show", "say", "warn", "flag") and words[1] == "that":
+        rest = ""  # "Show that the same pothole has already been reported": what is shown
     elif words[0] in _SHOW_OR_KNOW:
         rest = _INDIRECT_QUESTION.sub("", rest)
     elif relative:

@@ -59,6 +59,7 @@ from shared.engine.offline.statement import (
     _SUBORDINATORS,
     MAX_TITLE_WORDS,
     MIN_TITLE_WORDS,
+    PEOPLE_VERBS,
     SO_A_THING,
     Capability,
     _verb_phrase,
@@ -217,6 +218,11 @@ def write_story(
             # "Visitors' permits: 20 days per household per year": the label names the thing,
             # what follows it is a detail (a criterion)
             main = f"we need {_lower_first(label.group('label'))}"
+        said_of = _LABEL_IS.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
+        if said_of:  # "Cancellations: free up to 24h before, ...": how the thing labelled is
+            thing = said_of.group("label")
+            be = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
+            main = f"{thing} {be} {said_of.group('rest')}"
         cap = capability(main)
         # the statement written from names its role first ("Parents book a twelve-minute slot",
         # revised by "actually, make the slots twelve minutes", which names none)
@@ -246,6 +252,12 @@ def write_story(
     else:
         title = _one_action(_without_limit(make_title(whole), main))
     means = _NEXT_REMARK.split(cap.means)[0]
+    tells = re.match(r"to (?P<told>(?:show|say|tell \w+|warn \w+|flag) that)\b", means, re.I)
+    said_first = condition_first(main) if tells else None
+    if tells and said_first and title.lower().startswith(f"{tells.group('told').lower()} "):
+        # "to show that the same pothole has already been reported and let them add a plus one"
+        shown = f"{tells.group('told')} {_trim(said_first.group('cond'))}"
+        means = f"to {shown}{means[tells.end() :]}"
     by = _BY_ROLE.search(title)
     role = singular_persona(by.group("who")) if by and PERSONA.match(by.group("who")) else ""
     if by and role and persona == default_persona and role != persona and _DONE_BY.match(means):
@@ -421,6 +433,15 @@ _THING_LABEL = re.compile(
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
     r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}"
     r"|[A-Z][a-z]+-[a-z][\w'\u2019-]*):\s+(?P<rest>\S.*)$"  # "Carry-over: up to five days"
+)
+
+
+# a label of one word and how the thing it names is ("Cancellations: free up to 24h before",
+# "Feedback: optional"): said of it, not a need of its own
+_LABEL_IS = re.compile(
+    r"^(?P<label>[A-Z][a-z]{3,}):\s+(?P<rest>(?:free|optional|mandatory|required|compulsory"
+    r"|private|public|visible|hidden|anonymous|automatic|manual|unlimited|paid|refundable"
+    r"|non-refundable)\b.*)$"
 )
 
 
@@ -623,6 +644,15 @@ def _with_condition(phrase: str, text: str) -> str:
     wheel down" -> "Mute when you hold the wheel down"); a time said by "before", "after",
     "unless" or "once" keeps its word ("Book those first before they open to everyone", never
     "when they open")."""
+    tells = _TELLS_THAT.match(phrase)
+    said_first = condition_first(text) if tells else None
+    if tells and said_first and len(said_first.group("cond").split()) >= 2:
+        # "If the same pothole has already been reported, we should show that and let them add a
+        # plus one": what "that" is, the condition says ("Show that the same pothole has ...")
+        shown = f"{tells.group('verb')} that {_trim(said_first.group('cond'))}"
+        if len(shown.split()) + len(tells.group("rest").split()) <= MAX_TITLE_WORDS:
+            shown += tells.group("rest")
+        return shown
     head = _trim(_CLAUSE_CUT.split(phrase)[0])  # "Know straight away, not on Friday"
     if len(head.split()) < len(phrase.split()) and len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head
@@ -641,6 +671,11 @@ def _with_condition(phrase: str, text: str) -> str:
         return phrase
     said = re.search(rf"\b(before|after|unless|once|as soon as)\s+{re.escape(when)}", text, re.I)
     return f"{phrase} {said.group(1).lower() if said else 'when'} {when}"
+
+
+_TELLS_THAT = re.compile(
+    r"^(?P<verb>show|say|tell \w+|warn \w+|flag)\s+that\b(?P<rest>.*)$", re.IGNORECASE
+)
 
 
 _OBJECT_THAT = re.compile(
@@ -834,7 +869,28 @@ def _persona_named(quotes: Sequence[str]) -> str:
             continue  # "Visitor permits too.": a role said bare names a thing of theirs
         if m and verb not in _NOT_A_NEED_VERB and (base_form(verb) in VERBS or verb in _MODALS):
             return qualified_persona(said, m.start(1), m.end(1))
+        agent = _AGENT_SUBJECT.match(said)
+        if agent and agent.group("who").lower() not in _THINGS_IN_ERS:
+            if agent.group("verb").lower() in PEOPLE_VERBS:
+                return agent.group("who").lower()[:-1]  # "walkers see their walks": a walker
     return ""
+
+
+# people the lexicon does not name, said as who does what people do ("Walkers see their walks
+# for the day", "Florists can upload ..."): a plural in -ers, -ists or -ians as the subject
+_AGENT_SUBJECT = re.compile(
+    r"^(?:the |all |our |each |every )?(?P<who>[a-z]{3,}(?:er|ist|ian)s)\s+"
+    r"(?:(?:can|should|must|will|only|also|just|then|need to|want to|have to)\s+)*"
+    r"(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+# things, not people, in the same shape ("orders see ..." never names a role)
+_THINGS_IN_ERS = frozenset(
+    """orders numbers letters reminders filters folders papers answers printers scanners
+    computers servers containers timers stickers chargers headers footers markers layers covers
+    corners others offers transfers registers meters posters banners trailers lockers vouchers
+    tablets browsers routers speakers controllers""".split()
+)
 
 
 def persona_of(

@@ -228,13 +228,22 @@ def condition_first(text: str) -> re.Match[str] | None:
 # a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
 # "For overseas trips, ...")
 _PLACE_FIRST = re.compile(
-    r"^(?P<where>(?:in|on|at|for|inside|outside|within|from|during)\s+(?:[\w'-]+\s+){0,2}"
+    r"^(?P<where>(?:in|on|at|for|inside|outside|within|from|during|after|before|every|each)\s+"
+    r"(?:[\w'-]+\s+){0,2}"
     r"[\w'-]+),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
     # ... or said without a comma before who does it ("for overseas trips we pay ...", "outside
     # office hours it should show the help centre")
     r"|^(?P<where2>(?:in|on|at|for|outside|during)\s+"
     r"(?:(?!(?:we|they|people|staff|users|it|i|you)(?:'\w+)?\s)[\w'-]+\s+){0,6}?[\w'-]+)\s+"
     r"(?P<main2>(?:we|they|people|staff|users|it)\s+[a-z]+\b.+)$",
+    re.IGNORECASE,
+)
+# a time said first without its comma ("after each walk the walker sends ...", "every morning
+# the driver gets ...")
+_TIME_FIRST = re.compile(
+    r"^(?P<when>(?:after|before)\s+(?:each|every|the|a|an)\s+[\w'-]+|(?:every|each)\s+(?:morning"
+    r"|evening|afternoon|day|night|week|weekday|month|year|monday|tuesday|wednesday|thursday"
+    r"|friday|saturday|sunday))\s+(?=(?:the|a|an|each|every|our|their|we|they|you|i|it)\s)",
     re.IGNORECASE,
 )
 PLACE_IN_TITLE_WORDS = 4  # a longer place or scope said first stays out of the title
@@ -261,7 +270,9 @@ _KEEP_WORDS = re.compile(
 )
 # "no teletext button" drops a thing; "no more than 8 buttons" sets a limit
 _LEAVE_OUT = re.compile(
-    r"^(?:no|without)\s+(?!(?:more|less|fewer|later|longer|earlier|sooner|higher|lower|bigger"
+    # "no refund unless it's medical" is a rule with its condition, nothing left out
+    r"^(?!.*\b(?:unless|if|when|whenever|until)\b)"
+    r"(?:no|without)\s+(?!(?:more|less|fewer|later|longer|earlier|sooner|higher|lower|bigger"
     r"|smaller|greater|heavier)\s+than\b)(?P<what>.+)$",
     re.IGNORECASE,
 )
@@ -447,6 +458,14 @@ _KIND_OF_THING = re.compile(
     r"|stuff like that)\W*$",
     re.IGNORECASE,
 )
+
+
+def names_examples(text: str) -> bool:
+    """Whether a sentence only lists examples of what was just said ("Allergies, inhalers, that
+    kind of thing."): a detail of that need, however little it reads like one on its own."""
+    return bool(_KIND_OF_THING.match(clean(text)))
+
+
 _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
     r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
@@ -537,6 +556,10 @@ _GETS_A_MESSAGE = re.compile(
     rf"|receives)\s+(?P<message>(?:an?|the|one)\s+(?:[a-z-]+\s+)?(?:{_MESSAGE_NOUN}))\b(?P<rest>.*)$",
     re.IGNORECASE,
 )
+
+
+# people named by a pronoun ("we get an email", "they receive a text"): no one to send it to
+_PRONOUN_WHO = re.compile(r"^(?:i|we|you|they|he|she|it|one|people|users?)$", re.IGNORECASE)
 
 
 # what each one of a kind is given ("each household gets sixty visitor hours a month")
@@ -786,7 +809,15 @@ def _parse(text: str) -> _Requirement:
         wanted = bool(_WANTS.fullmatch(m.group(0)))
         return _Requirement(_trim_clause(clause), subject, kind, rest, embedded, cannot, wanted)
     clause = _continued(clauses) or next((c for c in clauses if len(c.split()) >= 3), text)
+    at = clauses.index(clause) if clause in clauses else 0
+    if at and _ONLY_A_CONDITION.match(clause) and content_words(clauses[at - 1]):
+        # "No refund, unless it's medical.": the condition of the short clause before it
+        clause = f"{clauses[at - 1]} {clause}"
     return _Requirement(_trim(clause), "", "", _trim(clause))
+
+
+# a clause that is only the condition of the one before ("unless it's medical")
+_ONLY_A_CONDITION = re.compile(r"^\s*(?:unless|if|when|whenever|until|once)\b", re.IGNORECASE)
 
 
 _CONTINUES = re.compile(r"^\s*(?:to|for|with|on|in|at|from|by|of)\s+\w", re.IGNORECASE)
@@ -1306,6 +1337,8 @@ def _capability(text: str) -> Capability:
     if said_first and len(said_first.group("main").split()) >= 2:
         # "when you go to the sofa, take ...": the need is the rest
         text = said_first.group("main")
+    # "after each walk the walker sends ...": the time said first, as if with its comma
+    text = _TIME_FIRST.sub(r"\g<when>, ", text, count=1)
     placed = _PLACE_FIRST.match(text)
     if placed and placed.group("where2") and _DISCOURSE_PLACE.match(placed.group("where2")):
         placed = None  # "at the moment we use spreadsheets": the situation today, as it was said
@@ -1779,7 +1812,11 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if only and _is_user(only.group("who")) and is_verb(rest.split()[0].lower()):
         # "only admins can delete a survey": who may, and what they do
         who = _lower_first(only.group("who"))
-        return Capability(f"Let only {who} {rest}", f"to {rest}", subject=only.group("who"))
+        # wanted as said: "only the teachers on that trip to see it" (not "to see it", which
+        # drops the rule)
+        return Capability(
+            f"Let only {who} {rest}", f"only {who} to {rest}", subject=only.group("who")
+        )
     words = rest.split()
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")
@@ -2449,6 +2486,20 @@ def _plain(clause: str) -> Capability:
         # is the title, the figure its criterion (the statement as said)
         thing = bounded.group("thing")
         return Capability(f"Limit {thing}", _lower_first(clause), obj=thing)
+    told = _GETS_A_MESSAGE.match(clause)
+    if told and _PRONOUN_WHO.match(told.group("who")):
+        told = None  # "we get an email": no one named to send it to
+    if told:
+        # "late payers get a reminder after seven days", "residents get an email when it's fixed"
+        who, message, rest = told.group("who"), told.group("message"), told.group("rest")
+        # "... gets an alert and decides whether to ...": to get it and decide
+        rest = _COORDINATED_PRESENT.sub(_base_of_coordinated, rest)
+        return Capability(
+            _cap(f"send {_lower_first(who)} {message}{rest}"),
+            f"{_lower_first(who)} to get {message}{rest}",
+            obj=message,
+            subject=who,
+        )
     if is_people_description(clause) or is_finding(clause):
         # "my head of department is Richard", "people find teletext relevant": said as it was,
         # which reads as no capability
@@ -2495,17 +2546,6 @@ def _plain(clause: str) -> Capability:
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))
-    told = _GETS_A_MESSAGE.match(clause)
-    if told and not persona:  # "late payers get a reminder after seven days"
-        who, message, rest = told.group("who"), told.group("message"), told.group("rest")
-        # "... gets an alert and decides whether to ...": to get it and decide
-        rest = _COORDINATED_PRESENT.sub(_base_of_coordinated, rest)
-        return Capability(
-            _cap(f"send {_lower_first(who)} {message}{rest}"),
-            f"{_lower_first(who)} to get {message}{rest}",
-            obj=message,
-            subject=who,
-        )
     allowed = _EACH_GETS.match(clause)
     # "each household gets sixty visitor hours a month", "staff over sixty get an extra day"
     if allowed and (not persona or allowed.group("who").strip() != persona.group(0).strip()):
@@ -2552,9 +2592,11 @@ def _plain(clause: str) -> Capability:
         )
     for k in range(1, min(len(words), 8)):
         w = words[k].lower().strip(",")
-        if words[k - 1].lower() in ("that", "which", "who", "when", "whenever"):
-            # "one power button that switches the TV on", "a notification when it changes": a
-            # thing, and what it does or when
+        if words[k - 1].lower() in ("that", "which", "who", "when", "whenever") or (
+            words[k - 1].lower() in ("if", "unless") and words[k - 2].lower() == "only"
+        ):
+            # "one power button that switches the TV on", "a notification when it changes",
+            # "refunds only if the school cancels": a thing, and what it does or when
             return _provide(clause)
         if w in ("is", "are", "gets", "get") and k + 1 < len(words):
             participle = words[k + 1].lower()

@@ -4956,3 +4956,45 @@ def test_a_no_with_its_condition_is_a_rule_not_a_thing_to_provide_or_leave_out()
 def test_people_the_lexicon_does_not_name_are_the_persona(statement: str, persona: str) -> None:
     """Was: "As a user, I want walkers to see their walks ..."; a thing in -ers is no role."""
     assert write_story([statement]).description.startswith(f"As a {persona}, I want")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        (
+            "General entry stays free, but the special exhibitions are paid.",
+            "Keep general entry free",
+            "As a user, I want general entry to stay free.",
+        ),
+        (
+            "Under sixteens free, with an adult.",
+            "Make under sixteens free",
+            "As a user, I want under sixteens to be free.",
+        ),
+        (
+            "Volunteers free up the desk after ten.",
+            "Free up the desk",
+            "As a volunteer, I want to free up the desk after ten.",
+        ),
+    ],
+)
+def test_free_after_its_subject_is_a_state_unless_it_acts_on_something(
+    statement: str, title: str, description: str
+) -> None:
+    """Was: "Make general entry stays free" / "general entry stays to free", and "under
+    sixteens to free"."""
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)
+
+
+def test_a_yes_said_last_is_a_yes_and_a_later_time_leaves_a_want_out() -> None:
+    from shared.engine.offline.statement import wanted_but_left_out
+
+    assert scope_said_whole("Can they change the numbers later?", "Up to a week before, yes.") == (
+        "They can change the numbers later; up to a week before."
+    )
+    assert wanted_but_left_out(
+        "People want to rent them online, but the supplier can't integrate yet, so not this year."
+    )
+    assert wanted_but_left_out("Users want dark mode, but not now.")
+    assert not wanted_but_left_out("Users want dark mode, but it must not now crash.")

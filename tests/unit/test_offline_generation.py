@@ -2748,3 +2748,67 @@ def test_examples_of_the_need_just_said_are_its_criterion_and_a_fact_of_most_thi
         in by_title["Provide the medical info on the day"].acceptance_criteria
     )
     assert not any("cost" in t for t in by_title), list(by_title)
+
+
+MUSEUM = (
+    "Anna: So visitors should be able to book a timed entry slot online before they come.\n"
+    "Kofi: How long are the slots?\n"
+    "Anna: Half an hour each, from ten to four thirty.\n"
+    "Mei: How many people per slot?\n"
+    "Anna: Two hundred, that's what the fire officer allows in the main hall.\n"
+    "Kofi: Members get in free to everything, they just show their card.\n"
+    "Mei: So members need to book too?\n"
+    "Anna: Yes, they still need a slot, but no payment.\n"
+    "Kofi: What about group bookings, like schools?\n"
+    "Anna: Yes, schools ask all the time. Up to thirty pupils, booked by the teacher.\n"
+    "Mei: Anything we're leaving out?\n"
+    "Anna: Audio guides. People want to rent them online, but the supplier can't integrate yet,"
+    " so not this year.\n"
+)
+
+
+def test_a_museum_call_figures_asked_of_a_thing_a_yes_to_what_was_asked_and_what_is_left_out(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Two hundred, ..." quoted by no story (read as talk) and "Half an hour each, ..."
+    only quoted; "Yes, they still need a slot, but no payment." the main statement of its own
+    story; group bookings a criterion of another story ("Group bookings, yes." read "group" as a
+    verb); "Rent them online" a story of what was left out."""
+    stories = generator.generate(segment_of(normalize(MUSEUM)), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    booked = by_title["Book a timed entry slot online before they come"]
+    assert "The slots are half an hour each, from ten to four thirty." in booked.acceptance_criteria
+    assert "Two hundred people per slot." in booked.acceptance_criteria
+    members = [s for s in stories if any("still need a slot" in q for q in s.source_quotes)]
+    assert len(members) == 1 and members[0].source_quotes[0].startswith("Members get in free")
+    assert "Provide group bookings" in by_title, list(by_title)
+    assert any("Up to thirty pupils" in q for q in by_title["Provide group bookings"].source_quotes)
+    left_out = by_title["Leave out audio guides"]
+    assert any("rent them online" in q for q in left_out.source_quotes)
+    assert not any("ent them" in t for t in by_title), list(by_title)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "said"),
+    [
+        (
+            "How long are the slots?",
+            "Half an hour each, from ten to four thirty.",
+            "The slots are half an hour each, from ten to four thirty.",
+        ),
+        (
+            "How many people per slot?",
+            "Two hundred, that's what the fire officer allows in the main hall.",
+            "Two hundred people per slot.",
+        ),
+        ("How long are the slots?", "Half an hour at the moment.", None),  # how it is now
+        ("How many people per slot?", "Lots, I'd say.", None),  # no figure
+        ("How long do we keep it?", "Six years.", None),  # someone doing something: not here
+    ],
+)
+def test_a_figure_asked_of_a_thing_is_said_with_the_questions_words(
+    question: str, answer: str, said: str | None
+) -> None:
+    from shared.engine.offline.grouping import figure_said_of
+
+    assert figure_said_of(question, answer) == said

@@ -261,7 +261,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue
         topic = _confirmed_topic(sentences, k)
         if topic is not None:  # "What about subscriptions? Like a loaf every Saturday." "Yes,
-            said_as, raised = topic  # people ask for that all the time.": "Subscriptions, yes."
+            said_as, raised = topic  # people ask for that all the time.": "We need subscriptions."
             stories.append(
                 _Story(
                     [k, *raised], max(verdict.p_requirement, JOIN_AT), writing=k, said_as=said_as
@@ -278,6 +278,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # "Two weeks before.": the answer holds the figure a later statement may revise
             strength = max(verdict.p_requirement, JOIN_AT)
             stories.append(_Story([k, k - 1], strength, writing=k, said_as=figure_answer))
+            continue
+        of_a_thing = _figure_asked_of(stories, sentences, k)
+        if of_a_thing is not None:  # "How many people per slot?" "Two hundred, that's what the
+            asked_of, figure_said = of_a_thing  # fire officer allows ...": "Two hundred people
+            asked_of.add_detail(k)  # per slot."
+            asked_of.answered[k] = figure_said
             continue
         if verdict.label == "NULL":
             # "let's make it six", which the classifier reads as talk, still corrects a figure
@@ -491,6 +497,8 @@ def _join(
     # "Right now it's paper slips in book bags ...": how things are now, a doubt or a judgement
     # of a figure is quoted with the need, never its main statement
     said_of_it = said_of_it or _said_of_a_need(sentences[k].text)
+    # the answer to a question asked of the need tells more of it, never its main statement
+    said_of_it = said_of_it or _yes_to_its_question(sentences, k, target)
     weak = capped or left_out or said_of_it or hedged or _fragment(sentences[k].text)
     target.add(k, min(p, target.strength) if weak else p, settles)
     if left_out:
@@ -711,7 +719,21 @@ def _elaborated(
     similarity = float(vectors[k] @ _centroid(vectors, last))
     similar = similarity >= (bar or ELABORATION_SIMILARITY)
     confirms = follow_up and similarity >= ELABORATION_SIMILARITY
+    # "So members need to book too?" "Yes, they still need a slot, but no payment.": a yes to
+    # another speaker's question on the need is more of it
+    confirms = confirms or _yes_to_its_question(sentences, k, last)
     return last if (similar or short or confirms) else None
+
+
+def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
+    """Whether sentence ``k`` says yes to a question another speaker asked of ``story`` (the
+    question one of its statements)."""
+    return (
+        k - 1 in story.members
+        and _answers(sentences, k)
+        and sentences[k - 1].speaker != sentences[k].speaker
+        and bool(re.match(r"^(?:yes|yeah|yep)\b", clean(sentences[k].text), re.IGNORECASE))
+    )
 
 
 # a question answered yes or no ("Do they need a PO number on it?"), and its answer
@@ -950,7 +972,11 @@ def _left_out_again(stories: list[_Story], sentences: list[Sentence], k: int) ->
     if last.last < k - 2 or not out_of_scope(sentences, last.writing):
         return None
     named = set(content_words(sentences[last.writing].text))
-    return last if named & set(content_words(sentences[k].text)) else None
+    if named & set(content_words(sentences[k].text)):
+        return last
+    # "Audio guides." "People want to rent them online, but ...": "them" is what was just named
+    said_next = last.last == k - 1 and sentences[k - 1].speaker == sentences[k].speaker
+    return last if said_next and _POINTS_BACK.search(sentences[k].text) else None
 
 
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:
@@ -1304,7 +1330,7 @@ def _confirmed_topic(sentences: list[Sentence], k: int) -> tuple[str, list[int]]
     """(the need, the statements that asked it) when sentence ``k`` says yes to a thing raised
     as a question by another speaker, perhaps with an example after it ("What about
     subscriptions?" "Like a loaf every Saturday." - "Yes, people ask for that all the time."):
-    the thing, wanted ("Subscriptions, yes."); None otherwise."""
+    the thing, wanted ("We need subscriptions."); None otherwise."""
     if k < 1 or not _CONFIRMS.match(clean(sentences[k].text)):
         return None
     asked = k - 1
@@ -1320,9 +1346,9 @@ def _confirmed_topic(sentences: list[Sentence], k: int) -> tuple[str, list[int]]
         return None
     thing = raised.group("topic").strip()
     words = thing.lower().split()
-    if not content_words(thing) or any(is_verb(w) and not w.endswith("s") for w in words[:1]):
+    if not content_words(thing) or words[0].endswith("ing"):
         return None  # "And then?", "What about sending it twice?": no thing to want
-    return f"{capital(thing)}, yes.", list(range(asked, k))
+    return f"We need {_lower_first(thing)}.", list(range(asked, k))
 
 
 # a question on what happens in a case ("And if a delivery fails?", "What happens when a
@@ -1502,9 +1528,67 @@ _PRESENT_AUX = frozenset("should must will would do does did".split())
 _FIGURE_FIRST = re.compile(
     r"^(?:(?:up to|within|every|after|about|around|roughly|at least|at most|no more than|under"
     r"|over|only|just|maybe|probably)\s+)*(?:\d|(?:a|an|one|two|three|four|five|six|seven|eight"
-    r"|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred)\b)",
+    r"|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|half)\b)",
     re.IGNORECASE,
 )
+
+# a figure asked of a thing, with no one doing anything ("How long are the slots?", "How many
+# people per slot?")
+_HOW_IS = re.compile(
+    rf"{_ASKED_FIRST}how\s+(?P<what>long|big|large|far|old|often|heavy|wide|high|deep|early|late)"
+    r"\s+(?P<be>is|are)\s+(?P<thing>(?:the|a|an|each|every|our|their)\s+[^?]+?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+_HOW_MANY_PER = re.compile(
+    rf"{_ASKED_FIRST}how\s+many\s+(?P<noun>[a-z-]+)\s+(?P<per>(?:per|a|an|each|in|on|at)\s+[^?]+?)"
+    r"\s*\?\s*$",
+    re.IGNORECASE,
+)
+# what an answer goes on to say of its figure ("..., from ten to four thirty")
+_MORE_OF_THE_FIGURE = re.compile(
+    r"^\s*(?:from|to|between|until|up to|each|per|every)\b", re.IGNORECASE
+)
+
+
+def figure_said_of(question: str, answer: str) -> str | None:
+    """The figure an answer gives to a question on a thing, said with the question's words
+    ("How long are the slots?" "Half an hour each, from ten to four thirty." -> "The slots are
+    half an hour each, from ten to four thirty."; "How many people per slot?" "Two hundred,
+    that's what the fire officer allows ..." -> "Two hundred people per slot."), or None."""
+    if _AS_IS.search(clean(answer)):
+        return None  # "Half an hour at the moment.": how it is now
+    said = re.split(r"[,;]|\bI'd say\b|\bI think\b", clean(answer))
+    figure = re.sub(
+        r"^(?:(?:well|so|yes|yeah|um|uh|maybe|probably)\W+)*", "", said[0], flags=re.I
+    ).strip(" .!?")
+    if not _FIGURE_FIRST.match(figure) or len(figure.split()) > 6:
+        return None
+    for more in said[1:]:
+        if not _MORE_OF_THE_FIGURE.match(more):
+            break
+        figure = f"{figure}, {more.strip(' .!?')}"
+    figure = _lower_first(figure)
+    asked = _HOW_IS.match(clean(question))
+    if asked:
+        return capital(f"{asked.group('thing')} {asked.group('be').lower()} {figure}") + "."
+    asked = _HOW_MANY_PER.match(clean(question))
+    if asked and asked.group("noun").lower() not in figure.lower():
+        return capital(f"{figure} {asked.group('noun')} {asked.group('per')}") + "."
+    return None
+
+
+def _figure_asked_of(
+    stories: list[_Story], sentences: list[Sentence], k: int
+) -> tuple[_Story, str] | None:
+    """(the need, the figure said with the question's words) when sentence ``k`` answers
+    another speaker's question on a figure of a thing that need names (``figure_said_of``)."""
+    if not _answers(sentences, k) or sentences[k - 1].speaker == sentences[k].speaker:
+        return None
+    whole = figure_said_of(sentences[k - 1].text, sentences[k].text)
+    story = _asked_about(stories, sentences, k) if whole is not None else None
+    if story is None or whole is None or len(story.members) >= MAX_QUOTES:
+        return None
+    return story, whole
 
 
 # people said to need or want to do something only people do ("And they need to see which vet
@@ -1603,6 +1687,9 @@ def _asked_before(sentences: list[Sentence], k: int) -> str:
     return ""
 
 
+_YES_LAST = re.compile(r"^(?P<rest>(?!(?:yes|yeah|yep|no)\b)[^,]+?),\s*(?:yes|yeah|yep)\W*$", re.I)
+
+
 def scope_said_whole(question: str, answer: str) -> str | None:
     """A yes/no question's answer that says for what it holds, said with the question's words
     ("Do we take payment in the app?" "But for prescriptions, yes." -> "We take payment in the
@@ -1610,6 +1697,9 @@ def scope_said_whole(question: str, answer: str) -> str | None:
     payment in the app for consultations."; "Only for big companies." -> "..., only for big
     companies."), or None."""
     asked = _ASKS_OF_SOMEONE.match(clean(question))
+    yes_last = _YES_LAST.match(clean(answer))
+    if yes_last:  # "Up to a week before, yes.": the yes said last
+        answer = f"Yes, {yes_last.group('rest')}."
     said = _FOR_WHAT.match(clean(answer))
     if asked is None:
         return None

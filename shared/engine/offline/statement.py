@@ -325,7 +325,9 @@ _WANTED_BUT_OUT = re.compile(
     r"|ask for|asks for|asked for|keep asking for|would like|'d like)\s+(?P<what>[^,;]+?),?"
     r"\s+but\b.*\b(?:(?:keep|leave)\s+(?:that|it|them|those)\s+(?:out|for later|till later"
     r"|until later|for (?:a )?later (?:phase|release|version))|park\s+(?:that|it)|(?:that|it)(?:'s|\s+is)"
-    r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version))))\b",
+    r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version)))"
+    # "..., but the supplier can't integrate yet, so not this year"
+    r"|(?:(?:so|but|and)\s+)?not\s+(?:this (?:year|release|phase|version|time)|now|yet|for now)(?=\W*$))\b",
     re.IGNORECASE,
 )
 
@@ -2443,7 +2445,13 @@ _DETERMINERS = frozenset(
 
 
 # verbs in -s that are never a plural noun
-_THIRD_PERSON_ONLY = frozenset("goes does has says is was".split())
+_THIRD_PERSON_ONLY = frozenset("goes does has says is was stays remains".split())
+# a word that is a verb and, with no object after it, a state ("under sixteens free, with an
+# adult": free of charge, not "to free" them)
+_ALSO_A_STATE = frozenset("free open clear empty clean secure".split())
+_NO_OBJECT_AFTER = re.compile(
+    r"^(?:\W*$|\s*,|\s+(?:with|for|over|under|until|on|at|after|before|of|in|up|from)\b)", re.I
+)
 
 
 # a message named by what it is about, its first word also a verb ("Reorder alert when ...",
@@ -2569,6 +2577,19 @@ def _plain(clause: str) -> Capability:
         plural = None  # "money moves back to the current account": "moves" is its verb
     if plural and plural.group("subject").split()[-1].lower() in _THIRD_PERSON_ONLY:
         plural = None  # "the slot goes back on the waiting list": "goes" is its verb, read below
+    if (
+        plural
+        and plural.group("verb").lower() in _ALSO_A_STATE
+        and _NO_OBJECT_AFTER.match(plural.group("rest"))
+    ):  # "Under sixteens free, with an adult.": how they are, a state
+        subject, state = _lower_first(plural.group("subject")), plural.group("verb").lower()
+        rest = plural.group("rest").rstrip(" .!")
+        return Capability(
+            _cap(f"make {subject} {state}{rest}"),
+            f"{subject} to be {state}{rest}",
+            obj=subject,
+            subject=subject,
+        )
     if (
         plural
         and plural.group("verb").lower() in VERBS

@@ -4991,10 +4991,43 @@ def test_a_yes_said_last_is_a_yes_and_a_later_time_leaves_a_want_out() -> None:
     from shared.engine.offline.statement import wanted_but_left_out
 
     assert scope_said_whole("Can they change the numbers later?", "Up to a week before, yes.") == (
-        "They can change the numbers later; up to a week before."
+        "They can change the numbers later, up to a week before."
     )
     assert wanted_but_left_out(
         "People want to rent them online, but the supplier can't integrate yet, so not this year."
     )
     assert wanted_but_left_out("Users want dark mode, but not now.")
     assert not wanted_but_left_out("Users want dark mode, but it must not now crash.")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # what is seen is a question, the title's object: not cut at "which"
+        (
+            "I'd like the housekeepers to see on a tablet which rooms are free to clean.",
+            "See on a tablet which rooms are free to clean",
+        ),
+        # "those languages" are the ones named before "so"
+        (
+            "A lot of our staff speak Spanish or Portuguese, so the tablet app has to be in those"
+            " languages too.",
+            "Make the tablet app in Spanish or Portuguese",
+        ),
+        ("We need a report which shows the totals per week.", "Provide a report"),
+    ],
+)
+def test_an_interview_titles_keep_what_is_seen_and_name_those_things(
+    statement: str, title: str
+) -> None:
+    """Was: "See on a tablet" and "Make the tablet app in those languages"."""
+    assert write_story([statement]).title == title
+
+
+def test_a_figure_answered_for_a_case_and_with_need_to_is_said_whole() -> None:
+    """Was: None ("For urgent things" first; "need" not read as the question's verb)."""
+    from shared.engine.offline.grouping import answer_said_whole
+
+    assert answer_said_whole(
+        "How fast does maintenance need to react?", "For urgent things, within an hour."
+    ) == ("Maintenance needs to react within an hour for urgent things.")

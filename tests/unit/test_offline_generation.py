@@ -2812,3 +2812,37 @@ def test_a_figure_asked_of_a_thing_is_said_with_the_questions_words(
     from shared.engine.offline.grouping import figure_said_of
 
     assert figure_said_of(question, answer) == said
+
+
+def test_a_figure_answered_for_a_case_is_a_criterion_of_the_need_asked_about(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "For urgent things, within an hour." quoted, and no criterion said it."""
+    text = normalize(
+        "Customer: They should be able to report a fault with a photo, and it goes straight to"
+        " maintenance.\n"
+        "Analyst: How fast does maintenance need to react?\n"
+        "Customer: For urgent things, within an hour.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Report a fault with a photo"]
+    assert "Maintenance reacts within an hour for urgent things." in (
+        stories[0].acceptance_criteria
+    )
+
+
+def test_a_question_on_what_they_can_do_after_a_need_is_its_criterion_not_a_new_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Cancel online, any time" a story of its own, "they" (the subscribers) read as a
+    new need's people; then "The subscriptions cancel online" ("they" taken for the thing)."""
+    text = normalize(
+        "Priya: What about subscriptions? Like a loaf every Saturday.\n"
+        "Maria: Yes, people ask for that all the time. Weekly, and they can pause it when they're"
+        " away.\n"
+        "Tom: Can they cancel online?\n"
+        "Maria: Yes, any time, no phone call needed.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Provide subscriptions"]
+    assert "They cancel online, any time." in stories[0].acceptance_criteria

@@ -47,6 +47,7 @@ from shared.engine.offline.statement import (
     _SUBJECT_TAIL,
     _WEAK_MODAL,
     MIN_TITLE_WORDS,
+    PEOPLE_VERBS,
     Capability,
     _list_at,
     _parse,
@@ -895,6 +896,9 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
         named = cap.obj and subject.lower() in ("it", "they", "")
         if subject.lower() == "they" and re.search(r"\b(?:it|this)\b", req.rest, re.IGNORECASE):
             named = False  # "they can turn it off": the thing is "it", "they" are people
+        first_verb = (req.rest.split() or [""])[0].lower()
+        if subject.lower() == "they" and first_verb in PEOPLE_VERBS | {"change", "pause", "see"}:
+            named = False  # "they can cancel online": people cancel, not the subscriptions
         if named and cap.obj.lower() in req.rest.lower():
             # "let us include two nice features": the thing is the object, not the subject
             named, keep = False, "the product"

@@ -1469,6 +1469,8 @@ def _answered_scope(
     if re.match(r"(?:we|i|you)\b", whole, re.IGNORECASE):
         return None  # "Can we park that ...?" "Yes, let's.": the team's work, no need
     before = _just_before(stories, k - 1)
+    if before is not None and re.match(r"they\b", whole, re.IGNORECASE):
+        return None  # "Can they change the numbers later?": "they" are the need's just said
     said = {w for m in before.said for w in content_words(sentences[m].text)} if before else set()
     asked = set(content_words(sentences[k - 1].text))
     return whole if not asked & said else None
@@ -1519,7 +1521,7 @@ def _asked_about(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
 # maintenance have to respond?", "How many pets can an owner add?")
 _HOW_MUCH = re.compile(
     rf"{_ASKED_FIRST}how\s+(?P<what>far ahead|far in advance|long"
-    r"|often|quickly|soon|early|late|many\s+[a-z-]+|much\s+[a-z-]+)\s+(?P<aux>can|could"
+    r"|often|quickly|fast|soon|early|late|many\s+[a-z-]+|much\s+[a-z-]+)\s+(?P<aux>can|could"
     r"|should|must|will|would|do|does|did)\s+(?P<rest>[^?]+)\?\s*$",
     re.IGNORECASE,
 )
@@ -1581,10 +1583,13 @@ def _figure_asked_of(
     stories: list[_Story], sentences: list[Sentence], k: int
 ) -> tuple[_Story, str] | None:
     """(the need, the figure said with the question's words) when sentence ``k`` answers
-    another speaker's question on a figure of a thing that need names (``figure_said_of``)."""
+    another speaker's question on a figure of a thing that need names (``figure_said_of``) or
+    of what someone does in it (``answer_said_whole``)."""
     if not _answers(sentences, k) or sentences[k - 1].speaker == sentences[k].speaker:
         return None
-    whole = figure_said_of(sentences[k - 1].text, sentences[k].text)
+    question, answer = sentences[k - 1].text, sentences[k].text
+    # "How fast does maintenance need to react?" "For urgent things, within an hour."
+    whole = figure_said_of(question, answer) or answer_said_whole(question, answer)
     story = _asked_about(stories, sentences, k) if whole is not None else None
     if story is None or whole is None or len(story.members) >= MAX_QUOTES:
         return None
@@ -1624,12 +1629,21 @@ def answer_said_whole(question: str, answer: str) -> str | None:
         r"^(?:(?:well|so|yes|yeah|no|um|uh|maybe|probably)\W+)*", "", said[0], flags=re.I
     )
     figure = _lower_first(figure.strip(" .!?"))
+    if (
+        re.match(r"for\s+\w", figure, re.I)
+        and len(said) > 1
+        and _FIGURE_FIRST.match(said[1].strip())
+    ):
+        # "For urgent things, within an hour.": the figure, then what it is for
+        figure = f"{_lower_first(said[1].strip(' .!?'))} {figure}"
     if asked is None or not _FIGURE_FIRST.match(figure) or len(figure.split()) > 6:
         return None  # "Routine appointments we open four weeks ahead.": more than a figure
     words = re.sub(r"\s+(?:now|today|currently|at the moment)$", "", asked.group("rest")).split()
     at = next((n for n in range(1, min(4, len(words))) if is_verb(words[n].lower())), 0)
     if not at:
         return None  # "How long is the trial?": no one doing anything
+    if at >= 2 and words[at - 1].lower() == "to" and words[at - 2].lower() in ("need", "have"):
+        at -= 2  # "does maintenance need to react": "need" is the verb, "to react" what follows
     who, verb, tail = " ".join(words[:at]), words[at].lower(), " ".join(words[at + 1 :])
     plural = bool(re.search(r"(?:s|they|we|you|people|staff)$", who.lower()))
     aux = asked.group("aux").lower()
@@ -1721,7 +1735,8 @@ def scope_said_whole(question: str, answer: str) -> str | None:
         words = more.split()
         if not 2 <= len(words) <= 8 or _STARTS_A_CLAUSE.match(more) or words[0].lower() == "but":
             more = ""  # "Yes, people ask for that all the time.": talk, not the rule
-        tail = f"; {_lower_first(more)}" if more else ""
+        # "Up to a week before, yes.": a figure goes with what it limits, not after a break
+        tail = f"{', ' if _FIGURE_FIRST.match(more) else '; '}{_lower_first(more)}" if more else ""
         return capital(f"{_lower_first(who)} {done} {rest}{tail}".replace("  ", " ")) + "."
     if said is None:
         return None

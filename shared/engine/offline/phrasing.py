@@ -653,7 +653,7 @@ def _with_condition(phrase: str, text: str) -> str:
         if len(shown.split()) + len(tells.group("rest").split()) <= MAX_TITLE_WORDS:
             shown += tells.group("rest")
         return shown
-    head = _trim(_CLAUSE_CUT.split(phrase)[0])  # "Know straight away, not on Friday"
+    head = _head_of(phrase)  # "Know straight away, not on Friday"
     if len(head.split()) < len(phrase.split()) and len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head
     if len(phrase.split()) >= 4:
@@ -695,6 +695,21 @@ _RELATIVE_BE = re.compile(
 _ONE_MORE_LAST = re.compile(r"(?<=\w)[\s,]+(?:as well|too)[\s.!]*$", re.IGNORECASE)
 
 
+_SEES = frozenset("see know show check tell find".split())  # a question can be their object
+
+
+def _head_of(phrase: str) -> str:
+    """A title phrase cut at its first clause break (``_CLAUSE_CUT``), unless what follows the
+    break is the question a verb of seeing asks ("See on a tablet which rooms are free to
+    clean": what is seen)."""
+    head = _trim(_CLAUSE_CUT.split(phrase)[0])
+    words = phrase.split()
+    asked = re.match(rf"{re.escape(head)}\s+(?:which|what|whether)\b", phrase, re.IGNORECASE)
+    if asked and words and words[0].lower() in _SEES and len(words) <= MAX_TITLE_WORDS:
+        return phrase
+    return head
+
+
 def make_title(phrase: str) -> str:
     """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
     phrase = _HEDGES.sub("", _trim(phrase))
@@ -710,7 +725,7 @@ def make_title(phrase: str) -> str:
     ]
     if again:  # "put literally put it on the table", "keep it option keep an option": restarted
         phrase = " ".join(words[again[-1] :])
-    head = _trim(_CLAUSE_CUT.split(phrase)[0])
+    head = _head_of(phrase)
     if len(head.split()) >= MIN_TITLE_WORDS:
         phrase = head
     # "Start a return themselves from their order page": who does it, said again (not "Lock

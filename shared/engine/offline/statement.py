@@ -1198,11 +1198,30 @@ _USED_THEN_SO = re.compile(
 )
 
 
+# things named by name before "so", then "those <things>" in the need ("... speak Spanish or
+# Portuguese, so the tablet app has to be in those languages too")
+_NAMED_THEN_THOSE = re.compile(
+    r"\b(?P<things>[A-Z][\w-]+(?:,\s+[A-Z][\w-]+)*,?\s+(?:or|and)\s+[A-Z][\w-]+),?\s+so\s+.*?"
+    r"\b(?P<those>(?:those|these)\s+[a-z]+s)\b"
+)
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for (``_capability_of``), with "them" named
     when the statement says what it is before its need ("... use screen readers, so the booking
     pages have to work with them": "Work with screen readers")."""
     cap = _capability_of(text)
+    named = _NAMED_THEN_THOSE.search(text)
+    if named and named.group("those") in cap.title:
+        # "our staff speak Spanish or Portuguese, so the tablet app has to be in those
+        # languages too": "those languages" are the ones named
+        things = named.group("things")
+        return Capability(
+            cap.title.replace(named.group("those"), things),
+            cap.means.replace(named.group("those"), things),
+            obj=cap.obj,
+            subject=cap.subject,
+        )
     used = _USED_THEN_SO.search(text)
     if used and re.search(r"\bthem$", cap.title) and len(cap.title.split()) < MAX_TITLE_WORDS:
         things = used.group("things")
@@ -1471,7 +1490,7 @@ _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w"
 _NUMBER_WORD = rf"(?:{'|'.join(sorted(NUMBER_WORDS))})"
 _BOUND_AFTER = re.compile(
     r"^\s*(?:(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
-    rf"(?:once|twice|\d|{_NUMBER_WORD}\b)"
+    rf"(?:once|twice|\d|{_NUMBER_WORD}\b|an?\s+(?:day|week|month|year|hour|minute)\b)"
     r"|(?:per|for each|for every)\s+\w+[\s.!?]*$)",
     re.IGNORECASE,
 )

@@ -5031,3 +5031,37 @@ def test_a_figure_answered_for_a_case_and_with_need_to_is_said_whole() -> None:
     assert answer_said_whole(
         "How fast does maintenance need to react?", "For urgent things, within an hour."
     ) == ("Maintenance needs to react within an hour for urgent things.")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # what people want to do, left out: what they would do is what is left out
+        (
+            "Members want to put their match results in and see a league table, but let's leave"
+            " that for later.",
+            "Leave out putting their match results in",
+            "As a user, I want putting their match results in and seeing a league table to be"
+            " left out.",
+        ),
+        # people said to get something done to them: it is done to them, no want of theirs
+        (
+            "They get blocked from booking for a week.",
+            "Block them from booking for a week",
+            "As a user, I want them to be blocked from booking for a week.",
+        ),
+        # "they" who mark something are people, not the product
+        (
+            "Yes, they should mark the room as clean when they're done.",
+            "Mark the room as clean when they're done",
+            "As a user, I want to mark the room as clean when they're done.",
+        ),
+    ],
+)
+def test_a_club_call_what_is_left_out_done_to_people_or_done_by_them(
+    statement: str, title: str, description: str
+) -> None:
+    """Was: "Remove the need to put their match results in" (the opposite meaning), "Get
+    blocked from booking" and "I want the product to mark the room as clean"."""
+    draft = write_story([statement])
+    assert (draft.title, draft.description) == (title, description)

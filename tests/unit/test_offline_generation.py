@@ -2846,3 +2846,31 @@ def test_a_question_on_what_they_can_do_after_a_need_is_its_criterion_not_a_new_
     stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert [s.title for s in stories] == ["Provide subscriptions"]
     assert "They cancel online, any time." in stories[0].acceptance_criteria
+
+
+def test_a_need_put_off_by_the_next_speaker_is_left_out_and_a_rule_answered_is_a_story(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Put their match results in" a story (the "that's phase two" after it quoted by
+    none), and "I think after, like, two no-shows in a month they get blocked ..." a criterion
+    of the story before the question ("What if someone doesn't turn up?")."""
+    text = normalize(
+        "Gemma: Members should be able to book a court without ringing the office.\n"
+        "Priti: What if someone doesn't turn up?\n"
+        "Dan: I think after, like, two no-shows in a month they get blocked from booking for a"
+        " week.\n"
+        "Dan: Members want to, um, put their match results in and see a league table.\n"
+        "Gemma: That's nice but, hmm, that's phase two, honestly.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert "Leave out putting their match results in" in by_title, list(by_title)
+    assert any(
+        "phase two" in q for q in by_title["Leave out putting their match results in"].source_quotes
+    )
+    blocked = [s for s in stories if any("no-shows" in q for q in s.source_quotes)]
+    assert len(blocked) == 1 and blocked[0].title == "Block them from booking", list(by_title)
+    assert (
+        "Given a user, when someone doesn't turn up, then they get blocked from booking for a"
+        " week after two no-shows in a month." in blocked[0].acceptance_criteria
+    )

@@ -245,6 +245,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
+        deferred = _deferred(stories, sentences, k)
+        if deferred is not None:  # "Members want to put their match results in ..." "That's
+            _join(deferred, sentences, k, verdict.p_requirement)  # nice but, hmm, that's phase
+            deferred.evidence.add(k)  # two, honestly.": left out, for later
+            said = body(sentences[deferred.writing].text).rstrip(" .!")
+            deferred.said_as = f"{said}, but that's for later."
+            continue
         left_out = _left_out_again(stories, sentences, k)
         if left_out is not None:  # "Anything we're not doing?" "Photos. Parents want trip
             _join(left_out, sentences, k, verdict.p_requirement)  # photos, but ... keep that out"
@@ -979,6 +986,27 @@ def _left_out_again(stories: list[_Story], sentences: list[Sentence], k: int) ->
     return last if said_next and _POINTS_BACK.search(sentences[k].text) else None
 
 
+# a remark that puts what was just said off for later ("that's phase two", "let's park that")
+_DEFERS = re.compile(
+    r"\b(?:that's|that is|it's|it is)\s+(?:for\s+)?(?:phase two|phase 2|later|a later phase"
+    r"|next (?:phase|year|release|version))\b|\blet's\s+park\s+(?:that|it)\b",
+    re.IGNORECASE,
+)
+
+
+def _deferred(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story said just before sentence ``k`` when ``k`` puts it off for later ("Members want
+    to put their match results in and see a league table." "That's nice but, hmm, that's phase
+    two, honestly."), and the need reads as left out with it (``wanted_but_left_out``)."""
+    if not stories or not _DEFERS.search(clean(sentences[k].text)):
+        return None
+    last = stories[-1]
+    if last.writing != k - 1 or last.said_as is not None or out_of_scope(sentences, last.writing):
+        return None
+    said = body(sentences[last.writing].text).rstrip(" .!")
+    return last if wanted_but_left_out(f"{said}, but that's for later.") else None
+
+
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k`` sits under a heading that says what will not be done, or names
     a thing in answer to a question about what to leave out ("Anything you'd want to leave
@@ -1360,7 +1388,10 @@ _ASKS_IF = re.compile(
 )
 # what is then done, said as who does it ("The driver marks it as failed with a reason, ...")
 _DOES = re.compile(
-    r"^(?:(?:then|well|so|yes|yeah)\W+)*(?P<who>(?:the|a|an)\s+[a-z]+|they|it|we)\s+"
+    r"^(?:(?:then|well|so|yes|yeah)\W+)*"
+    # "after two no-shows in a month they get blocked ...": when, said before who
+    r"(?P<when>(?:after|within|once)\W+[^,]{3,40}?,?\s+(?=(?:the|they|it|we)\s))?"
+    r"(?P<who>(?:the|a|an)\s+[a-z]+|they|it|we)\s+"
     r"(?:then\s+|just\s+|automatically\s+)?(?P<verb>[a-z]+)\b(?P<rest>.*)$",
     re.IGNORECASE,
 )
@@ -1379,14 +1410,17 @@ def _answered_condition(sentences: list[Sentence], k: int) -> str | None:
     if asked is None or does is None or meaningful_word_count(said) < 5:
         return None
     verb = does.group("verb").lower()
-    if not (is_verb(verb) and verb.endswith("s") and base_form(verb) != verb):
+    plural = does.group("who").lower() in ("they", "we")
+    if not (is_verb(verb) and (plural or (verb.endswith("s") and base_form(verb) != verb))):
         return None  # "that's one Euro", "it depends": no one does anything
     cond = asked.group("cond")
     thing = re.match(r"(?:a|an|the)\s+([a-z][\w-]*)\b", cond, re.IGNORECASE)
     rest = does.group("rest")
     if thing:  # "marks it as failed": the delivery the question is about
         rest = re.sub(r"^(\s+)it\b", rf"\1the {thing.group(1)}", rest, count=1)
-    return f"When {cond}, {_lower_first(does.group('who'))} {verb}{rest}"
+    when = re.sub(r"^(\w+)\W+", r"\1 ", does.group("when") or "").strip(" ,")
+    when = f" {when}" if when else ""
+    return f"When {cond}, {_lower_first(does.group('who'))} {verb}{rest.rstrip(' .!')}{when}."
 
 
 # a question on when or how often something is done ("How long before the start date do we send

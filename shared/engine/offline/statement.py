@@ -325,7 +325,7 @@ _WANTED_BUT_OUT = re.compile(
     r"|ask for|asks for|asked for|keep asking for|would like|'d like)\s+(?P<what>[^,;]+?),?"
     r"\s+but\b.*\b(?:(?:keep|leave)\s+(?:that|it|them|those)\s+(?:out|for later|till later"
     r"|until later|for (?:a )?later (?:phase|release|version))|park\s+(?:that|it)|(?:that|it)(?:'s|\s+is)"
-    r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version)))"
+    r"\s+(?:out|out of scope|not for (?:now|this (?:release|phase|version))|for later)"
     # "..., but the supplier can't integrate yet, so not this year"
     r"|(?:(?:so|but|and)\s+)?not\s+(?:this (?:year|release|phase|version|time)|now|yet|for now)(?=\W*$))\b",
     re.IGNORECASE,
@@ -1151,6 +1151,18 @@ def unframed(text: str) -> str:
     return text
 
 
+def _gerund(verb: str) -> str:
+    """The -ing form of a base verb ("put" -> "putting", "see" -> "seeing", "make" -> "making")."""
+    low = verb.lower()
+    if low.endswith("ie"):
+        return low[:-2] + "ying"
+    if low.endswith("e") and not low.endswith(("ee", "ye", "oe")):
+        return low[:-1] + "ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", low):  # one syllable, a short vowel
+        return low + low[-1] + "ing"
+    return low + "ing"
+
+
 def _base_of_gerund(word: str) -> str:
     """'letting' -> 'let', 'having' -> 'have', 'sending' -> 'send'; the word itself when no verb
     of the lexicon is its base."""
@@ -1802,7 +1814,7 @@ _TEAM_VERB = frozenset("approve reject review assign authorise authorize sign".s
 _PEOPLE_VERB = frozenset(
     """see view book rebook renew reserve choose pick select upload download log sign pay request
     search print rate comment reply approve submit register read call phone ask browse attend
-    join cancel order buy attach share edit""".split()
+    join cancel order buy attach share edit mark tick scan""".split()
 )
 PEOPLE_VERBS = _PEOPLE_VERB
 _DOER_VERB = _PEOPLE_VERB | _TEAM_VERB  # what a plural subject does for others or itself
@@ -2219,6 +2231,16 @@ def _dropped(text: str) -> Capability | None:
             to = re.match(r"to\s+(?P<verb>\w+)\s+(?P<rest>.+)$", what, re.IGNORECASE)
             if to and to.group("verb").lower() in _POSSESSION | {"use"}:
                 what = to.group("rest")  # "we don't have to have a lot of audio options"
+            elif to and pattern is _WANTED_BUT_OUT:
+                # "Members want to put their match results in ..., but that's for later": what
+                # they would do is what is left out ("Leave out putting their match results in")
+                rest = re.sub(
+                    r"\b(and|or)\s+([a-z]+)\b",
+                    lambda a: f"{a.group(1)} {_gerund(a.group(2)) if is_base_verb(a.group(2)) else a.group(2)}",
+                    to.group("rest"),
+                )  # "... and see a league table": "and seeing"
+                doing = f"{_gerund(to.group('verb'))} {rest}"
+                return Capability(f"Leave out {doing}", f"{doing} to be left out", obj=doing)
             elif to and m.groupdict().get("verb", "").lower() == "want":
                 vp = what[3:]  # "I don't want to lose a photo"
                 return Capability(f"Do not {vp}", f"never to {vp}")
@@ -2570,6 +2592,17 @@ def _plain(clause: str) -> Capability:
     if persona and len(words) > 2:
         k = len(persona.group(0).split())
         verb = words[k].lower() if k < len(words) else ""
+        done = words[k + 1].lower() if k + 1 < len(words) else ""
+        if verb in ("get", "gets") and is_participle(done) and base_form(done) in VERBS:
+            # "they get blocked from booking for a week": what is done to them, not their want
+            who = persona.group(0)
+            them = "them" if who.lower() == "they" else _lower_first(who)
+            tail = " ".join(words[k + 2 :])
+            return Capability(
+                _cap(f"{base_form(done)} {them} {tail}".strip()),
+                f"{them} to be {done} {tail}".strip(),
+                obj=them,
+            )
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))

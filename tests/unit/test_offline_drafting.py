@@ -5065,3 +5065,29 @@ def test_a_club_call_what_is_left_out_done_to_people_or_done_by_them(
     blocked from booking" and "I want the product to mark the room as clean"."""
     draft = write_story([statement])
     assert (draft.title, draft.description) == (title, description)
+
+
+def test_a_club_call_examples_end_the_first_need_leads_and_a_topic_named_is_no_criterion() -> None:
+    """Was: "..., such as recurring, every Tuesday, that thing." ("kind of" read as a hedge),
+    "Approve it" (the later clause on "it" taken for the need, so no story) and "The club
+    app." a criterion."""
+    coached = write_story(
+        [
+            "Coaches need to, uh, block courts for their sessions, like recurring, every Tuesday,"
+            " that kind of thing."
+        ]
+    )
+    assert coached.acceptance_criteria == [
+        "Coaches block courts for their sessions, such as recurring, every Tuesday."
+    ]
+    juniors = write_story(
+        ["Juniors can only book before six on weekdays, and a parent has to approve it, I think."]
+    )
+    assert juniors.title == "Book only before six on weekdays"
+    booked = write_story(
+        [
+            "Members should be able to book a court without ringing the office.",
+            "Okay so, um, the club app.",
+        ]
+    )
+    assert booked.acceptance_criteria == []

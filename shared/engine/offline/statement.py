@@ -462,6 +462,13 @@ _KIND_OF_THING = re.compile(
 )
 
 
+_KIND_OF_THING_LAST = re.compile(
+    r",?\s+(?:and\s+)?(?:that kind of thing|that sort of thing|things like that|stuff like that)"
+    r"(?=\W*$)",
+    re.IGNORECASE,
+)
+
+
 def names_examples(text: str) -> bool:
     """Whether a sentence only lists examples of what was just said ("Allergies, inhalers, that
     kind of thing."): a detail of that need, however little it reads like one on its own."""
@@ -653,6 +660,8 @@ def body(sentence: str, asides: bool = False) -> str:
     kinds = _KIND_OF_THING.match(text)
     if kinds and asides:  # "Allergies, inhalers, that kind of thing.": examples of the need
         return f"Such as {_lower_first(kinds.group('items'))}."
+    # "..., like recurring, every Tuesday, that kind of thing.": the examples end there
+    text = _KIND_OF_THING_LAST.sub("", text)
     text = _HEDGES.sub("", text)
     text = _TAIL_TALK.sub("", text)
     text = _TAIL_VAGUE.sub(r"\1", text)
@@ -737,6 +746,10 @@ def _reason_for_imperative(clauses: list[str], k: int) -> bool:
     return bool(before) and is_base_verb(before[0].lower())
 
 
+# a verb and a pronoun, nothing more ("approve it", "check them"): said of a thing named before
+_ONLY_ON_IT = re.compile(r"^(?:to\s+)?[a-z]+\s+(?:it|them|that|this)(?:,?\s+i think)?\W*$", re.I)
+
+
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
@@ -758,6 +771,21 @@ def _parse(text: str) -> _Requirement:
         ]  # "..., so the remote can be used in the dark" is the reason, not the need; "I can't
         # see what my team spent", "our patients won't download an app": a complaint or a
         # forecast, no rule that they cannot
+    # "Juniors can only book before six on weekdays, and a parent has to approve it": the need
+    # said first, with its own verb and thing, not the later clause on "it"
+    if (
+        found
+        and found[0][0] > 0
+        and _ONLY_ON_IT.match(_trim(clauses[found[0][0]][found[0][1].end() :]))
+    ):
+        earlier = [
+            (k, m)
+            for k, c in enumerate(clauses[: found[0][0]])
+            if (m := _WEAK_MODAL.search(c))
+            and not m.group("neg")
+            and not _asks_within(c[: m.start()])
+        ]
+        found = earlier[:1] + found if earlier else found
     # "just make that date a setting, because they'll move it again": the reason for an
     # imperative is no need of its own
     found = [(k, m) for k, m in found if not _reason_for_imperative(clauses, k)]
@@ -1825,6 +1853,15 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     """``wanted``: said as someone's want; whoever wants is a person who acts ("Linda wants to
     see every doctor's day" -> "to see every doctor's day", not "the product to see ..."), unless
     the subject is the product ("it wants to ...")."""
+    limited = re.match(
+        r"^only\s+(?P<verb>[a-z]+)\s+(?P<rest>(?:before|after|on|at|in|from|between|during|within|once|twice|up to)\b.+)$",
+        rest,
+        re.I,
+    )
+    if limited and is_verb(limited.group("verb").lower()):
+        # "juniors can only book before six on weekdays": the limit is the need ("book only
+        # before six on weekdays")
+        rest = f"{limited.group('verb')} only {limited.group('rest')}"
     rest = re.sub(
         r"^(?:(?:only|just|also|really|always|simply|still|even|definitely|ever)\s+)+", "", rest
     )  # "only ever say the date and time"

@@ -2874,3 +2874,39 @@ def test_a_need_put_off_by_the_next_speaker_is_left_out_and_a_rule_answered_is_a
         "Given a user, when someone doesn't turn up, then they get blocked from booking for a"
         " week after two no-shows in a month." in blocked[0].acceptance_criteria
     )
+
+
+def test_a_club_call_a_figure_agreed_to_a_tag_question_and_said_again_is_the_needs(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "An hour, yeah." and "Forty-five minutes for squash." only quoted, and "No, let's
+    keep it simple, seven days for everyone." the story "Keep it simple, seven days for
+    everyone"."""
+    text = normalize(
+        "Gemma: Members should be able to book a court without ringing the office.\n"
+        "Priti: How far ahead can they book?\n"
+        "Gemma: Seven days. Well, maybe, uh, maybe fourteen for the seniors? No, let's keep it"
+        " simple, seven days for everyone.\n"
+        "Dan: Okay. And, um, courts are an hour, right?\n"
+        "Gemma: An hour, yeah. Forty-five minutes for squash.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Book a court without ringing the office"]
+    assert "Courts are an hour." in stories[0].acceptance_criteria
+    assert "They can book up to seven days ahead." in stories[0].acceptance_criteria
+    assert any("keep it simple" in q for q in stories[0].source_quotes)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "said"),
+    [
+        ("And, um, courts are an hour, right?", "An hour, yeah.", "Courts are an hour."),
+        ("So the slots are ten minutes, right?", "Twelve.", None),  # not what was asked back
+    ],
+)
+def test_a_figure_agreed_to_a_tag_question_is_what_it_said(
+    question: str, answer: str, said: str | None
+) -> None:
+    from shared.engine.offline.grouping import figure_said_of
+
+    assert figure_said_of(question, answer) == said

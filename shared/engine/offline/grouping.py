@@ -374,6 +374,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if corrected is not None:  # "Yes, let's make it forty-eight hours." then "Reminder
             corrected.restated_by(k, p)  # texts go out forty-eight hours before ...": in full
             continue
+        again = _figure_said_again(stories, sentences, k)
+        if again is not None:  # "Seven days." ... "No, let's keep it simple, seven days for
+            _join(again, sentences, k, min(p, again.strength))  # everyone.": said again, kept
+            again.evidence.add(k)
+            continue
         answered = _answered(stories, sentences, k)
         if answered is not None:  # "Card number and a PIN." then "... log in with their card
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
@@ -453,6 +458,29 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             if whole is not None and k not in story.answered:
                 story.answered[k] = whole
     return stories
+
+
+_REPLIES = re.compile(r"^(?:no|yes|yeah|okay|ok|fine|right|so)\b\W", re.IGNORECASE)
+
+
+def _figure_said_again(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story just before sentence ``k`` when ``k`` is a short reply that says again a figure
+    the story already holds, and no other ("Seven days." "Well, maybe fourteen for the
+    seniors?" "No, let's keep it simple, seven days for everyone."): the figure kept, no need of
+    its own."""
+    text = clean(sentences[k].text)
+    said = number_tokens(text)
+    if (
+        not said
+        or not _REPLIES.match(text)
+        or meaningful_word_count(text) > SHORT_FOLLOW_UP_WORDS + 2
+    ):
+        return None
+    story = _just_before(stories, k, sentences)
+    if story is None:
+        return None
+    held = {t.lower() for m in story.members for t in number_tokens(clean(sentences[m].text))}
+    return story if {t.lower() for t in said} <= held else None
 
 
 def _corrected_next(sentences: list[Sentence], k: int) -> bool:
@@ -1580,6 +1608,12 @@ _HOW_MANY_PER = re.compile(
     r"\s*\?\s*$",
     re.IGNORECASE,
 )
+# a statement asked back for a yes ("courts are an hour, right?")
+_TAG_QUESTION = re.compile(
+    r"^(?:(?:and|so|okay|ok|um|uh)\W+)*(?P<said>[a-z][^?]*?\b(?:is|are)\b[^?]*?),?\s+(?:right"
+    r"|yeah|correct|isn't it|aren't they|is that right|yes)\s*\?\s*$",
+    re.IGNORECASE,
+)
 # what an answer goes on to say of its figure ("..., from ten to four thirty")
 _MORE_OF_THE_FIGURE = re.compile(
     r"^\s*(?:from|to|between|until|up to|each|per|every)\b", re.IGNORECASE
@@ -1604,6 +1638,13 @@ def figure_said_of(question: str, answer: str) -> str | None:
             break
         figure = f"{figure}, {more.strip(' .!?')}"
     figure = _lower_first(figure)
+    tagged = _TAG_QUESTION.match(clean(question))
+    agreed = (
+        set(content_words(figure)) <= set(content_words(tagged.group("said"))) if tagged else False
+    )
+    if tagged and agreed and content_words(figure):
+        # "And, um, courts are an hour, right?" "An hour, yeah.": what the question said, agreed
+        return capital(tagged.group("said")) + "."
     asked = _HOW_IS.match(clean(question))
     if asked:
         return capital(f"{asked.group('thing')} {asked.group('be').lower()} {figure}") + "."

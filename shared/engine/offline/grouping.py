@@ -460,7 +460,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     return stories
 
 
-_REPLIES = re.compile(r"^(?:no|yes|yeah|okay|ok|fine|right|so)\b\W", re.IGNORECASE)
+# a reply that keeps or rejects what was put to it; not a recap ("Okay, so bulky bookings are up
+# to five items for thirty pounds.": what the meeting settles, said in full)
+_REPLIES = re.compile(r"^(?:no|yes|yeah|fine)\b\W(?!\s*so\b)", re.IGNORECASE)
 
 
 def _figure_said_again(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:

@@ -2910,3 +2910,20 @@ def test_a_figure_agreed_to_a_tag_question_is_what_it_said(
     from shared.engine.offline.grouping import figure_said_of
 
     assert figure_said_of(question, answer) == said
+
+
+def test_how_many_there_are_of_a_thing_the_need_names_is_its_criterion(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "There are only four wheelchair spaces per slot in the lift." the story "Provide only
+    four wheelchair spaces per slot in the lift"."""
+    text = normalize(
+        "Anna: The booking pages must work with a screen reader, and we need a way to book a"
+        " wheelchair space.\n"
+        "Kofi: There are only four wheelchair spaces per slot in the lift.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 1, [s.title for s in stories]
+    assert "There are only four wheelchair spaces per slot in the lift." in (
+        stories[0].acceptance_criteria
+    )

@@ -337,6 +337,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _just_before(stories, k, sentences)
             if alone
             or limits_the_need_before(text)
+            or _capacity_of_the_need_before(stories, sentences, k)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             else None
         )
@@ -483,6 +484,27 @@ def _figure_said_again(stories: list[_Story], sentences: list[Sentence], k: int)
         return None
     held = {t.lower() for m in story.members for t in number_tokens(clean(sentences[m].text))}
     return story if {t.lower() for t in said} <= held else None
+
+
+# how many there are of a thing, said as a limit ("There are only four wheelchair spaces per
+# slot in the lift.")
+_THERE_ARE_ONLY = re.compile(
+    r"^(?:(?:and|but|so|well)\W+)?there(?:'s|\s+is|\s+are)\s+(?:only|just|at most|no more than)"
+    r"\s+(?P<what>\S+\s+.+)$",
+    re.IGNORECASE,
+)
+
+
+def _capacity_of_the_need_before(stories: list[_Story], sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` limits how many there are of a thing the need just before names
+    ("... we need a way to book a wheelchair space." "There are only four wheelchair spaces per
+    slot in the lift."): a detail of that need, no need of its own."""
+    said = _THERE_ARE_ONLY.match(clean(sentences[k].text))
+    story = _just_before(stories, k, sentences) if said else None
+    if said is None or story is None or not number_tokens(said.group("what")):
+        return False
+    named = {w for m in story.members for w in content_words(sentences[m].text)}
+    return bool(named & set(content_words(said.group("what"))))
 
 
 def _corrected_next(sentences: list[Sentence], k: int) -> bool:

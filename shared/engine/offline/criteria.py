@@ -213,7 +213,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             statement = capital(said_is.group("what"))
         if not statement or _FRAGMENT.match(statement):
             continue  # "Depends on the cost.": a clause without its subject, no check
-        if k and _NAMES_A_TOPIC.match(statement) and not _has_verb(statement):
+        if k and _A_THING_NAMED.match(statement) and not _has_verb(statement):
             continue  # "Okay so, um, the club app.": a thing named, the topic, no check
         numbers = [q.text.lower() for q in quantities(text) if q.text.lower() not in figures]
         figures.update(numbers)
@@ -282,7 +282,7 @@ _FRAGMENT = re.compile(
     re.I,
 )
 # a thing named with "the" and nothing said of it ("The club app.", "The wood thing.")
-_NAMES_A_TOPIC = re.compile(
+_A_THING_NAMED = re.compile(
     r"^(?:the|this|that|these|those|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\W*$", re.I
 )
 _BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\s+\w+", re.I)

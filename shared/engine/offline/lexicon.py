@@ -825,11 +825,6 @@ def _asked_when(words: list[str]) -> bool:
 _ANYONE = frozenset("somebody someone anybody anyone nobody everybody everyone whoever".split())
 
 
-def _than_next(words: list[str]) -> bool:
-    """Whether "than" follows the word after "no" ("no later than", "no fewer than")."""
-    return len(words) > 3 and words[3] == "than"
-
-
 def reads_as_capability(title: str) -> bool:
     """Whether a title names a capability: a verb, then what it acts on, and no clause of talk
     inside ("Provide for instance we see", "Be, provide simple" do not)."""
@@ -849,8 +844,10 @@ def reads_as_capability(title: str) -> bool:
         return False  # "Depend on the cost", "Press two and five and yeah": talk, not a need
     if verb in ("remember", "forget", "note", "consider", "bear") and words[1] == "that":
         return False  # "Remember that our company": the team minding something, no need
-    if words[:2] == ["provide", "no"] and words[2:3] != ["more"] and not _than_next(words):
-        return False  # "Provide no refund unless it's medical": a rule, no thing to provide
+    if words[:2] == ["provide", "no"] and words[2:3] != ["more"] and words[3:4] != ["than"]:
+        # "Provide no refund unless it's medical": a rule, no thing to provide ("Provide no
+        # more than 8 buttons", "no later than ..." are limits)
+        return False
     if words[0] == "make" and words[1] in _ANYONE:
         return False  # "Make somebody else grab": what anyone may then do is talk, no need
     if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):

@@ -252,7 +252,7 @@ def write_story(
     else:
         title = _one_action(_without_limit(make_title(whole), main))
     means = _NEXT_REMARK.split(cap.means)[0]
-    tells = re.match(r"to (?P<told>(?:show|say|tell \w+|warn \w+|flag) that)\b", means, re.I)
+    tells = re.match(rf"to (?P<told>(?:{_TELLS}) that)\b", means, re.I)
     said_first = condition_first(main) if tells else None
     if tells and said_first and title.lower().startswith(f"{tells.group('told').lower()} "):
         # "to show that the same pothole has already been reported and let them add a plus one"
@@ -673,9 +673,9 @@ def _with_condition(phrase: str, text: str) -> str:
     return f"{phrase} {said.group(1).lower() if said else 'when'} {when}"
 
 
-_TELLS_THAT = re.compile(
-    r"^(?P<verb>show|say|tell \w+|warn \w+|flag)\s+that\b(?P<rest>.*)$", re.IGNORECASE
-)
+# a verb that says what someone is told, and whom ("show that ...", "warn them that ...")
+_TELLS = r"show|say|tell \w+|warn \w+|flag"
+_TELLS_THAT = re.compile(rf"^(?P<verb>{_TELLS})\s+that\b(?P<rest>.*)$", re.IGNORECASE)
 
 
 _OBJECT_THAT = re.compile(
@@ -904,7 +904,7 @@ _THINGS_IN_ERS = frozenset(
     """orders numbers letters reminders filters folders papers answers printers scanners
     computers servers containers timers stickers chargers headers footers markers layers covers
     corners others offers transfers registers meters posters banners trailers lockers vouchers
-    tablets browsers routers speakers controllers""".split()
+    browsers routers speakers controllers""".split()
 )
 
 

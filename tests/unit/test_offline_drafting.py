@@ -5091,3 +5091,97 @@ def test_a_club_call_examples_end_the_first_need_leads_and_a_topic_named_is_no_c
         ]
     )
     assert booked.acceptance_criteria == []
+
+
+@pytest.mark.parametrize(
+    ("quotes", "criteria"),
+    [
+        (  # said after the limit, in the same statement
+            ["Cancellations: free up to 24h before, after that the walk is charged in full."],
+            ["After that the walk is charged in full."],
+        ),
+        (  # said in a statement of its own after the one that holds the limit
+            [
+                "Refunds for paid exhibitions up to forty-eight hours before.",
+                "No refunds after that.",
+            ],
+            [
+                "Refunds for paid exhibitions up to forty-eight hours before.",
+                "No refunds after that.",
+            ],
+        ),
+        (  # its own criterion first, then what holds past the limit
+            [
+                "Okay, personal booking history kept for one year, anonymised after that, aggregate"
+                " stats kept."
+            ],
+            [
+                "Personal booking history kept for one year, aggregate stats kept.",
+                "Anonymised after that.",
+            ],
+        ),
+    ],
+)
+def test_what_holds_past_a_limit_is_a_criterion_of_its_own(
+    quotes: list[str], criteria: list[str]
+) -> None:
+    """Was: no criterion for the cancellations (a Given/When/Then read from "after that the walk
+    is charged", then dropped), and "No refunds after that." none (its words all in the title)."""
+    assert write_story(quotes).acceptance_criteria == criteria
+
+
+def test_who_does_it_and_what_they_do_said_with_a_limit_are_criteria() -> None:
+    """Was: only "Up to thirty pupils." of the three things said of group bookings."""
+    draft = write_story(
+        [
+            "We need group bookings.",
+            "Up to thirty pupils, booked by the teacher, and they pay by invoice.",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "Up to thirty pupils.",
+        "Booked by the teacher.",
+        "They pay by invoice.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("statement", "criterion"),
+    [
+        (
+            "Residents get an email when it's fixed, if they left one.",
+            "Given a resident, when it's fixed and they left an email, then residents get an"
+            " email.",
+        ),
+        (
+            "The driver marks it failed when nobody's in, if the customer doesn't answer the"
+            " phone.",
+            "Given a driver, when nobody's in and the customer doesn't answer the phone, then the"
+            " driver marks it failed.",
+        ),
+    ],
+)
+def test_a_condition_said_last_joins_the_condition_of_the_need(
+    statement: str, criterion: str
+) -> None:
+    """Was: no criterion (the condition said after the need's own one was cut with its clause,
+    and "when it's fixed" alone adds nothing to the title)."""
+    assert write_story([statement]).acceptance_criteria == [criterion]
+
+
+def test_a_hedge_said_last_is_no_condition() -> None:
+    draft = write_story(["Members can pause the subscription when they're away, if possible."])
+    assert not any("possible" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+def test_a_thing_that_shows_up_is_not_the_product() -> None:
+    """Was: "Given a housekeeper, when the guest checks out, then the product shows up."."""
+    draft = write_story(
+        [
+            "Well, I'd like the housekeepers to see on a tablet which rooms are free to clean.",
+            "Like, as soon as the guest checks out, it should show up.",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "Given a housekeeper, when the guest checks out, then it shows up."
+    ]

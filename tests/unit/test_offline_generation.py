@@ -2927,3 +2927,36 @@ def test_how_many_there_are_of_a_thing_the_need_names_is_its_criterion(
     assert "There are only four wheelchair spaces per slot in the lift." in (
         stories[0].acceptance_criteria
     )
+
+
+def test_a_turn_to_a_problem_after_a_thing_raised_is_no_yes_to_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "And the lorry tracking?" "Yeah, about that." the story "Provide the lorry
+    tracking" (a "yeah" that turns to a problem read as a yes)."""
+    text = normalize(
+        "Ana: Crews must photograph a bin they could not empty.\n"
+        "Ben: What about the lorry tracking?\n"
+        "Ana: Yeah, about that. The supplier has not signed yet.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert not any("tracking" in t for t in titles), titles
+
+
+def test_a_price_answered_to_whether_we_charge_is_a_charge_for_the_thing_named(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Provide two pounds extra after dark" (the price read as a thing wanted, the
+    question and the topic it named left out)."""
+    text = normalize(
+        "Gemma: Members should be able to book a court without ringing the office.\n"
+        "Priti: So, the floodlights. Do we, er, do we charge for those?\n"
+        "Dan: Two pounds extra after dark. It's automatic, the lights are on a timer.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    charged = [s for s in stories if "pounds" in s.title]
+    assert [s.title for s in charged] == [
+        "Charge two pounds extra after dark for the floodlights"
+    ], [s.title for s in stories]
+    assert any("charge for those?" in q for q in charged[0].source_quotes)

@@ -124,7 +124,18 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     figures: set[str] = set()
     story_persona = persona
     main_said = ""
+    past_limit: list[str] = []  # said after the statement's own criterion
     for k, spoken in enumerate(texts):
+        out.extend(past_limit)
+        past_limit.clear()
+        past = _PAST_THE_LIMIT.search(spoken)
+        if past and (quantities(spoken[: past.start()]) or (k and quantities(texts[k - 1]))):
+            # "Cancellations: free up to 24h before, after that the walk is charged in full",
+            # "No refunds after that.": what holds past the limit is a criterion of its own
+            past_limit.append(f"{capital(past.group('said').strip())}.")
+            spoken = f"{spoken[: past.start()]}{spoken[past.end() :]}".strip()
+            if len(spoken.split()) < MIN_TITLE_WORDS:
+                continue
         limit = limits_the_need_before(spoken)
         if limit:  # "But only if the member has an email address on file.": of the one before
             if k and (out or main_said):
@@ -169,6 +180,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if _has_verb(split[1]) and len(whole.split()) >= MIN_TITLE_WORDS:
                 out.append(f"{capital(whole)}.")
             continue
+        last = _CONDITION_LAST.search(text)
+        if split and last and last.start() >= text.find(req.clause) + len(req.clause) > 0:
+            # "Residents get an email when it's fixed, if they left one.": both conditions
+            split = (f"{split[0]} and {_one_named(last.group('cond'), split[1])}", split[1])
         if split:
             when, main_clause = split
             # the clause read lost the verb's object at its end ("when they reach it")
@@ -219,6 +234,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
+    out.extend(past_limit)
     persona = story_persona
     decided = _decided_by(texts[0], cap) if texts else ""
     if decided:
@@ -238,6 +254,33 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
+
+
+# a condition said last, after the need's clause and its own condition ("..., if they left
+# one"); not a hedge ("if possible", "if you really need to")
+_CONDITION_LAST = re.compile(
+    r",\s*(?:but\s+)?(?:only\s+)?if\s+(?P<cond>(?:they|it|we|the\s+\w+|someone|a\s+\w+)\s+"
+    r"(?!(?:need|needs|want|wants|like|likes|can|could|would|really)\b)[a-z']+\b[^,;.!?]*)"
+    r"[.!?]?$",
+    re.IGNORECASE,
+)
+
+
+def _one_named(cond: str, result: str) -> str:
+    """``cond`` with a last "one" said as the thing the result names ("they left one", of "get
+    an email": "they left an email")."""
+    thing = re.search(r"\b(?:a|an)\s+[a-z][\w-]*", result, re.IGNORECASE)
+    return re.sub(r"\bone$", thing.group(0), cond.strip()) if thing else cond.strip()
+
+
+# what holds past a limit said just before: a clause that opens with "after that" ("..., after
+# that the walk is charged in full") or closes with it ("No refunds after that.")
+_PAST_THE_LIMIT = re.compile(
+    r"(?:^|[,;]\s*|\s+and\s+)(?P<said>(?:after|past|beyond)\s+(?:that|this)\b,?\s+[^,;.!?]*\w"
+    r"|(?<![^,;]\s)(?<!\w)[^,;.!?]*\w\s+(?:after|past|beyond)\s+(?:that|this))"
+    r"(?=\s*(?:[,;.!?]|$))",
+    re.IGNORECASE,
+)
 
 
 # a rule on which cases a need holds for ("Only checkouts need an inspection.", "Only managers
@@ -289,7 +332,7 @@ _BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([
 _BEHAVIOUR_VERBS = frozenset(
     """get receive see show send notify remind appear open close lock unlock switch turn save
     store sync update book cancel release move delete expire beep light flash play stop start
-    go""".split()
+    go pay""".split()
 )
 # the behaviour that answers a condition said without a comma ("if we bump someone | they get a
 # notification")
@@ -432,6 +475,13 @@ def _behaves(subject: str, verb: str) -> bool:
     return (base != verb) if thing[0] == "it" else (base == verb)
 
 
+# a clause that says who does it, with its participle ("booked by the teacher", "approved by
+# finance")
+_DONE_BY_SOMEONE = re.compile(
+    r"^(?:[a-z]+ed|paid|sent|set|done|made|run|chosen|written|signed off)\s+by\s+"
+    r"(?:the\s+|their\s+|a\s+|an\s+|each\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?$",
+    re.IGNORECASE,
+)
 _DECIDED = re.compile(
     r"^(?:no|not|never|without|only|at least|at most|no more than|up to|max(?:imum)?"
     r"|min(?:imum)?|every|each|all|both|none)\b",
@@ -543,6 +593,8 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
             item = capital(clause)  # "they get a friendly message after two no-shows"
         elif _NEW_CLAUSE.match(clause) or _PERSONA_START.match(clause) or _FRAGMENT.match(clause):
             continue  # "I'm on trains all the time", "you go on a list": talk, not a check
+        elif _DONE_BY_SOMEONE.match(clause):
+            item = capital(clause)  # "Up to thirty pupils, booked by the teacher, ...": by whom
         elif _DECIDED.match(clause) or re.search(r"\d", clause):
             item = capital(clause)  # "no GPS tracking", "only on weekdays", "max 2 profiles"
         else:
@@ -887,6 +939,14 @@ _SAID_BY_PEOPLE = re.compile(
 )
 
 
+# what a thing shown does: it appears, not the product ("it should show up")
+_APPEARS = re.compile(
+    r"^(?:show|shows|pop|pops|come|comes|turn|turns)\s+up\b|^(?:appear|appears|disappear|disappears"
+    r"|drop off|drops off|go away|goes away)\b",
+    re.IGNORECASE,
+)
+
+
 def _present(req: _Requirement, cap: Capability, persona: str, details: str = "") -> str:
     """The requirement in the present tense ("it should be red" -> "The power button is red"),
     with the ``details`` its sentence adds after it; every verb agrees with the subject."""
@@ -909,6 +969,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             # "let us include two nice features": the thing is the object, not the subject
             named, keep = False, "the product"
         subject = _the(cap.obj) if named else keep
+        if said_of.lower() == "it" and _APPEARS.match(req.rest):
+            subject = "it"  # "as soon as the guest checks out, it should show up": the thing shown
     if req.kind == "np":
         rest = _trim_clause(
             _REASON_GIVEN.split(req.rest)[0]
@@ -1059,6 +1121,8 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True  # "they can turn it off": turning off is a check of its own
     if _FREQUENCY.search(criterion) and not _FREQUENCY.search(title):
         return True  # "..., daily ideally, not monthly": how often is something to check
+    if _PAST_THE_LIMIT.search(criterion) and not _PAST_THE_LIMIT.search(title):
+        return True  # "No refunds after that.": what holds past the limit, a check of its own
     if _ONLY_STATE.search(criterion) and not re.search(r"\bonly\b", title, re.IGNORECASE):
         return True  # "The report is only available to managers": to whom alone, a check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check

@@ -183,7 +183,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v52"
+    version = "gen-offline-v53"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -278,6 +278,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         said_whole = _said_with_its_question(sentences, k)  # "Can they ...?" "Yes, ..."
         figure_answer = (
             _answered_figure(sentences, k)
+            or _answered_price(sentences, k)
             or _answered_how(sentences, k)
             or _answered_scope(stories, sentences, k, said_whole)
         )
@@ -982,6 +983,7 @@ def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
 
 
 # words that answer or remark, never name a topic ("Cool.", "Fine.", "Of course.")
+_TOPIC_OPENERS = frozenset("so and now okay ok right then".split())
 _NO_TOPIC_WORDS = frozenset(
     """cool excellent fabulous great good true nice perfect lovely brilliant exactly fine sure
     indeed absolutely definitely wow super awesome cheers thanks thank sorry kay alright agreed
@@ -1003,6 +1005,8 @@ def _names_the_topic(sentences: list[Sentence], j: int) -> bool:
     if before.text.rstrip().endswith("?") or not text.endswith(".") or "{" in text:
         return False
     words = re.findall(r"[a-z'-]+", text.lower())
+    if len(words) > 1 and words[0] in _TOPIC_OPENERS:
+        words = words[1:]  # "So, the floodlights.": the label after the word that opens it
     if not 1 <= len(words) <= 3 or number_tokens(clean(text)):
         return False
     if any("'" in w or w in FILLER_SENTENCES or w in _NO_TOPIC_WORDS or is_verb(w) for w in words):
@@ -1388,7 +1392,9 @@ _PROPOSES = re.compile(
 )
 # an answer that says yes to it, and nothing against it ("Yes, massively.", not "Yes, but ...")
 _CONFIRMS = re.compile(
-    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely|massively|please|that would)\b(?!.*\bbut\b)",
+    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely|massively|please|that would)\b(?!.*\bbut\b)"
+    # "Yeah, about that.", "Yes and no.", "Yeah, well ...": a turn to a problem, no yes
+    r"(?!\W+(?:(?:so\W+)?about (?:that|this|it)\b|and no\b|well\b|hmm\b|funny\b))",
     re.IGNORECASE,
 )
 
@@ -1508,6 +1514,40 @@ def _answered_figure(sentences: list[Sentence], k: int) -> str | None:
 
 # the words a question may open with before what it asks ("So, how ...", "And does ...")
 _ASKED_FIRST = r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*"
+# a question whether something is charged for ("Do we, er, do we charge for those?")
+_ASKS_A_CHARGE = re.compile(
+    rf"{_ASKED_FIRST}(?:(?:do|will|would|should|shall|can)\s+(?:we|they|you)\W+"
+    r"(?:(?:er|erm|um|uh)\W+)?)+(?P<verb>charge|bill)(?:\s+(?:them|people|extra))?"
+    r"(?:\s+for\s+(?P<what>[^?]+?))?\s*\?\s*$",
+    re.IGNORECASE,
+)
+_PRICE = re.compile(r"\b(?:pounds?|quid|euros?|dollars?|pence|cents?)\b|[£€$]\s*\d", re.I)
+_PRONOUN_THING = frozenset("it that this those these them".split())
+
+
+def _answered_price(sentences: list[Sentence], k: int) -> str | None:
+    """The charge a question asks about, with the price sentence ``k`` answers ("So, the
+    floodlights." "Do we charge for those?" "Two pounds extra after dark." -> "We charge two
+    pounds extra after dark for the floodlights."), or None."""
+    if not _answers(sentences, k) or not _figure_only(sentences[k].text):
+        return None
+    asked = _ASKS_A_CHARGE.match(clean(sentences[k - 1].text))
+    said = re.sub(r"^(?:(?:yes|yeah|um|uh|well|so)\W+)*", "", body(sentences[k].text))
+    price = said.strip().rstrip(" .!")
+    if asked is None or not _PRICE.search(price) or not _FIGURE_FIRST.match(price):
+        return None
+    what = (asked.group("what") or "").strip()
+    if what.lower() in _PRONOUN_THING and k >= 2 and _names_the_topic(sentences, k - 2):
+        # "So, the floodlights." named what "those" are
+        what = re.sub(
+            r"^(?:(?:so|and|then|okay|ok|right|now)\W+)*",
+            "",
+            clean(sentences[k - 2].text),
+            flags=re.I,
+        )
+        what = _lower_first(what.strip(" .!"))
+    charged = f" for {what}" if what and what.lower() not in _PRONOUN_THING else ""
+    return f"We {asked.group('verb').lower()} {_lower_first(price)}{charged}."
 
 
 def _verb_as_asked(aux: str, verb: str, plural: bool, negated: bool = False) -> str:

@@ -33,12 +33,13 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
    add to the title; the main statement's quote first, every elaboration quoted with it, a
    revised statement under ``superseded_quotes`` and the story written from the later decision.
    When the main statement gives no title, the story is written from its next strongest statement
-   that does, is confident enough to give criteria (``WRITE_FROM_AT``) and is no short fragment
-   ("Or a clap ."); with none, its statements are talk around the need before it and quoted there
-   (with nothing before it, by the next need; when no need of the segment reads, the first is
-   written from a weaker statement or a fragment, and so is a story whose statements the need
-   before has no room for, rather than lose them; statements the need before has no room for are
-   quoted by the next need).
+   that does, is confident enough to start a story of its own (``WRITE_FROM_AT``; or to give
+   criteria, ``PLAIN_WRITE_FROM_AT``, when it says a need or a decision left out plainly) and is
+   no short fragment ("Or a clap ."), and that statement is then its main quote; with none, its
+   statements are talk around the need before it and quoted there (with nothing before it, by
+   the next need; when no need of the segment reads, the first is written from a weaker statement
+   or a fragment, and so is a story whose statements the need before has no room for, rather than
+   lose them; statements the need before has no room for are quoted by the next need).
 4. Stories group into one feature (two when there are more than three stories and they fall into
    two clearly separate clusters), named by the keyphrase of the segment its stories use most;
    one epic per segment theme.
@@ -83,6 +84,7 @@ from shared.engine.offline.grouping import (
     CUE_SEED_AT,
     FRAGMENT_WORDS,
     MAX_QUOTES,
+    ORPHAN_SEED_AT,
     _centroid,
     _group,
     _said_of_a_need,
@@ -121,9 +123,12 @@ from shared.text.textio import jaccard, sentence_spans
 # chosen on dev by leave-one-meeting-out runs of the whole generator (docs/EVALUATION.md)
 CRITERIA_AT = 0.6
 # a story whose main statement gives no title is written from another of its statements only when
-# that one is confident enough to give criteria; else its statements are evidence of the need
-# before it (unless nothing is before it)
-WRITE_FROM_AT = CRITERIA_AT
+# that one is confident enough to start a story of its own; else its statements are evidence of
+# the need before it (unless nothing is before it)
+WRITE_FROM_AT = ORPHAN_SEED_AT
+# ... or, said plainly as a need or a decision left out ("we don't consider teletext"), one
+# confident enough to give criteria
+PLAIN_WRITE_FROM_AT = CRITERIA_AT
 BARE_FOLD_SIMILARITY = 0.5
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
@@ -183,7 +188,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v53"
+    version = "gen-offline-v54"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -248,9 +253,10 @@ class OfflineGenerator:
                     continue
                 before = drafted[-1][0]
                 if len(set(before.members) | set(st.members)) > MAX_QUOTES:
-                    # no room for its statements there: written from a short one rather than lost
+                    # no room for its statements there: written from a short or a less confident
+                    # one rather than lost
                     readable = self._readable_draft(
-                        st, sentences, verdicts, persona, WRITE_FROM_AT, fragments=True
+                        st, sentences, verdicts, persona, PLAIN_WRITE_FROM_AT, fragments=True
                     )
                     if readable is not None:
                         drafted.append((st, readable))
@@ -400,16 +406,30 @@ class OfflineGenerator:
         if story.revisions or story.superseded:
             return draft  # a revision is written from the decision it revised
         main = story.writing
+        plain_from_at = min(write_from_at, PLAIN_WRITE_FROM_AT)
         for k in sorted(story.members[1:], key=lambda m: -verdicts[m].p_requirement):
-            if verdicts[k].p_requirement < write_from_at:
+            p = verdicts[k].p_requirement
+            if p < plain_from_at:
                 break  # a weak statement is evidence, not what a story is written from
             if not fragments and meaningful_word_count(sentences[k].text) < FRAGMENT_WORDS:
                 continue  # "Or a clap .", "Sony .": a word said in passing names no need
             if _said_of_a_need(sentences[k].text):
                 continue  # "I think five days is enough": said of a figure, it names no need
-            story.writing = k  # written from k; the quotes keep their order (the main first)
+            plain = p >= write_from_at or states_a_need(sentences[k].text)
+            story.writing = k
             draft = self._draft(story, sentences, verdicts, persona)
+            if not plain and not draft.title.startswith(("Leave out ", "Do not ")):
+                continue  # less confident, it writes a story only when it says a need plainly
             if readable(draft):
+                # the statement the story is written from is its main quote, the one that gave
+                # no title quoted with the others in text order ("Cheap." after "maybe we can
+                # make it in five Euros and even less", not before it)
+                kept = story.members
+                story.members = [k, *sorted(m for m in kept if m != k)]
+                again = self._draft(story, sentences, verdicts, persona)
+                if readable(again) and again.title == draft.title:
+                    return again
+                story.members = kept
                 return draft
         story.writing = main
         return None

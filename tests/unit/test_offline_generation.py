@@ -3000,3 +3000,23 @@ def test_a_price_answered_to_whether_we_charge_is_a_charge_for_the_thing_named(
         "Charge two pounds extra after dark for the floodlights"
     ], [s.title for s in stories]
     assert any("charge for those?" in q for q in charged[0].source_quotes)
+
+
+def test_a_count_capped_after_a_need_is_a_criterion_of_the_need_that_names_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Agreed, two reminders max." the story "Send two reminders max", apart from the
+    reminders it caps (and "Agreed," kept in what it said)."""
+    text = normalize(
+        "Sofia: From the office side, we need to see who hasn't consented yet, per class.\n"
+        "Helen: Yes. And chase them.\n"
+        "Sofia: Ideally the system chases them. A reminder three days before the deadline, and"
+        " another one the day before.\n"
+        "Raj: Not more than that, parents already get too many messages from us.\n"
+        "Helen: Agreed, two reminders max.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    capped = [s for s in stories if any("two reminders max" in q for q in s.source_quotes)]
+    assert len(capped) == 1 and "reminder" in capped[0].title.lower(), [s.title for s in stories]
+    assert "Two reminders max." in capped[0].acceptance_criteria
+    assert not any(s.title == "Send two reminders max" for s in stories)

@@ -305,6 +305,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if said_no is not None:  # "Do they need to log in?" "No, but they can leave an email
             said_no.add_detail(k)  # ...": "They do not need to log in." (drafted below)
             continue
+        capped = _count_capped(stories, sentences, k)
+        if capped is not None:  # "A reminder three days before the deadline, ..." "Not more than
+            capped.add_detail(k)  # that, ..." "Agreed, two reminders max.": a limit of that need
+            continue
         settled = _figure_settled(stories, sentences, k, lead)
         if settled is not None:  # "Can parents pay in instalments?" "For the residential trip,
             settled.add_detail(k)  # yes, ..." "Let's say three instalments for the residential."
@@ -494,6 +498,42 @@ _THERE_ARE_ONLY = re.compile(
     r"\s+(?P<what>\S+\s+.+)$",
     re.IGNORECASE,
 )
+
+
+# a count said as a limit, alone ("Agreed, two reminders max.", "No more than three photos.")
+_COUNT_CAP = re.compile(
+    r"^(?:(?:agreed|yes|yeah|okay|ok|fine|right|so|and)\W+)*(?:(?:max(?:imum)?|at most|no more"
+    r" than|not more than|up to)\s+)?(?P<figure>\S+)\s+(?P<what>[a-z][\w-]*?)s?(?:\s+(?:max(?:imum)?"
+    r"|at most|tops))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _count_capped(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story just said (its statements within ``ELABORATION_GAP`` + 1 of ``k``, the latest
+    first) that names the thing sentence ``k`` caps the count of ("Agreed, two reminders max."
+    after "A reminder three days before the deadline, and another one the day before."): the
+    limit is a detail of that need; None when no such story is near."""
+    said = _COUNT_CAP.match(clean(sentences[k].text))
+    if said is None or not number_tokens(said.group("figure")):
+        return None
+    if not re.search(
+        r"\b(?:max(?:imum)?|at most|no more|not more|up to|tops)\b", said.group(0), re.I
+    ):
+        return None  # "Two reminders.": a figure, not a limit
+    what = said.group("what").lower()
+    near = [
+        (max(m for m in st.said if m < k), st)
+        for st in stories
+        if any(m < k for m in st.said) and len(st.members) < MAX_QUOTES
+    ]
+    for at, story in sorted(near, key=lambda x: -x[0]):
+        if k - at > ELABORATION_GAP + 1 or _heading_between(sentences, at, k):
+            break
+        said_there = " ".join(sentences[m].text for m in story.said).lower()
+        if re.search(rf"\b{re.escape(what)}s?\b", said_there):
+            return story
+    return None
 
 
 def _capacity_of_the_need_before(stories: list[_Story], sentences: list[Sentence], k: int) -> bool:

@@ -51,7 +51,7 @@ _LEAD = re.compile(
     r"^(?:(?:so|and|but|well|okay|ok|also|then|now|yeah|yes|yep|right|alright|basically"
     r"|actually|like|because|'cause|and also|i think(?: that)?|we think(?: that)?|i guess"
     r"|i believe|i mean|you know|of course|first(?: of all)?|second|finally|plus|new|note|oh|ooh"
-    r"|ah|ha|hmm|um|uh|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
+    r"|ah|ha|hmm|um|uh|agreed|honestly|obviously|sure|great|good|fine|exactly|definitely|absolutely"
     r"|anyway|look|listen|please|just|maybe|perhaps|probably|i'd say|i would say|i reckon"
     r"|i suppose|i feel like|for me|for us|in general|again|and then|or|ideally|preferably"
     # "from the staff side, I need ...": whose need it is (``phrasing.persona_of``), no part of it

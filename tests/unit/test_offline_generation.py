@@ -3020,3 +3020,43 @@ def test_a_count_capped_after_a_need_is_a_criterion_of_the_need_that_names_it(
     assert len(capped) == 1 and "reminder" in capped[0].title.lower(), [s.title for s in stories]
     assert "Two reminders max." in capped[0].acceptance_criteria
     assert not any(s.title == "Send two reminders max" for s in stories)
+
+
+def test_the_option_an_answer_takes_is_a_detail_of_the_need_it_was_offered_for(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "A tick is fine, but it has to record which parent gave it and when." the story
+    "Record which parent gave it and when", and "Phone, but it has to work with no signal, ..." the
+    story "Work with no signal", each apart from the need the question offered options for."""
+    text = normalize(
+        "Helen: Parents should be able to give consent for a trip on their phone.\n"
+        "Raj: With a signature? Or just a tick?\n"
+        "Helen: A tick is fine, but it has to record which parent gave it and when.\n"
+        "Raj: Teachers need the medical info on the day. Allergies, inhalers, that kind of thing.\n"
+        "Helen: On paper or on a phone?\n"
+        "Raj: Phone, but it has to work with no signal, half the places we go are in the middle"
+        " of nowhere.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    by_title = {s.title: s for s in stories}
+    assert list(by_title) == [
+        "Give consent for a trip on their phone",
+        "Provide the medical info on the day",
+    ], list(by_title)
+    consent = by_title["Give consent for a trip on their phone"]
+    assert any("which parent gave it" in c for c in consent.acceptance_criteria)
+    medical = by_title["Provide the medical info on the day"]
+    assert any("no signal" in c for c in medical.acceptance_criteria)
+
+
+def test_an_answer_to_a_question_that_asks_something_else_is_no_option_taken(
+    generator: OfflineGenerator,
+) -> None:
+    text = normalize(
+        "Helen: Parents should be able to give consent for a trip on their phone.\n"
+        "Raj: Do parents pay by card or in cash?\n"
+        "Helen: Card, and parents must be able to pay in instalments for the residential.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    consent = [s for s in stories if "consent" in s.title]
+    assert consent and not any("instalments" in q for q in consent[0].source_quotes)

@@ -301,6 +301,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         lead = leads_with_a_figure(sentences[k].text)
         if lead and _revised_story(stories, sentences, vectors, k, short_only=True) is not None:
             continue  # "Make it 48 hours, the reviewers can't do 24.": a revision, not a detail
+        chosen = _option_chosen(stories, sentences, k)
+        if chosen is not None:  # "Parents should be able to give consent ..." "With a signature?
+            chosen.add_detail(k)  # Or just a tick?" "A tick is fine, but it has to record ...":
+            # the option taken, with what it must do, is a detail of that need, as sure as it is
+            chosen.strength = max(chosen.strength, verdict.p_requirement)
+            continue
         said_no = _answered_no(stories, k, said_whole)
         if said_no is not None:  # "Do they need to log in?" "No, but they can leave an email
             said_no.add_detail(k)  # ...": "They do not need to log in." (drafted below)
@@ -2031,6 +2037,42 @@ def _just_before(
 _MODAL_CLAUSE = re.compile(
     r"\b(?:can|could|should|must|will|would|has to|have to|needs? to)\s+(?!not\b)[a-z]+", re.I
 )
+
+
+# a question that opens with an auxiliary or a question word asks something else than which of
+# the options it names
+_ASKS_OTHERWISE = re.compile(
+    r"^(?:(?:and|so|but|okay|ok)\W+)*(?:do|does|did|can|could|should|would|will|is|are|was|were"
+    r"|shall|have|has|what|how|when|where|who|why|which)\b",
+    re.IGNORECASE,
+)
+
+
+def _option_chosen(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The need said just before a question that offers options for it ("With a signature? Or
+    just a tick?", "On paper or on a phone?"), when sentence ``k``, another speaker's answer,
+    takes one of them ("A tick is fine, but it has to record which parent gave it and when."):
+    what it says is a detail of that need, not a need of its own; None otherwise."""
+    if k < 2 or not _answers(sentences, k):
+        return None
+    asked = [k - 1]
+    if re.match(r"or\b", clean(sentences[k - 1].text), re.IGNORECASE) and _answers(
+        sentences, k - 1
+    ):
+        if sentences[k - 2].speaker == sentences[k - 1].speaker:
+            asked.insert(0, k - 2)  # "With a signature? Or just a tick?"
+    question = " ".join(clean(sentences[j].text) for j in asked)
+    if (
+        not re.search(r"\bor\b", question, re.IGNORECASE)
+        or len(question.split()) > 12
+        or _ASKS_OTHERWISE.match(question)
+        or sentences[asked[0]].speaker == sentences[k].speaker
+    ):
+        return None
+    first = re.split(r"[,;]|\bbut\b", clean(sentences[k].text))[0]
+    if not set(content_words(first)) & set(content_words(question)):
+        return None  # the answer takes none of the options named
+    return _just_before(stories, asked[0], sentences)
 
 
 def _answered_no(stories: list[_Story], k: int, whole: str | None) -> _Story | None:

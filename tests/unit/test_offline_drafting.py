@@ -5185,3 +5185,14 @@ def test_a_thing_that_shows_up_is_not_the_product() -> None:
     assert draft.acceptance_criteria == [
         "Given a housekeeper, when the guest checks out, then it shows up."
     ]
+
+
+def test_which_ones_a_figure_said_between_commas_picks_out_is_a_criterion() -> None:
+    """Was: no criterion said "deeper than forty millimetres" (the subject and its figure were
+    cut from the need's clause, which then only restated the title)."""
+    draft = write_story(
+        [
+            "Dangerous ones, deeper than forty millimetres, have to be fixed within twenty-four hours."
+        ]
+    )
+    assert draft.acceptance_criteria == ["Dangerous ones are deeper than forty millimetres."]

@@ -128,6 +128,13 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     for k, spoken in enumerate(texts):
         out.extend(past_limit)
         past_limit.clear()
+        defined = _DEFINED_BY_A_FIGURE.match(unframed(spoken).strip())
+        if defined and quantities(defined.group("what")):
+            # "Dangerous ones, deeper than forty millimetres, have to be fixed within ...": which
+            # ones the need is for, by the figure said of them
+            thing = defined.group("thing").strip()
+            be = "are" if _plural(thing.lower().split()) or thing.lower().endswith("ones") else "is"
+            past_limit.append(f"{capital(thing)} {be} {defined.group('what').strip()}.")
         past = _PAST_THE_LIMIT.search(spoken)
         if past and (quantities(spoken[: past.start()]) or (k and quantities(texts[k - 1]))):
             # "Cancellations: free up to 24h before, after that the walk is charged in full",
@@ -271,6 +278,15 @@ def _one_named(cond: str, result: str) -> str:
     an email": "they left an email")."""
     thing = re.search(r"\b(?:a|an)\s+[a-z][\w-]*", result, re.IGNORECASE)
     return re.sub(r"\bone$", thing.group(0), cond.strip()) if thing else cond.strip()
+
+
+# a thing said with the figure that says which ones it is, between commas, before what is said of
+# it ("Dangerous ones, deeper than forty millimetres, have to be fixed ...")
+_DEFINED_BY_A_FIGURE = re.compile(
+    r"^(?P<thing>(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*),\s*(?P<what>(?:(?:[a-z]+er|more|less"
+    r"|fewer)\s+than|over|under|above|below|at least|at most|up to)\s+[^,]{2,40}),\s*\w",
+    re.IGNORECASE,
+)
 
 
 # what holds past a limit said just before: a clause that opens with "after that" ("..., after

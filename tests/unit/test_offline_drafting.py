@@ -5196,3 +5196,15 @@ def test_which_ones_a_figure_said_between_commas_picks_out_is_a_criterion() -> N
         ]
     )
     assert draft.acceptance_criteria == ["Dangerous ones are deeper than forty millimetres."]
+
+
+def test_a_material_said_with_an_article_is_what_it_is_made_of() -> None:
+    """Was: "The product is a titanium." (the demo's "Keep it simple")."""
+    draft = write_story(
+        [
+            "So be simple .",
+            "For personal preferences I think that to make a baby-proof remote control it got to be"
+            " a titanium .",
+        ]
+    )
+    assert draft.acceptance_criteria == ["The product is made of titanium."]

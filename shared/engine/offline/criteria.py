@@ -22,6 +22,7 @@ from shared.analysis.contradiction import limits, quantities
 from shared.engine.offline.lexicon import (
     AS_IS,
     DIGITS,
+    MATERIALS,
     PERSONA_FORMS,
     VERBS,
     base_form,
@@ -246,6 +247,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     decided = _decided_by(texts[0], cap) if texts else ""
     if decided:
         out.append(decided)
+    # "it got to be a titanium": what it is made of ("The product is made of titanium.")
+    out = [_MADE_OF_A.sub(lambda m: f"{m.group('be')} made of {m.group('stuff')}", c) for c in out]
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -285,6 +288,13 @@ def _one_named(cond: str, result: str) -> str:
 _DEFINED_BY_A_FIGURE = re.compile(
     r"^(?P<thing>(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*),\s*(?P<what>(?:(?:[a-z]+er|more|less"
     r"|fewer)\s+than|over|under|above|below|at least|at most|up to)\s+[^,]{2,40}),\s*\w",
+    re.IGNORECASE,
+)
+
+
+# a material said with an article, as if it were a thing ("is a titanium")
+_MADE_OF_A = re.compile(
+    rf"\b(?P<be>is|are)\s+an?\s+(?P<stuff>{'|'.join(sorted(MATERIALS))})(?=\s*(?:[.,;!?]|$))",
     re.IGNORECASE,
 )
 

@@ -125,22 +125,22 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     figures: set[str] = set()
     story_persona = persona
     main_said = ""
-    past_limit: list[str] = []  # said after the statement's own criterion
+    said_after: list[str] = []  # criteria that go after the statement's own
     for k, spoken in enumerate(texts):
-        out.extend(past_limit)
-        past_limit.clear()
+        out.extend(said_after)
+        said_after.clear()
         defined = _DEFINED_BY_A_FIGURE.match(unframed(spoken).strip())
         if defined and quantities(defined.group("what")):
             # "Dangerous ones, deeper than forty millimetres, have to be fixed within ...": which
             # ones the need is for, by the figure said of them
             thing = defined.group("thing").strip()
             be = "are" if _plural(thing.lower().split()) or thing.lower().endswith("ones") else "is"
-            past_limit.append(f"{capital(thing)} {be} {defined.group('what').strip()}.")
+            said_after.append(f"{capital(thing)} {be} {defined.group('what').strip()}.")
         past = _PAST_THE_LIMIT.search(spoken)
         if past and (quantities(spoken[: past.start()]) or (k and quantities(texts[k - 1]))):
             # "Cancellations: free up to 24h before, after that the walk is charged in full",
             # "No refunds after that.": what holds past the limit is a criterion of its own
-            past_limit.append(f"{capital(past.group('said').strip())}.")
+            said_after.append(f"{capital(past.group('said').strip())}.")
             spoken = f"{spoken[: past.start()]}{spoken[past.end() :]}".strip()
             if len(spoken.split()) < MIN_TITLE_WORDS:
                 continue
@@ -242,7 +242,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
             out.append(f"{statement}.")
-    out.extend(past_limit)
+    out.extend(said_after)
     persona = story_persona
     decided = _decided_by(texts[0], cap) if texts else ""
     if decided:

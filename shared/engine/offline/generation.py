@@ -416,21 +416,16 @@ class OfflineGenerator:
             if _said_of_a_need(sentences[k].text):
                 continue  # "I think five days is enough": said of a figure, it names no need
             plain = p >= write_from_at or states_a_need(sentences[k].text)
-            story.writing = k
+            # the statement the story is written from is its main quote, the one that gave no
+            # title quoted with the others in text order ("Cheap." after "maybe we can make it in
+            # five Euros and even less", not before it)
+            kept = story.members
+            story.writing, story.members = k, [k, *sorted(m for m in kept if m != k)]
             draft = self._draft(story, sentences, verdicts, persona)
-            if not plain and not draft.title.startswith(("Leave out ", "Do not ")):
-                continue  # less confident, it writes a story only when it says a need plainly
-            if readable(draft):
-                # the statement the story is written from is its main quote, the one that gave
-                # no title quoted with the others in text order ("Cheap." after "maybe we can
-                # make it in five Euros and even less", not before it)
-                kept = story.members
-                story.members = [k, *sorted(m for m in kept if m != k)]
-                again = self._draft(story, sentences, verdicts, persona)
-                if readable(again) and again.title == draft.title:
-                    return again
-                story.members = kept
+            # less confident, it writes a story only when it says a need or a decision plainly
+            if readable(draft) and (plain or draft.title.startswith(("Leave out ", "Do not "))):
                 return draft
+            story.members = kept
         story.writing = main
         return None
 

@@ -508,9 +508,9 @@ _THERE_ARE_ONLY = re.compile(
 
 # a count said as a limit, alone ("Agreed, two reminders max.", "No more than three photos.")
 _COUNT_CAP = re.compile(
-    r"^(?:(?:agreed|yes|yeah|okay|ok|fine|right|so|and)\W+)*(?:(?:max(?:imum)?|at most|no more"
-    r" than|not more than|up to)\s+)?(?P<figure>\S+)\s+(?P<what>[a-z][\w-]*?)s?(?:\s+(?:max(?:imum)?"
-    r"|at most|tops))?\W*$",
+    r"^(?:(?:agreed|yes|yeah|okay|ok|fine|right|so|and)\W+)*(?P<before>(?:max(?:imum)?|at most"
+    r"|no more than|not more than|up to)\s+)?(?P<figure>\S+)\s+(?P<what>[a-z][\w-]*?)s?"
+    r"(?P<after>\s+(?:max(?:imum)?|at most|tops))?\W*$",
     re.IGNORECASE,
 )
 
@@ -523,9 +523,7 @@ def _count_capped(stories: list[_Story], sentences: list[Sentence], k: int) -> _
     said = _COUNT_CAP.match(clean(sentences[k].text))
     if said is None or not number_tokens(said.group("figure")):
         return None
-    if not re.search(
-        r"\b(?:max(?:imum)?|at most|no more|not more|up to|tops)\b", said.group(0), re.I
-    ):
+    if not (said.group("before") or said.group("after")):
         return None  # "Two reminders.": a figure, not a limit
     what = said.group("what").lower()
     near = [
@@ -1028,8 +1026,9 @@ def _heading_between(sentences: list[Sentence], a: int, b: int) -> bool:
     )
 
 
-# words that answer or remark, never name a topic ("Cool.", "Fine.", "Of course.")
+# words that open a spoken topic label ("So, the floodlights.")
 _TOPIC_OPENERS = frozenset("so and now okay ok right then".split())
+# words that answer or remark, never name a topic ("Cool.", "Fine.", "Of course.")
 _NO_TOPIC_WORDS = frozenset(
     """cool excellent fabulous great good true nice perfect lovely brilliant exactly fine sure
     indeed absolutely definitely wow super awesome cheers thanks thank sorry kay alright agreed

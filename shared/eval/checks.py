@@ -243,6 +243,7 @@ def _line_of(quote: SourceQuote, transcript: str | None) -> str:
 def _title_check(title: str) -> Check:
     from shared.engine.offline.lexicon import is_verb, reads_as_capability
     from shared.engine.offline.wording import (
+        ends_with_a_letter,
         ends_with_stranded_preposition,
         ends_with_verb_particle,
     )
@@ -256,7 +257,9 @@ def _title_check(title: str) -> Check:
         problems.append(f"opens with '{first}', not a verb")
     last = words[-1].strip(".,;:!?").lower() if words else ""
     if last in _DANGLING_WORDS and not (
-        ends_with_verb_particle(title) or ends_with_stranded_preposition(title)
+        ends_with_verb_particle(title)
+        or ends_with_stranded_preposition(title)
+        or ends_with_a_letter(title)
     ):
         problems.append(f"ends on '{words[-1]}'")
     if not problems and not reads_as_capability(title):

@@ -536,13 +536,27 @@ _RESTARTED_AUXILIARY = re.compile(
     rf"\b{_RESTART_AUX}\s+({_RESTART_AUX})(?=\s+(?!not\b)[a-z])", re.IGNORECASE
 )
 
+# one word of a phrase said again in its place ("scroll it straight roll it straight down"):
+# the phrase as said the second time; not a phrase of function words ("the power button and
+# the mute and the joystick")
+_FUNCTION = (
+    r"(?:and|or|but|then|so|if|the|a|an|this|that|we|you|i|they|it|to|of|in|on|at|can|could"
+    r"|will|would|should|must|be|is|are|have|has|do)"
+)
+_RESTARTED_WORD = re.compile(
+    rf"\b(?!{_FUNCTION}\b)([a-z]+)\s+((?!(?:and|or|but|then|so|if)\s)[a-z']+\s+(?!{_FUNCTION}\b)[a-z']+)\s+"
+    rf"(?!{_FUNCTION}\b)(?!\1\b)([a-z]+)\s+\2\b",
+    re.IGNORECASE,
+)
+
 
 def clean_restarts(text: str) -> str:
     """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
     in the design" -> "in the design") and a start of the next word of four letters or more that
     is no word ("doub double-curved", "everyth everything", "devel develop"); a word before a
-    longer one that starts with it ("some something", "techno technologically") stays, and a
-    spelled letter broken off ("L_ LCD") goes. For
+    longer one that starts with it ("some something", "techno technologically") stays, a
+    spelled letter broken off ("L_ LCD") goes, and so does a phrase whose one word was said anew
+    ("scroll it straight roll it straight down" -> "roll it straight down"). For
     generated text (the offline drafts) only: the analyses keep the text they were measured on."""
     from shared.embeddings.minilm import vocabulary_words
 
@@ -551,6 +565,7 @@ def clean_restarts(text: str) -> str:
     )
     text = _REPEATED_PHRASE.sub(r"\1", text)
     text = _RESTARTED_AUXILIARY.sub(r"\1", text)
+    text = _RESTARTED_WORD.sub(r"\3 \2", text)
     words = vocabulary_words()
 
     def repair(found: re.Match[str]) -> str:

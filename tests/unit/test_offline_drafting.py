@@ -5208,3 +5208,81 @@ def test_a_material_said_with_an_article_is_what_it_is_made_of() -> None:
         ]
     )
     assert draft.acceptance_criteria == ["The product is made of titanium."]
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "description"),
+    [
+        # a word of talk said of the need, last or between commas (clinic, room booking)
+        (
+            "Recurring bookings, by the way.",
+            "Provide recurring bookings",
+            "I want recurring bookings.",
+        ),
+        ("By text, ideally, because it's important.", "Send by text", None),
+        (
+            "It'll have to meet WCAG two point two double A anyway, it's a legal requirement.",
+            "Meet WCAG two point two double A",
+            "I want the product to meet WCAG two point two double A.",
+        ),
+        # "it flips": a verb, no plural thing that "open" is said of (AMI ES2006d)
+        (
+            "And it flips open on the side , so it opens like that .",
+            "Flip open on the side",
+            "I want it to flip open on the side.",
+        ),
+        # a name given as the example is no part of the need (AMI IS1006d)
+        (
+            "Or uh , you can just give some nickname to your remote control , like Bobby {gap} .",
+            "Give some nickname to your remote control",
+            "I want to give some nickname to my remote control.",
+        ),
+        # the "you" anyone is, said in a story's first person (expense claims)
+        (
+            "So you'd want to hand your approvals to someone else while you're away.",
+            None,
+            "I want to hand my approvals to someone else while I'm away.",
+        ),
+    ],
+)
+def test_talk_said_of_a_need_leaves_its_draft(
+    statement: str, title: str | None, description: str | None
+) -> None:
+    """Were: "Provide recurring bookings by the way", "Send by text, ideally", "Meet WCAG two point
+    two double A anyway", "Make it flips open on the side" ("I want it flips to be open"), "Give
+    some nickname to your remote control Bobby", "I want to hand your approvals ... while you're
+    away"."""
+    draft = write_story([statement])
+    if title is not None:
+        assert draft.title == title
+    if description is not None:
+        assert draft.description.endswith(description), draft.description
+
+
+def test_a_title_may_end_on_a_letter_named_after_its_word() -> None:
+    assert _title_check("Meet WCAG two point two double A").passed
+    assert not _title_check("Provide the remote with a").passed
+
+
+def test_a_result_said_before_the_conditions_comma_starts_at_its_subject() -> None:
+    """Was: no criterion (the condition read as "it's blocked nobody can book into it")."""
+    draft = write_story(
+        [
+            "So doctors can block out their own unavailable days and times.",
+            "Yes, and once it's blocked nobody can book into it, online or at the desk.",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "Given a doctor, when it's blocked, then nobody can book, online or at the desk."
+    ]
+
+
+def test_a_worry_is_no_result_of_a_condition() -> None:
+    """Was: "Given a user, when it opens up, then it might be a little clumsy." (AMI ES2006d)."""
+    draft = write_story(
+        [
+            "And it flips open on the side , so it opens like that .",
+            "It might be a little clumsy when when it opens up , right ,",
+        ]
+    )
+    assert not any("clumsy" in c for c in draft.acceptance_criteria), draft.acceptance_criteria

@@ -170,6 +170,20 @@ def test_docx_transcript_export_keeps_speakers_and_times():
         ("the user users", "the user users"),
         ("it is techno technologically innovative", "it is techno technologically innovative"),
         ("a well-know knowledge base", "a well-know knowledge base"),
+        # one word of a phrase said anew in its place (AMI ES2006d)
+        (
+            "You can have to scroll it straight r roll it straight down for mute .",
+            "You can have to roll it straight down for mute.",
+        ),
+        # ... but not a phrase of function words, said of several things
+        (
+            "use the power button and the mute and the joystick",
+            "use the power button and the mute and the joystick",
+        ),
+        (
+            "when you change channels you can have you can just go to the next one",
+            "when you change channels you can have you can just go to the next one",
+        ),
     ],
 )
 def test_restarts_leave_the_generated_text(spoken: str, clean: str) -> None:

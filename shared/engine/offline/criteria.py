@@ -641,6 +641,13 @@ _SUBJECT_FIRST = re.compile(
     r"^(?:i|we|you|they|he|she|it|someone|somebody|anyone|anybody|everyone|nobody|people)\s+[a-z]",
     re.IGNORECASE,
 )
+# the subject and modal of a result said inside a condition without its comma ("once it's
+# blocked nobody can book into it")
+_RESULT_INSIDE = re.compile(
+    r"(?<=\w)\s+(?:nobody|no one|nothing|everyone|everybody|anyone|anybody|someone|somebody)"
+    r"\s+(?:can|can't|cannot|could|will|won't|should|must|gets?)\b",
+    re.IGNORECASE,
+)
 _CONDITION_WORD = re.compile(r"^(?:when|whenever|if|as soon as|once|after|unless)\s+", re.I)
 
 
@@ -651,7 +658,13 @@ def _condition(text: str, first_only: bool = False) -> tuple[str, str] | None:
     cond = condition_first(text) or (None if first_only else _CONDITION.match(text))
     if cond and _OFFSET.search(text[: cond.start("cond")]):
         return None  # "cancel up to two hours before the appointment": when, not a condition
-    if cond:
+    inner = cond and _RESULT_INSIDE.search(cond.group("cond"))
+    if cond and inner and inner.start() >= 2:
+        # "once it's blocked nobody can book into it, online or at the desk": the result starts
+        # at its own subject and modal, before the comma
+        when = _trim(cond.group("cond")[: inner.start()], True)
+        main = f"{cond.group('cond')[inner.start() :]}, {cond.group('main')}".strip(" ,;:.!?")
+    elif cond:
         when, main = _trim(cond.group("cond"), True), cond.group("main").strip(" ,;:.!?")
     else:
         lead = _CONDITION_WORD.match(text)
@@ -861,6 +874,8 @@ def _checkable(when: str, result: str) -> bool:
         return False  # "when without falling over", "when on the card": no event to check by
     if _PAST_RESULT.match(result) or is_finding(result):
         return False  # "..., then we had someone claim the same hotel twice": what happened once
+    if re.search(r"\bmight\b", result, re.IGNORECASE):
+        return False  # "it might be a little clumsy when it opens up": a worry, not a behaviour
     first = result.split()[0].lower()
     if is_verb(first) and base_form(first) == first and first not in _BE_HAVE:
         return False  # "..., then take your control and point it": what to do, not what happens

@@ -475,10 +475,17 @@ def names_examples(text: str) -> bool:
     return bool(_KIND_OF_THING.match(clean(text)))
 
 
+# "By text, ideally, because ...", "Recurring bookings, by the way.", "meet WCAG anyway, it's
+# a legal requirement": said of the need, no part of it (the clause break stays)
+_TALK_ASIDE = re.compile(
+    r"(?:,\s*|\s+)(?:ideally|preferably|by the way|anyway|though)(?=\s*(?:[,.;:!?]|$))",
+    re.IGNORECASE,
+)
 _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
     r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
-    r"|to be honest|i think|i guess|i'd say|say|nice|great|lovely|perfect|cool)\s*([.!?]*)\s*$",
+    r"|to be honest|i think|i guess|i'd say|say|nice|great|lovely|perfect|cool|sure"
+    r"|for sure|please)\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
 
@@ -616,6 +623,10 @@ _EXAMPLE_LAST = re.compile(
     r",\s*like\s+(?P<items>(?:a|an|the|some)\s+[^\W\d_][^,;.!?]{0,60}?(?<!ed))\s*(?P<end>[.!?]?)\s*$",
     re.I,
 )
+# a name given as the example, said last (", like Bobby.")
+_NAME_LAST = re.compile(
+    r",\s*(?i:like|say|such as)\s+(?P<items>[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*(?P<end>[.!?]?)\s*$"
+)
 # an example said in passing, between commas (", like a bar,")
 _EXAMPLE_ASIDE = re.compile(r",\s*like\s+((?:a|an|the|some)\s+[\w-]+(?:\s+[\w-]+)?)\s*,", re.I)
 # "..., like a brake light is out, ...": an example said as a clause of its own, up to six
@@ -640,7 +651,7 @@ def body(sentence: str, asides: bool = False) -> str:
     # "see the status, like received, scheduled, done": examples of what was said, listed last,
     # are a detail (a criterion keeps them), not the title's words
     examples = _EXAMPLES_LAST.search(text)
-    examples = examples or _EXAMPLE_LAST.search(text)
+    examples = examples or _EXAMPLE_LAST.search(text) or _NAME_LAST.search(text)
     if examples:
         listed = f", such as {examples.group('items')}" if asides else ""
         text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
@@ -662,7 +673,7 @@ def body(sentence: str, asides: bool = False) -> str:
         return f"Such as {_lower_first(kinds.group('items'))}."
     # "..., like recurring, every Tuesday, that kind of thing.": the examples end there
     text = _KIND_OF_THING_LAST.sub("", text)
-    text = _HEDGES.sub("", text)
+    text = _HEDGES.sub("", _TALK_ASIDE.sub("", text))
     text = _TAIL_TALK.sub("", text)
     text = _TAIL_VAGUE.sub(r"\1", text)
     text = _TAIL_REMARK.sub(r"\1", text)
@@ -1301,7 +1312,19 @@ def _capability_of(text: str) -> Capability:
         head = capability(said)
         if reads_as_capability(head.title):
             return head
-    return _capability(text)
+    whole = _capability(text)
+    short = said.strip(" ,")
+    if (
+        short
+        and len(short.split()) <= 3
+        and re.match(r"(?:because|'cause|since)\b", whole.obj, re.I)
+    ):
+        # "By text, because it's important.": the reason read as the thing wanted; what it is
+        # given for, a few words said first, is the need
+        head = capability(said)
+        if reads_as_capability(head.title):
+            return head
+    return whole
 
 
 # a price said of a thing ("a second permit costs more", "each extra bin should cost five
@@ -2662,6 +2685,8 @@ def _plain(clause: str) -> Capability:
         and is_participle((plural.group("rest").split() or [""])[0].lower())
     ):
         plural = None  # "closed tickets get archived after ninety days": a passive, read below
+    if plural and re.match(r"(?:it|this|that|he|she)\s", plural.group("subject"), re.I):
+        plural = None  # "it flips open on the side": "flips" is its verb, no plural thing
     if plural and plural.group("verb").lower() in _PARTICLES:
         plural = None  # "money moves back to the current account": "moves" is its verb
     if plural and plural.group("subject").split()[-1].lower() in _THIRD_PERSON_ONLY:

@@ -10,8 +10,11 @@ import re
 
 from shared.engine.offline.lexicon import VERBS, base_form
 
+# "double A" (WCAG's AA), "grade A", "plan A": a letter, not an article
+_LETTER_AFTER = ("double", "triple", "grade", "plan", "level")
+_LETTER_NAMED = "".join(f"(?<!{w})" for w in _LETTER_AFTER)
 _DANGLING = re.compile(
-    r"(?:\s+(?:and|or|but|so|like|the|a|an|to|of|with|that|which|because|'cause|uh|um|for|in"
+    rf"(?:{_LETTER_NAMED}\s+(?:and|or|but|so|like|the|a|an|to|of|with|that|which|because|'cause|uh|um|for|in"
     r"|on|at|by|from|as|than|our|their|your|my|its|some|is|are|be|it|this|these|those|we|you"
     r"|they|i|can|will|would|should|must|not|no|if|when|where|what|how|there|here|very|more"
     r"|most|any|every|each|all|just|also|then|into|onto|about|per|via))+$"
@@ -127,6 +130,12 @@ def _trim(text: str, keep_object: bool = False) -> str:
     if said and text.lower().startswith(out.lower()) and _ONLY_THE_VERB_LEFT.match(out):
         return text  # "see it", not "see"
     return out
+
+
+def ends_with_a_letter(text: str) -> bool:
+    """Whether the text ends on a letter named after its word ("double A", "grade A"), which is
+    no dangling article."""
+    return bool(re.search(rf"\b(?:{'|'.join(_LETTER_AFTER)})\s+A$", text.rstrip(" .!?"), re.I))
 
 
 def ends_with_verb_particle(text: str) -> bool:

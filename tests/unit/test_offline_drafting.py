@@ -12,7 +12,12 @@ from shared.engine.offline.generation import readable
 from shared.engine.offline.grouping import only_said_whole, scope_said_whole
 from shared.engine.offline.lexicon import reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
-from shared.engine.offline.statement import _reduced_passive, body
+from shared.engine.offline.statement import (
+    _reduced_passive,
+    body,
+    breaks_off,
+    states_a_dependency,
+)
 from shared.engine.offline.wording import articles
 from shared.eval.checks import _CONJUNCTION, _title_check, parts
 from shared.text.textio import clean_restarts
@@ -5286,3 +5291,34 @@ def test_a_worry_is_no_result_of_a_condition() -> None:
         ]
     )
     assert not any("clumsy" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("sentence", "broken"),
+    [
+        ("But it does not hold any advantages as such for a {disfmarker}", True),
+        ("Change colour of t", True),
+        ("Yeah , that's the price we want to {disfmarker} {vocalsound}", True),
+        # a need said whole, then another started, or a letter that names something
+        ("So perhaps some sort of menu-based thing , or {disfmarker}", False),
+        ("We'd normally aim for WCAG 2.1, level AA.", False),
+        ("Let's go with option b .", False),
+        ("We need a screen {disfmarker}", False),
+    ],
+)
+def test_a_sentence_broken_off_before_it_says_what_it_is_about(sentence: str, broken: bool) -> None:
+    assert breaks_off(sentence) is broken
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dependency"),
+    [
+        ("The display requires a advanced chip , which is more expensive .", True),
+        ("- Clap detection means a microphone that is always listening; that costs battery.", True),
+        ("So that means we need an advanced thing .", False),
+        ("The remote should require a PIN .", False),
+        ("Managers require a report every Monday .", False),
+    ],
+)
+def test_what_a_thing_takes_is_said_of_it(sentence: str, dependency: bool) -> None:
+    assert states_a_dependency(sentence) is dependency

@@ -3060,3 +3060,27 @@ def test_an_answer_to_a_question_that_asks_something_else_is_no_option_taken(
     stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     consent = [s for s in stories if "consent" in s.title]
     assert consent and not any("instalments" in q for q in consent[0].source_quotes)
+
+
+def test_a_sentence_broken_off_or_what_a_part_takes_starts_no_story(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """Were stories, read as confident needs: "Do not hold any advantages as such" (AMI ES2006c:
+    "... as such for a {disfmarker}"), "Change colour of t", "Provide an advanced chip" (TS3010c:
+    "The display requires an advanced chip"), "Clap detection means a microphone ..." (the
+    planning notes). A need whose speaker then breaks off adding another ("..., or
+    {disfmarker}") and one that a part needs, said with a modal, stay stories."""
+    lines = [
+        "Industrial Designer: But it does not hold any advantages as such for a {disfmarker}",
+        "Project Manager: Change colour of t",
+        "Industrial Designer: The display requires a advanced chip , which is more expensive .",
+        "- Clap detection means a microphone that is always listening; that costs battery.",
+        "Project Manager: So perhaps some sort of menu-based thing , or {disfmarker}",
+        "User Interface: The remote should require a PIN for the adult channels .",
+    ]
+    stories = _all_confident(generator, monkeypatch, lines)
+    firsts = [s.source_quotes[0] for s in stories]
+    for said in ("any advantages", "colour of t", "advanced chip", "Clap detection"):
+        assert not any(said in q for q in firsts), [s.title for s in stories]
+    assert any("menu-based thing" in q for q in firsts), [s.title for s in stories]
+    assert any("require a PIN" in q for q in firsts), [s.title for s in stories]

@@ -50,8 +50,10 @@ from shared.engine.offline.lexicon import (
 from shared.engine.offline.statement import (
     PEOPLE_VERBS,
     body,
+    breaks_off,
     judges_a_figure,
     limits_the_need_before,
+    states_a_dependency,
     unframed,
     wanted_but_left_out,
 )
@@ -977,8 +979,15 @@ _DOUBTS_THAT = re.compile(
 def _said_of_a_need(text: str) -> bool:
     """Whether a sentence is said of a need rather than stating one: how things are now
     (``describes_now``), a doubt about what was just said (``_DOUBTS_THAT``), or a judgement
-    of its figure (``statement.judges_a_figure``)."""
-    return describes_now(text) or bool(_DOUBTS_THAT.match(clean(text))) or judges_a_figure(text)
+    of its figure (``statement.judges_a_figure``), or a sentence broken off before it said what
+    it is about (``statement.breaks_off``: "Change colour of t")."""
+    return (
+        describes_now(text)
+        or bool(_DOUBTS_THAT.match(clean(text)))
+        or judges_a_figure(text)
+        or breaks_off(text)
+        or states_a_dependency(text)
+    )
 
 
 def _seeds(text: str, p: float) -> bool:

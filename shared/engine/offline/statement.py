@@ -435,6 +435,32 @@ def _stray(word: str, first: bool, prev: str, nxt: str) -> bool:
     return (len(word) == 2 and word not in _WHOLE_PAIRS) or word in _BROKEN_STARTS
 
 
+# what closes a sentence after its last word: marks of sound, fillers, punctuation
+_CLOSING_NOISE = re.compile(
+    r"(?:\s*(?:\{(?:vocalsound|nonvocalsound|gap|comment)\}|[.,;:!?]|\b(?:uh|um|mm|erm)\b))+\s*$",
+    re.IGNORECASE,
+)
+# ("... menu-based thing, or {disfmarker}" said its need, and broke off adding another)
+_BREAKS_AFTER = (_FUNCTION_WORDS - {"and", "or", "but"}) | frozenset(
+    "my our your their this that these those some any".split()
+)
+
+
+def breaks_off(sentence: str) -> bool:
+    """Whether the speaker broke off before the sentence said what it is about: it stops on a
+    word cut off ("Change colour of t") or on a function word before a break ("it seems like a
+    feasible thing to implement for a {disfmarker}"); what it says is no need of its own."""
+    text = _CLOSING_NOISE.sub("", sentence)
+    cut = text.endswith("{disfmarker}")
+    words = _CLOSING_NOISE.sub("", text.removesuffix("{disfmarker}")).split()
+    if not words:
+        return False
+    last, prev = words[-1], (words[-2].lower() if len(words) > 1 else "")
+    if cut and last.lower() in _BREAKS_AFTER:
+        return True
+    return len(words) > 1 and _stray(last, False, prev, "")
+
+
 def _drop_stray_letters(text: str) -> str:
     words = text.split(" ")
     kept: list[str] = []
@@ -2435,6 +2461,27 @@ def is_finding(text: str) -> bool:
     # "users find the buttons easily in the dark" finds them: a need, not an opinion
     said = re.split(r"[,;:]|\s(?:but|and|if|when|because)\s", text[m.end() :])[0]
     return m.group("verb").lower() != "find" or not re.search(r"\w+ly\b", said)
+
+
+# what one thing takes, said of it as a fact ("The display requires an advanced chip, which is
+# more expensive", "Clap detection means a microphone that is always listening"): a finding of
+# the design, no need (a need says who wants it, or a modal: "the app should require a login")
+_DEPENDS_ON = re.compile(
+    r"^(?:[-*\u2022]\s+)?(?:(?:so|and|but|well|note that|okay)[\s,]+)*"
+    r"(?:(?:the|a|an)\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+(?:requires|means)\s+"
+    r"(?!that\b)",
+    re.IGNORECASE,
+)
+# "so that means we need an advanced thing": what was said before, and the need it gives
+_POINTS_BACK = frozenset("it which what that this".split())
+
+
+def states_a_dependency(text: str) -> bool:
+    """Whether a sentence says what a thing takes (``_DEPENDS_ON``), not what anyone needs."""
+    m = _DEPENDS_ON.match(clean(text))
+    if m is None or PERSONA.match(m.group("thing")):
+        return False
+    return m.group("thing").split()[0].lower() not in _POINTS_BACK
 
 
 # how the team should be ("we have to be careful with that word", "we need to be sure of the

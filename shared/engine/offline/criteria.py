@@ -445,29 +445,35 @@ def _given_when_then(persona: str, when: str, result: str) -> str:
     """The criterion "Given a <persona>, when <when>, then <result>.", the generic "you" said to
     whoever it happens to ("when someone cancels you get a message" -> "then they get a
     message")."""
-    when, result = _them(when), _them(_lower_first(result))
+    when, result = generic_you(when), generic_you(_lower_first(result))
     return f"Given {_article(persona)} {persona}, when {when}, then {result}."
 
 
-_YOU = re.compile(r"\byou(?P<tail>'re|'ll|'d|'ve|rself|r)?\b", re.IGNORECASE)
+_YOU = re.compile(r"\byou(?P<tail>'re|'ll|'d|'ve|rself|rs|r)?\b", re.IGNORECASE)
 # words after which "you" is the object ("it tells you", "for you")
 _BEFORE_AN_OBJECT = frozenset(
     """to for with at from by about of into onto than give gives tell tells told send sends sent
     show shows let lets help helps ask asks remind reminds offer offers notify notifies call calls
     email emails text texts warn warns charge charges pay pays""".split()
 )
+# the generic "you" said as another person: (subject, object, {tail: word})
+_THEY = ("they", "them", {"r": "their", "rs": "theirs", "rself": "themselves"})
+_I = ("I", "me", {"r": "my", "rs": "mine", "rself": "myself", "'re": "I'm"})
 
 
-def _them(clause: str) -> str:
+def generic_you(clause: str, first_person: bool = False) -> str:
     """``clause`` with the generic "you" as "they" (a subject: "you'd normally come", "if you
-    cancel") or "them" (an object: "it tells you"), and "your" as "their"."""
+    cancel") or "them" (an object: "it tells you"), and "your" as "their"; with
+    ``first_person``, as the story's "I" ("while you're away" -> "while I'm away", "your
+    approvals" -> "my approvals")."""
+    subject, obj, tails = _I if first_person else _THEY
 
     def other(found: re.Match[str]) -> str:
         tail = (found.group("tail") or "").lower()
         if tail:
-            return {"r": "their", "rself": "themselves"}.get(tail, f"they{tail}")
+            return tails.get(tail, f"{subject}{tail}")
         before = re.findall(r"[a-z']+", clause[: found.start()].lower())
-        return "them" if before and before[-1] in _BEFORE_AN_OBJECT else "they"
+        return obj if before and before[-1] in _BEFORE_AN_OBJECT else subject
 
     return _YOU.sub(other, clause)
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from shared.agents import StoryDraft
 from shared.analysis.contradiction import limits, quantities
-from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria
+from shared.engine.offline.criteria import FIGURE_WORD, TIMING_TAIL, criteria, generic_you
 from shared.engine.offline.lexicon import (
     MATERIALS,
     PERSONA,
@@ -297,7 +297,7 @@ def write_story(
         if persona != default_persona:
             means = _they_as_i(means)
         if _YOU_SAY.match(clean(main)):  # "you can give a nickname to your remote control"
-            means = _YOU.sub(_as_i, means)
+            means = generic_you(means, first_person=True)
     lone = re.fullmatch(r"to (\w+)", _trim(means))
     done_to = re.search(rf"\b{lone.group(1)}\s+(?:it|them)\b", main, re.I) if lone else None
     if done_to:  # "the crew should log it": "I want to log it", not "to log"
@@ -459,20 +459,6 @@ _FIRST_PERSON = {"'re": "'m", "'ve": "'ve", " are": " am", " were": " was"}
 # a need said of anyone as "you" ("you can give some nickname to your remote control", "so
 # you'd want to hand your approvals to someone else while you're away"): the story's "I"
 _YOU_SAY = re.compile(r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*you(?:'d)?\s", re.I)
-_YOU = re.compile(
-    r"\b(?P<before>(?:to|for|with|at|from|by|of|about|let|help|send|give|tell"
-    r"|show|remind|ask|call|email|text|notify)\s+)?you(?P<tail>'re|'ve|'ll|'d|rs|r)?\b",
-    re.IGNORECASE,
-)
-_AS_I = {"'re": "I'm", "'ve": "I've", "'ll": "I'll", "'d": "I'd", "rs": "mine", "r": "my"}
-
-
-def _as_i(you: re.Match[str]) -> str:
-    """ "my" for "your", "I'm" for "you're"; "me" after a verb or preposition, else "I"."""
-    before, tail = you.group("before") or "", (you.group("tail") or "").lower()
-    if tail:
-        return f"{before}{_AS_I[tail]}"
-    return f"{before}me" if before else "I"
 
 
 def _they_as_i(means: str) -> str:

@@ -5017,7 +5017,7 @@ def test_a_yes_said_last_is_a_yes_and_a_later_time_leaves_a_want_out() -> None:
         (
             "A lot of our staff speak Spanish or Portuguese, so the tablet app has to be in those"
             " languages too.",
-            "Make the tablet app in Spanish or Portuguese",
+            "Provide the tablet app in Spanish or Portuguese",
         ),
         ("We need a report which shows the totals per week.", "Provide a report"),
     ],
@@ -5322,3 +5322,36 @@ def test_a_sentence_broken_off_before_it_says_what_it_is_about(sentence: str, br
 )
 def test_what_a_thing_takes_is_said_of_it(sentence: str, dependency: bool) -> None:
     assert states_a_dependency(sentence) is dependency
+
+
+def test_what_might_happen_is_no_criterion() -> None:
+    """Was: "In a given room there might be more than one remote control." (the demo's AMI
+    meeting), a guess said after the need."""
+    draft = write_story(
+        [
+            "Yeah actually we we can have one switch to switch on , on and off .",
+            "So in in a given room there might be more than one remote control .",
+            "And it must switch off after ten minutes .",
+        ]
+    )
+    assert not any("might" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+    assert any("ten minutes" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+def test_those_things_named_before_the_need_are_named_in_its_criteria_too() -> None:
+    """Was: the criterion "The tablet app is in those languages too." (the title named them)."""
+    draft = write_story(
+        [
+            "A lot of our staff speak Spanish or Portuguese, so the tablet app has to be in those"
+            " languages too.",
+        ]
+    )
+    assert not any("those" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+    assert "Spanish or Portuguese" in draft.description
+
+
+def test_a_thing_needed_but_with_no_other_is_needed_without_it() -> None:
+    """Was: "Provide a slot" and the criterion "A slot, but no payment is available." (museum)."""
+    draft = write_story(["Yes, they still need a slot, but no payment."])
+    assert draft.title == "Provide a slot without payment"
+    assert not any("but no" in c for c in draft.acceptance_criteria), draft.acceptance_criteria

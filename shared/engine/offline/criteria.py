@@ -249,6 +249,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         out.append(decided)
     # "it got to be a titanium": what it is made of ("The product is made of titanium.")
     out = [_MADE_OF_A.sub(lambda m: f"{m.group('be')} made of {m.group('stuff')}", c) for c in out]
+    # "In a given room there might be more than one remote control.": what may happen is a worry
+    # or a guess, no check
+    out = [c for c in out if not _MIGHT.search(c)]
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -861,6 +864,7 @@ _NOT_A_RESULT = re.compile(
     re.IGNORECASE,
 )
 
+_MIGHT = re.compile(r"\bmight\b", re.IGNORECASE)
 # a result told in the past is an anecdote, not a behaviour ("then we had someone claim ...")
 _PAST_RESULT = re.compile(r"^(?:\w+\s+){0,3}?(?:had|was|were|did|went|came)\b", re.IGNORECASE)
 
@@ -880,7 +884,7 @@ def _checkable(when: str, result: str) -> bool:
         return False  # "when without falling over", "when on the card": no event to check by
     if _PAST_RESULT.match(result) or is_finding(result):
         return False  # "..., then we had someone claim the same hotel twice": what happened once
-    if re.search(r"\bmight\b", result, re.IGNORECASE):
+    if _MIGHT.search(result):
         return False  # "it might be a little clumsy when it opens up": a worry, not a behaviour
     first = result.split()[0].lower()
     if is_verb(first) and base_form(first) == first and first not in _BE_HAVE:

@@ -668,7 +668,7 @@ def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
     profiles per remote)" is a detail)."""
-    text = _THAT_WOULD.sub("it would", clean(drop_abandoned(sentence)))
+    text = named_those(_THAT_WOULD.sub("it would", clean(drop_abandoned(sentence))))
     text = _GOT_TO.sub(lambda m: f"{m.group(1)} {'has' if m.group(2) else 'have'} to", text)
     text = re.sub(r"^[-*+•]\s+", "", text)
     if text.startswith("(") and ")" not in text:  # "(Aisha: payroll can't handle more.": the
@@ -1283,22 +1283,22 @@ _NAMED_THEN_THOSE = re.compile(
 )
 
 
+def named_those(text: str) -> str:
+    """``text`` with "those languages" named when the sentence names them before its need ("our
+    staff speak Spanish or Portuguese, so the tablet app has to be in those languages too": "in
+    Spanish or Portuguese too"), for the title and the criteria alike."""
+    named = _NAMED_THEN_THOSE.search(text)
+    if named is None:
+        return text
+    at = named.start("those")
+    return f"{text[:at]}{named.group('things')}{text[named.end('those') :]}"
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for (``_capability_of``), with "them" named
     when the statement says what it is before its need ("... use screen readers, so the booking
     pages have to work with them": "Work with screen readers")."""
     cap = _capability_of(text)
-    named = _NAMED_THEN_THOSE.search(text)
-    if named and named.group("those") in cap.title:
-        # "our staff speak Spanish or Portuguese, so the tablet app has to be in those
-        # languages too": "those languages" are the ones named
-        things = named.group("things")
-        return Capability(
-            cap.title.replace(named.group("those"), things),
-            cap.means.replace(named.group("those"), things),
-            obj=cap.obj,
-            subject=cap.subject,
-        )
     used = _USED_THEN_SO.search(text)
     if used and re.search(r"\bthem$", cap.title) and len(cap.title.split()) < MAX_TITLE_WORDS:
         things = used.group("things")
@@ -1737,6 +1737,8 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     # criteria
     noun_phrase = re.split(r",\s+(?=(?:who|what|which|when|where|whose)\b)", noun_phrase)[0]
     noun_phrase = _lower_first(_trim(noun_phrase))
+    # "they still need a slot, but no payment": a slot without payment
+    noun_phrase = re.sub(r",?\s+but\s+no\s+(?=[a-z]+$)", " without ", noun_phrase)
     # "an back light" as said: the article a reviewer would fix first (not "an hour", "an LCD")
     noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
     means = noun_phrase

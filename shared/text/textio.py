@@ -550,6 +550,15 @@ _RESTARTED_WORD = re.compile(
 )
 
 
+def _said_anew(found: re.Match[str]) -> str:
+    """The phrase as said the second time, unless its new word is a start of the old one broken
+    off ("it signals the different sig the different symbols": "signals the different")."""
+    old, phrase, new = found.group(1), found.group(2), found.group(3)
+    if old.lower().startswith(new.lower()):
+        return f"{old} {phrase}"
+    return f"{new} {phrase}"
+
+
 def clean_restarts(text: str) -> str:
     """``clean_spoken`` text without the restarts it keeps: a word or phrase said twice ("in the
     in the design" -> "in the design") and a start of the next word of four letters or more that
@@ -565,7 +574,7 @@ def clean_restarts(text: str) -> str:
     )
     text = _REPEATED_PHRASE.sub(r"\1", text)
     text = _RESTARTED_AUXILIARY.sub(r"\1", text)
-    text = _RESTARTED_WORD.sub(r"\3 \2", text)
+    text = _RESTARTED_WORD.sub(_said_anew, text)
     words = vocabulary_words()
 
     def repair(found: re.Match[str]) -> str:

@@ -175,6 +175,11 @@ def test_docx_transcript_export_keeps_speakers_and_times():
             "You can have to scroll it straight r roll it straight down for mute .",
             "You can have to roll it straight down for mute.",
         ),
+        # ... and a new word that is a start of the old one broken off keeps the old one
+        (
+            "It signals the different sig the different symbols on the screen",
+            "It signals the different symbols on the screen",
+        ),
         # ... but not a phrase of function words, said of several things
         (
             "use the power button and the mute and the joystick",

@@ -278,7 +278,9 @@ def _persona_check(role: str | None, story: GeneratedItem) -> Check:
         for q in story.source_quotes
         for m in re.finditer(
             rf"\b(?:as (?:an?|the)|for (?:the |our |all |each |every )?)?({PERSONA_FORMS})"
-            r"\b(?=\s+(?:\w+\s+)?(?:should|must|can|could|will|would|need|needs|want|wants"
+            # "the patients who can't use it": people described, not their need
+            r"\b(?=\s+(?!(?:who|that|which)\b)(?:\w+\s+)?(?:should|must|can|could|will|would|need"
+            r"|needs|want|wants"
             r"|have to|has to|are able|is able)\b)",
             q.text,
             re.IGNORECASE,

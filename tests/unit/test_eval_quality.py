@@ -161,6 +161,23 @@ def test_the_persona_the_statement_names_is_the_role() -> None:
     assert "persona" not in failed(story("As a user, I want a power button.", quotes=power))
 
 
+def test_people_described_by_what_they_can_do_are_not_the_role() -> None:
+    """ "I don't want my whole diary online, I keep some for the patients who can't use it." (the
+    clinic meeting) is the speaker's need; the patients are described, no role of the story."""
+    said = "I keep some slots for the patients who can't use it."
+    named = TRANSCRIPT + f"DR: {said}\n"
+    at = named.index(said)
+    described = SourceQuote(text=said, start=at, end=at + len(said))
+    item = story("As a user, I want to keep some slots.", quotes=[described])
+    assert all(c.passed for c in check_story(item, named) if c.name == "persona")
+    wants = "Patients can't book online."
+    named = TRANSCRIPT + f"DR: {wants}\n"
+    at = named.index(wants)
+    theirs = SourceQuote(text=wants, start=at, end=at + len(wants))
+    item = story("As a user, I want to keep some slots.", quotes=[theirs])
+    assert not all(c.passed for c in check_story(item, named) if c.name == "persona")
+
+
 def test_criteria_must_add_to_the_title() -> None:
     restating = failed(story(GOOD, title="Lock the keys", acs=["The keys are locked."]))
     assert "restates" in restating["acs_add"]

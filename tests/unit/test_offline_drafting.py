@@ -5355,3 +5355,19 @@ def test_a_thing_needed_but_with_no_other_is_needed_without_it() -> None:
     draft = write_story(["Yes, they still need a slot, but no payment."])
     assert draft.title == "Provide a slot without payment"
     assert not any("but no" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+def test_a_second_action_on_one_is_left_to_the_criterion() -> None:
+    """Was: "I want to see which rooms are free and book one myself" (two actions, the
+    conjunction check of eval judge)."""
+    draft = write_story(
+        ["So really I want to see which rooms are free and book one myself, instantly."]
+    )
+    assert draft.description == "As a user, I want to see which rooms are free."
+    assert any("books one" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+def test_leaving_out_ones_own_thing_reads_as_not_having_it() -> None:
+    """Was: "As a user, I want no my whole diary online." (the clinic meeting)."""
+    draft = write_story(["I don't want my whole diary online, I keep some for the patients."])
+    assert draft.description == "As a user, I want not to have my whole diary online."

@@ -405,7 +405,7 @@ _COORDINATED_FIRST = re.compile(
 )
 _AND_VERB = re.compile(
     r",?\s+(?:and|or)\s+(?:then\s+|also\s+)?(?P<verb>[a-z]+)\s+(?:the|a|an|its|their|his|her|my"
-    r"|our|your|it|them|any|all|each|every|which|whichever|what|whatever|if|whether"
+    r"|our|your|it|them|one|any|all|each|every|which|whichever|what|whatever|if|whether"
     # "apply for a permit online and upload proof of address": a noun and what it is of
     r"|[a-z]+\s+of)\b",
     re.IGNORECASE,

@@ -2082,6 +2082,14 @@ _FIGURE_QUALIFIER = re.compile(
 )
 
 
+def _none_of(what: str) -> str:
+    """The means of leaving a thing out: "no teletext"; "not to have my whole diary online" (not
+    "no my whole diary online")."""
+    if re.match(r"(?:my|our|your|his|her|their)\s", what, re.IGNORECASE):
+        return f"not to have {what}"
+    return f"no {what}"
+
+
 def _prohibition(vp: str, subject: str, user: bool) -> Capability:
     """A need said with a negation: 'it shouldn't be too heavy' -> 'Do not make it too heavy';
     'we can't have solar panels with rubber' -> 'Leave out solar panels with rubber'; 'we can't
@@ -2106,7 +2114,7 @@ def _prohibition(vp: str, subject: str, user: bool) -> Capability:
         )
     if first in _LEAVE_OUT_VERBS and content_words(what) and words[1].lower() not in ("to", "it"):
         bare = _NOUN_OPENERS.sub("", what)
-        return Capability(f"Leave out {what}", f"no {bare}", obj=what, subject=subject)
+        return Capability(f"Leave out {what}", _none_of(bare), obj=what, subject=subject)
     people = _subject_words(subject)
     able = re.match(r"be able to (?P<vp>\S.*)$", vp, re.IGNORECASE)
     if able and people.lower() in ("they", "someone", "somebody", "anyone", "anybody"):
@@ -2338,7 +2346,7 @@ def _dropped(text: str) -> Capability | None:
             if done:
                 return done
             bare = _NOUN_OPENERS.sub("", what)
-            return Capability(f"Leave out {what}", f"no {bare}", obj=what)
+            return Capability(f"Leave out {what}", _none_of(bare), obj=what)
     return None
 
 
@@ -2634,7 +2642,7 @@ def _plain(clause: str) -> Capability:
     if leave:
         what = re.sub(r"\b(?:and|or) no\s+", "and ", leave.group("what"), flags=re.IGNORECASE)
         what = re.sub(r"\.\s.*$", "", what)
-        return Capability(f"Leave out {_trim(what)}", f"no {_trim(what)}", obj=_trim(what))
+        return Capability(f"Leave out {_trim(what)}", _none_of(_trim(what)), obj=_trim(what))
     timed = _limit_first(clause)
     if timed:
         return timed

@@ -1661,8 +1661,8 @@ def test_a_plural_subject_and_its_verb_is_not_an_imperative(
         # what is wanted done to a thing ("Provide it hosted in the UK")
         (
             "For health data we'd want it hosted in the UK.",
-            "Host it in the UK",
-            "As a user, I want it hosted in the UK.",
+            "Host health data in the UK",
+            "As a user, I want health data hosted in the UK.",
         ),
         (
             "We want the reports sent every Monday.",
@@ -5371,3 +5371,20 @@ def test_leaving_out_ones_own_thing_reads_as_not_having_it() -> None:
     """Was: "As a user, I want no my whole diary online." (the clinic meeting)."""
     draft = write_story(["I don't want my whole diary online, I keep some for the patients."])
     assert draft.description == "As a user, I want not to have my whole diary online."
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # the thing a need is for, said first and then as "it" (the clinic meeting)
+        ("For health data we'd want it hosted in the UK.", "Host health data in the UK"),
+        ("For the reports, we need them sorted by date.", "Sort the reports by date"),
+        # ... but not when or whose
+        ("For now we want it simple.", "Keep it simple"),
+        ("For the invoices, we need a PDF export.", "Provide a PDF export for the invoices"),
+    ],
+)
+def test_the_thing_said_first_is_what_it_is(statement: str, title: str) -> None:
+    """Was: "Host it in the UK" (too few words to stand as a story: the requirement was lost into
+    another story's quotes) and "Sort them by date for the reports"."""
+    assert write_story([statement]).title == title

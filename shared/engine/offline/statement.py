@@ -1294,11 +1294,43 @@ def named_those(text: str) -> str:
     return f"{text[:at]}{named.group('things')}{text[named.end('those') :]}"
 
 
+# the thing a need is said for, named first and then said as "it" ("For health data we'd want
+# it hosted in the UK": the health data is what is hosted)
+_FOR_THING_FIRST = re.compile(
+    r"^for\s+(?P<thing>(?:the\s+|our\s+|all\s+|any\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?),?\s+"
+    r"(?=(?:we|i|you|they|people|users)\b)",
+    re.IGNORECASE,
+)
+
+# "for now", "for me", "for example": when or whose, no thing
+_NO_SCOPE = frozenset(
+    "now me us you them example instance sure once today later starters good real ever".split()
+)
+
+
 def capability(text: str) -> Capability:
     """The capability a (cleaned) statement asks for (``_capability_of``), with "them" named
     when the statement says what it is before its need ("... use screen readers, so the booking
     pages have to work with them": "Work with screen readers")."""
     cap = _capability_of(text)
+    scope = _FOR_THING_FIRST.match(text)
+    words = scope.group("thing").lower().split() if scope else []
+    if scope and words[-1] not in _NO_SCOPE and names_a_thing(words):
+        # "For the reports, we need them sorted by date": "Sort the reports by date" (the
+        # place said first is no longer said after it)
+        thing = _lower_first(scope.group("thing"))
+        title, means = cap.title, cap.means
+        for_it = f" for {thing}"
+        if title.lower().endswith(for_it.lower()):
+            title, means = title[: -len(for_it)], re.sub(rf"{re.escape(for_it)}$", "", means)
+        it = re.search(r"\b(?:it|them)\b", title)
+        if it and thing.lower() not in title.lower():
+            return Capability(
+                f"{title[: it.start()]}{thing}{title[it.end() :]}",
+                re.sub(r"\b(?:it|them)\b", thing, means, count=1),
+                obj=cap.obj,
+                subject=cap.subject,
+            )
     used = _USED_THEN_SO.search(text)
     if used and re.search(r"\bthem$", cap.title) and len(cap.title.split()) < MAX_TITLE_WORDS:
         things = used.group("things")

@@ -1282,7 +1282,18 @@ def states_a_need(text: str) -> bool:
         or bool(_ROLE_CAN.match(said))  # "staff can raise a ticket without emailing us"
         or (bool(_NOTIFIED.search(said)) and not said.rstrip().endswith("?"))
         or unframed(said) != said  # "we were thinking maybe a weekly digest email"
+        or bool(_WOULD_WANT.search(said))  # "for health data we'd want it hosted in the UK"
     )
+
+
+# a need said as what one would want or need ("we'd want it hosted in the UK", "what I'd want is
+# to take a photo"), not a task ("I'd need to check with the auditors") nor a question said
+# inside ("what you'd need from it")
+_WOULD_WANT = re.compile(
+    r"(?<!\bwhat )\b(?:i|we|they|you)(?:'d|\s+would)\s+(?:really\s+|also\s+|still\s+)?(?:want|need)\b"
+    r"(?!\s+to\s+(?:check|ask|think|see|talk|look|find|confirm|discuss|hear|know)\b)",
+    re.IGNORECASE,
+)
 
 
 # a rule on a role the meeting names, said after "and" ("and contractors shouldn't see tickets

@@ -5388,3 +5388,24 @@ def test_the_thing_said_first_is_what_it_is(statement: str, title: str) -> None:
     """Was: "Host it in the UK" (too few words to stand as a story: the requirement was lost into
     another story's quotes) and "Sort them by date for the reports"."""
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "description"),
+    [
+        # "their" of what the team acts on (AMI IS1006b, the demo: the TVs' specifications)
+        (
+            "So we need to check their specifications and do their uh encryption .",
+            "As a user, I want to check their specifications.",
+        ),
+        ("I want to see their progress.", "As a user, I want to see their progress."),
+        # ... and the doer's own, said of the doers
+        (
+            "They can renew a book from their phone.",
+            "As a user, I want to renew a book from my phone.",
+        ),
+    ],
+)
+def test_their_is_mine_only_when_said_of_the_doers(statement: str, description: str) -> None:
+    """Was: "As a user, I want to check my specifications." (the demo)."""
+    assert write_story([statement]).description == description

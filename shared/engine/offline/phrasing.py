@@ -292,7 +292,10 @@ def write_story(
         # "pickers need to get their next order on the scanner": "I want my next order ..."
         means = _THEIR.sub(lambda m: _whose(means, m), means)
     if means.startswith("to "):  # "they can renew a book from their phone": "from my phone"
-        means = _THEIR.sub(lambda m: _whose(means, m), means)
+        # "we need to check their specifications": the TVs' (not when a role is named as the
+        # doer: "I'd like each doctor to set their own hours" is the doctor's own)
+        if persona != default_persona or not _WE_SAY.match(clean(main)):
+            means = _THEIR.sub(lambda m: _whose(means, m), means)
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
         if persona != default_persona:
             means = _they_as_i(means)
@@ -458,6 +461,9 @@ _FIRST_PERSON = {"'re": "'m", "'ve": "'ve", " are": " am", " were": " was"}
 
 # a need said of anyone as "you" ("you can give some nickname to your remote control", "so
 # you'd want to hand your approvals to someone else while you're away"): the story's "I"
+_WE_SAY = re.compile(
+    r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*(?:we|i)(?:'d|'ll)?\s", re.I
+)
 _YOU_SAY = re.compile(r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*you(?:'d)?\s", re.I)
 
 

@@ -5409,3 +5409,17 @@ def test_the_thing_said_first_is_what_it_is(statement: str, title: str) -> None:
 def test_their_is_mine_only_when_said_of_the_doers(statement: str, description: str) -> None:
     """Was: "As a user, I want to check my specifications." (the demo)."""
     assert write_story([statement]).description == description
+
+
+def test_the_action_that_is_the_condition_says_no_second_when() -> None:
+    """Was: "Given a user, when they mark the room as clean when they're done, then the supervisor
+    checks." (the interview probe)."""
+    draft = write_story(
+        [
+            "Yes, they should mark the room as clean when they're done, and then the supervisor"
+            " checks it."
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "Given a user, when they mark the room as clean, then the supervisor checks."
+    ]

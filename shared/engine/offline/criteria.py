@@ -394,6 +394,11 @@ def _then_result(req: _Requirement, text: str, persona: str) -> str:
         return ""
     action = re.sub(r"^be able to\s+", "", action[at:], flags=re.IGNORECASE)
     result = _trim(found.group("result"))
+    # "mark the room as clean when they're done, and then the supervisor checks it": the action
+    # is the condition; its own "when" is no second one
+    action = re.split(
+        r"\s+(?:when|once|after)\s+(?:they|you|we)(?:'re|\s+are)\s+(?:done|finished)\b", action
+    )[0]
     first = action.split()[0].lower() if action.split() else ""
     if not is_base_verb(first) or not _checkable(action, result):
         return ""

@@ -2392,7 +2392,7 @@ def test_a_plural_subject_before_are_is_no_verb(
     ("statement", "title"),
     [
         # was "Make there a way to reset your password"
-        ("There should be a way to reset your password.", "Provide a way to reset your password"),
+        ("There should be a way to reset your password.", "Provide a way to reset the password"),
         ("There needs to be an audit log.", "Provide an audit log"),
         # was "Make there no ads"
         ("There should be no ads.", "Leave out ads"),
@@ -5239,14 +5239,21 @@ def test_a_material_said_with_an_article_is_what_it_is_made_of() -> None:
         # a name given as the example is no part of the need (AMI IS1006d)
         (
             "Or uh , you can just give some nickname to your remote control , like Bobby {gap} .",
-            "Give some nickname to your remote control",
+            "Give some nickname to the remote control",
             "I want to give some nickname to my remote control.",
         ),
         # the "you" anyone is, said in a story's first person (expense claims)
         (
             "So you'd want to hand your approvals to someone else while you're away.",
-            None,
+            "Hand the approvals to someone else while away",
             "I want to hand my approvals to someone else while I'm away.",
+        ),
+        # ... said after a condition, and in the title as the thing it is (expense claims)
+        (
+            "Yes, if you start from home on a day you'd normally come into the office, you take"
+            " off your usual commute.",
+            "Take off the usual commute",
+            "I want to take off my usual commute.",
         ),
     ],
 )
@@ -5422,4 +5429,17 @@ def test_the_action_that_is_the_condition_says_no_second_when() -> None:
     )
     assert draft.acceptance_criteria == [
         "Given a user, when they mark the room as clean, then the supervisor checks."
+    ]
+
+
+def test_the_speakers_own_words_are_the_personas_in_a_criterion() -> None:
+    """Was: "The approver sees all my team's claims that are waiting for me in one list."."""
+    draft = write_story(
+        [
+            "As an approver, I want to see all my team's claims that are waiting for me in one"
+            " list, and book one myself."
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "The approver sees all their team's claims that are waiting for them in one list."
     ]

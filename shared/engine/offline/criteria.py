@@ -1145,8 +1145,24 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
     if not subject:
         subject = "the product"
     if said_of.lower() in ("i", "me"):  # "... and book one myself": the persona does it
-        verb_phrase = re.sub(r"\bmyself\b", "themselves", verb_phrase)
+        verb_phrase = _I_AS_THEY.sub(lambda m: _THEY_FOR_I[m.group(0)], verb_phrase)
     return capital(_trim(f"{subject} {verb_phrase}"))
+
+
+# the speaker's "I" said of the persona ("I want to see all my team's claims that are waiting
+# for me": "The approver sees all their team's claims that are waiting for them")
+_THEY_FOR_I = {
+    "myself": "themselves",
+    "my": "their",
+    "mine": "theirs",
+    "me": "them",
+    "I'm": "they're",
+    "I've": "they've",
+    "I'll": "they'll",
+    "I'd": "they'd",
+    "I": "they",
+}
+_I_AS_THEY = re.compile(r"\b(?:myself|my|mine|me|I'm|I've|I'll|I'd|I)\b(?!')")
 
 
 # a thing and what it does, said as a relative clause ("a portable device which will send

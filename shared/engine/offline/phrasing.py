@@ -299,7 +299,9 @@ def write_story(
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
         if persona != default_persona:
             means = _they_as_i(means)
-        if _YOU_SAY.match(clean(main)):  # "you can give a nickname to your remote control"
+        if _YOU_SAY.match(clean(main)) or re.search(r"\byour\b", means, re.IGNORECASE):
+            # "you can give a nickname to your remote control", "if you start from home ...,
+            # you take off your usual commute": the story's "I"
             means = generic_you(means, first_person=True)
     lone = re.fullmatch(r"to (\w+)", _trim(means))
     done_to = re.search(rf"\b{lone.group(1)}\s+(?:it|them)\b", main, re.I) if lone else None
@@ -789,6 +791,9 @@ def make_title(phrase: str) -> str:
         title = f"Make it of {bare.group(2)}"  # "plastic or something": not "Provide a plastic"
     elif bare and not bare.group(2).endswith("s"):
         title = f"{bare.group(1)} {_article(bare.group(2))} {bare.group(2)}"
+    # "Take off your usual commute": the title names the thing, not whose it is to the listener
+    title = re.sub(r"\byour\b", "the", title)
+    title = re.sub(r"\b(while|when|once)\s+you(?:'re|\s+are)\s+", r"\1 ", title)  # "while away"
     return capital(title)
 
 

@@ -5443,3 +5443,14 @@ def test_the_speakers_own_words_are_the_personas_in_a_criterion() -> None:
     assert draft.acceptance_criteria == [
         "The approver sees all their team's claims that are waiting for them in one list."
     ]
+
+
+def test_a_proviso_said_as_the_answer_is_the_need() -> None:
+    """Was: "As a user, I want not as long as the system to record that it was a delegate, ..."
+    (expense claims: "Is that a problem?" "Not as long as the system records ...")."""
+    draft = write_story(
+        ["Not as long as the system records that it was a delegate, so I see who approved it."]
+    )
+    assert draft.description.startswith("As a user, I want the system to record that it was")
+    # ... but a proviso with a main clause after it stays a condition
+    assert body("As long as it's cheap, we'll take it.").startswith("As long as")

@@ -664,6 +664,14 @@ _EXAMPLE_CLAUSE = re.compile(
 )
 
 
+# a proviso said as the answer ("Not as long as ...", "As long as ..."), and a main clause after
+# it that makes it a condition ("as long as it's cheap, we'll take it")
+_PROVIDED_FIRST = re.compile(r"^(?:(?:not|no|fine|okay|sure|yes)[\s,]+)?as long as\s+", re.I)
+_MAIN_AFTER = re.compile(
+    r",\s*(?!so\b)(?:then\s+)?(?:we|you|they|it|i|people|that)(?:'ll|'d|'s)?\s+\w+", re.I
+)
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -694,6 +702,11 @@ def body(sentence: str, asides: bool = False) -> str:
         text = re.sub(r"\s*\([^()]*\)", "", text)
     text = _drop_stray_letters(text)
     text = _LEAD.sub("", clean_restarts(text))  # "Yeah, or the or the kinetic": "the kinetic"
+    provided = _PROVIDED_FIRST.match(text)
+    if provided and not _MAIN_AFTER.search(text, provided.end()):
+        # "Not as long as the system records that it was a delegate, so I see ...": the answer's
+        # proviso is the need (no main clause follows it)
+        text = text[provided.end() :]
     kinds = _KIND_OF_THING.match(text)
     if kinds and asides:  # "Allergies, inhalers, that kind of thing.": examples of the need
         return f"Such as {_lower_first(kinds.group('items'))}."

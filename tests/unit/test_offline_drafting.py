@@ -5255,6 +5255,12 @@ def test_a_material_said_with_an_article_is_what_it_is_made_of() -> None:
             "Take off the usual commute",
             "I want to take off my usual commute.",
         ),
+        # ... and in a means that is a thing's behaviour (room booking)
+        (
+            "If you book in the booking system, it appears in your Outlook calendar.",
+            "Appear in the Outlook calendar",
+            "I want it to appear in my Outlook calendar.",
+        ),
     ],
 )
 def test_talk_said_of_a_need_leaves_its_draft(

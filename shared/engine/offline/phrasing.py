@@ -299,10 +299,12 @@ def write_story(
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
         if persona != default_persona:
             means = _they_as_i(means)
-        if _YOU_SAY.match(clean(main)) or re.search(r"\byour\b", means, re.IGNORECASE):
-            # "you can give a nickname to your remote control", "if you start from home ...,
-            # you take off your usual commute": the story's "I"
+        if _YOU_SAY.match(clean(main)):  # "you can give a nickname to your remote control"
             means = generic_you(means, first_person=True)
+    if re.search(r"\byour\b", means, re.IGNORECASE):
+        # "if you start from home ..., you take off your usual commute", "if you book in the
+        # booking system, it appears in your Outlook calendar": the story's "my"
+        means = generic_you(means, first_person=True)
     lone = re.fullmatch(r"to (\w+)", _trim(means))
     done_to = re.search(rf"\b{lone.group(1)}\s+(?:it|them)\b", main, re.I) if lone else None
     if done_to:  # "the crew should log it": "I want to log it", not "to log"

@@ -5460,3 +5460,24 @@ def test_a_proviso_said_as_the_answer_is_the_need() -> None:
     assert draft.description.startswith("As a user, I want the system to record that it was")
     # ... but a proviso with a main clause after it stays a condition
     assert body("As long as it's cheap, we'll take it.").startswith("As long as")
+
+
+@pytest.mark.parametrize(
+    ("statement", "description"),
+    [
+        # a limit said first: who does it is not said; the product shows, people book
+        (
+            "I'd say under two seconds to show the free slots, even on a slow phone.",
+            "As a user, I want the product to show the free slots in under two seconds.",
+        ),
+        (
+            "Under five minutes to book a room.",
+            "As a user, I want to book a room in under five minutes.",
+        ),
+        # a channel said alone (the clinic meeting)
+        ("By text, ideally, because it's important.", "As a user, I want it by text."),
+    ],
+)
+def test_a_means_said_without_its_verb_reads_as_a_want(statement: str, description: str) -> None:
+    """Were: "I want under two seconds to show the free slots." and "I want by text."."""
+    assert write_story([statement]).description == description

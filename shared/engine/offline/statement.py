@@ -1825,7 +1825,10 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     if _CHARGE_AT.match(noun_phrase):  # "VAT at twenty percent on everything except ...": a rate
         return Capability(f"Charge {noun_phrase}", f"to charge {means}", obj=noun_phrase)
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
-    return Capability(title=f"{verb} {means}", means=means, obj=noun_phrase, subject=subject)
+    title = f"{verb} {means}"
+    if re.match(r"(?:by|via)\s", means, re.IGNORECASE):
+        means = f"it {means}"  # "By text, ideally.": "I want it by text", not "I want by text"
+    return Capability(title=title, means=means, obj=noun_phrase, subject=subject)
 
 
 # a role needed to do something ("a finance manager to approve the refund")
@@ -2619,8 +2622,12 @@ def _limit_first(clause: str) -> Capability | None:
     limit = _lower_first(m.group("limit").strip())
     if not m.group("within"):
         limit = f"in {limit}"
-    vp = _trim(m.group("vp"))  # the means as said: who does it is not said
-    return Capability(f"{_cap(vp)} {limit}", _lower_first(_trim(clause)))
+    vp = _trim(m.group("vp"))
+    # who does it is not said: people book and pay ("I want to book a room in under five
+    # minutes"), the product shows ("I want the product to show the free slots in under two
+    # seconds", not "I want under two seconds to show the free slots")
+    doer = "to" if verb in PEOPLE_VERBS else "the product to"
+    return Capability(f"{_cap(vp)} {limit}", f"{doer} {vp} {limit}")
 
 
 _CAUSATIVE = frozenset("let make help have see watch hear get keep leave set find".split())

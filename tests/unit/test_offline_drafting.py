@@ -5481,3 +5481,11 @@ def test_a_proviso_said_as_the_answer_is_the_need() -> None:
 def test_a_means_said_without_its_verb_reads_as_a_want(statement: str, description: str) -> None:
     """Were: "I want under two seconds to show the free slots." and "I want by text."."""
     assert write_story([statement]).description == description
+
+
+def test_leaving_out_any_reads_as_none() -> None:
+    """Was: "As a user, I want no any extremes not of this size." (AMI IS1006a)."""
+    draft = write_story(
+        ["Yeah , but without any extremes like n not of this size , not too large ."]
+    )
+    assert draft.description == "As a user, I want no extremes not of this size."

@@ -2135,7 +2135,8 @@ def _none_of(what: str) -> str:
     "no my whole diary online")."""
     if re.match(r"(?:my|our|your|his|her|their)\s", what, re.IGNORECASE):
         return f"not to have {what}"
-    return f"no {what}"
+    bare = re.sub(r"^any\s+", "", what, flags=re.IGNORECASE)  # not "no any extremes"
+    return f"no {bare}"
 
 
 def _prohibition(vp: str, subject: str, user: bool) -> Capability:

@@ -5489,3 +5489,15 @@ def test_leaving_out_any_reads_as_none() -> None:
         ["Yeah , but without any extremes like n not of this size , not too large ."]
     )
     assert draft.description == "As a user, I want no extremes not of this size."
+
+
+def test_a_condition_on_this_names_nothing_in_a_title() -> None:
+    """Was: "Leave out titanium when we choose" (AMI ES2006c: "If we choose this, we cannot use
+    titanium."); a condition that names its event stays ("Mark it failed when nobody's in")."""
+    assert (
+        write_story(["If we choose this , we cannot use titanium ."]).title == "Leave out titanium"
+    )
+    failed = write_story(
+        ["If nobody's in, the driver marks it failed and the customer gets a text."]
+    )
+    assert failed.title == "Mark it failed when nobody's in"

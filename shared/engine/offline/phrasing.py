@@ -686,6 +686,9 @@ def _with_condition(phrase: str, text: str) -> str:
     words = len(when.split())
     if words < 2 or len(phrase.split()) + 1 + words > MAX_TITLE_WORDS:
         return phrase
+    raw = condition_first(text) or _CONDITION.match(text)
+    if raw and re.search(r"\b(?:this|that|these|those)\W*$", raw.group("cond")):
+        return phrase  # "If we choose this, we cannot use titanium": "when we choose" names nothing
     said = re.search(rf"\b(before|after|unless|once|as soon as)\s+{re.escape(when)}", text, re.I)
     return f"{phrase} {said.group(1).lower() if said else 'when'} {when}"
 

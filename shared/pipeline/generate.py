@@ -119,11 +119,17 @@ _WORD = re.compile(r"\w")
 _REPEATED_CONTRACTION = re.compile(r"(?<![\w'])(\w+'\w+)(?:\s+\1)+(?![\w'])", re.IGNORECASE)
 
 
+# a letter the transcript spells on its own ("the blue function key and F_ eight", "version
+# three point O_"): the letter, in generated text ("F eight"); quotes keep the transcript's
+_SPELLED_ALONE = re.compile(r"\b([A-Z])_(?![A-Za-z0-9_])")
+
+
 def tidy(text: str) -> str:
     """A generated text field without transcript markers ({disfmarker}), fillers or doubled
     words (quotes are never tidied: they stay verbatim); "" when no word is left (the field held
     only markers and fillers), never the text with its markers."""
     cleaned = _REPEATED_CONTRACTION.sub(r"\1", clean_spoken(text))
+    cleaned = _SPELLED_ALONE.sub(r"\1", cleaned)
     return cleaned if _WORD.search(cleaned) else ""
 
 

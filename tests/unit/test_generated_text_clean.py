@@ -153,3 +153,13 @@ def test_tidy_never_falls_back_to_the_markers() -> None:
     assert tidy("Uh {disfmarker} ?") == ""  # asks nothing
     assert tidy("T_V_ only {vocalsound}") == "TV only"
     assert tidy("it's very well , it's it's not easy ?") == "it's very well, it's not easy?"
+
+
+def test_a_letter_spelled_on_its_own_is_the_letter_in_generated_text() -> None:
+    """Was: "I want the blue function key at the bottom and F_ eight." (AMI ES2006b)."""
+    assert tidy("the blue function key and F_ eight.") == "the blue function key and F eight."
+    assert (
+        tidy("Version three point O_ has other colours.")
+        == "Version three point O has other colours."
+    )
+    assert tidy("Provide an L_C_D_ display") == "Provide an LCD display"

@@ -5058,8 +5058,8 @@ def test_a_figure_answered_for_a_case_and_with_need_to_is_said_whole() -> None:
         # "they" who mark something are people, not the product
         (
             "Yes, they should mark the room as clean when they're done.",
-            "Mark the room as clean when they're done",
-            "As a user, I want to mark the room as clean when they're done.",
+            "Mark the room as clean when done",
+            "As a user, I want to mark the room as clean when I'm done.",
         ),
     ],
 )
@@ -5501,3 +5501,16 @@ def test_a_condition_on_this_names_nothing_in_a_title() -> None:
         ["If nobody's in, the driver marks it failed and the customer gets a text."]
     )
     assert failed.title == "Mark it failed when nobody's in"
+
+
+def test_the_doers_said_as_they_are_the_storys_i() -> None:
+    """Was: "Mark the room as clean when they're done" / "I want to mark the room as clean when
+    they're done" (the interview probe: "they" are the housekeepers, whose story it is)."""
+    draft = write_story(
+        [
+            "Yes, they should mark the room as clean when they're done, and then the supervisor"
+            " checks it."
+        ]
+    )
+    assert draft.title == "Mark the room as clean when done"
+    assert draft.description == "As a user, I want to mark the room as clean when I'm done."

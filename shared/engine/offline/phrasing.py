@@ -297,7 +297,9 @@ def write_story(
         if persona != default_persona or not _WE_SAY.match(clean(main)):
             means = _THEIR.sub(lambda m: _whose(means, m), means)
         means = re.sub(r"\b(?:themselves|yourself|ourselves)\b", "myself", means)
-        if persona != default_persona:
+        if persona != default_persona or _THEY_SAY.match(clean(main)):
+            # "Yes, they should mark the room as clean when they're done": the doers are the
+            # story's "I", whoever they are ("when I'm done")
             means = _they_as_i(means)
         if _YOU_SAY.match(clean(main)):  # "you can give a nickname to your remote control"
             means = generic_you(means, first_person=True)
@@ -461,6 +463,11 @@ _THEY_WHEN = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = {"'re": "'m", "'ve": "'ve", " are": " am", " were": " was"}
+_THEY_SAY = re.compile(
+    r"^(?:(?:so|and|but|well|then|also|yes|yeah)[\s,]+)*they\s+(?:should|must|need to|have to|can"
+    r"|will|would|want to)\b",
+    re.IGNORECASE,
+)
 
 
 # a need said of anyone as "you" ("you can give some nickname to your remote control", "so
@@ -798,7 +805,8 @@ def make_title(phrase: str) -> str:
         title = f"{bare.group(1)} {_article(bare.group(2))} {bare.group(2)}"
     # "Take off your usual commute": the title names the thing, not whose it is to the listener
     title = re.sub(r"\byour\b", "the", title)
-    title = re.sub(r"\b(while|when|once)\s+you(?:'re|\s+are)\s+", r"\1 ", title)  # "while away"
+    # "while away", "when done": who is away or done is who the story is for
+    title = re.sub(r"\b(while|when|once)\s+(?:you|they)(?:'re|\s+are)\s+", r"\1 ", title)
     return capital(title)
 
 

@@ -5514,3 +5514,15 @@ def test_the_doers_said_as_they_are_the_storys_i() -> None:
     )
     assert draft.title == "Mark the room as clean when done"
     assert draft.description == "As a user, I want to mark the room as clean when I'm done."
+
+
+def test_what_the_product_sends_the_persona_is_what_they_get() -> None:
+    """Was: "As a receptionist, I want the product to send reception a notification when a room
+    is ready." (the interview probe)."""
+    draft = write_story(
+        ["The system should send reception a notification when a room is ready."],
+        default_persona="receptionist",
+    )
+    assert draft.description == (
+        "As a receptionist, I want to get a notification when a room is ready."
+    )

@@ -307,6 +307,13 @@ def write_story(
         # "if you start from home ..., you take off your usual commute", "if you book in the
         # booking system, it appears in your Outlook calendar": the story's "my"
         means = generic_you(means, first_person=True)
+    sent = re.match(
+        r"the product to send (?P<who>[a-z]+(?: [a-z]+)?) (?P<what>(?:an?|the) .+)$", means
+    )
+    if sent and singular_persona(sent.group("who")) == persona:
+        # "reception should get a notification when a room is ready", as the receptionist's story:
+        # "I want to get a notification when a room is ready"
+        means = f"to get {sent.group('what')}"
     lone = re.fullmatch(r"to (\w+)", _trim(means))
     done_to = re.search(rf"\b{lone.group(1)}\s+(?:it|them)\b", main, re.I) if lone else None
     if done_to:  # "the crew should log it": "I want to log it", not "to log"

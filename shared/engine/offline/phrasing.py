@@ -470,19 +470,18 @@ _THEY_WHEN = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = {"'re": "'m", "'ve": "'ve", " are": " am", " were": " was"}
+
+# who a statement is said of, after its opening words ("Yes, they should ...", "So we need ...")
+_OPENING = r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*"
+# the doers said as "they" ("they should mark the room as clean when they're done")
 _THEY_SAY = re.compile(
-    r"^(?:(?:so|and|but|well|then|also|yes|yeah)[\s,]+)*they\s+(?:should|must|need to|have to|can"
-    r"|will|would|want to)\b",
-    re.IGNORECASE,
+    rf"{_OPENING}they\s+(?:should|must|need to|have to|can|will|would|want to)\b", re.I
 )
-
-
+# the team or the speaker ("we need to check their specifications": the TVs', not the story's)
+_WE_SAY = re.compile(rf"{_OPENING}(?:we|i)(?:'d|'ll)?\s", re.I)
 # a need said of anyone as "you" ("you can give some nickname to your remote control", "so
 # you'd want to hand your approvals to someone else while you're away"): the story's "I"
-_WE_SAY = re.compile(
-    r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*(?:we|i)(?:'d|'ll)?\s", re.I
-)
-_YOU_SAY = re.compile(r"^(?:(?:so|and|or|but|well|then|also|yes|yeah)[\s,]+)*you(?:'d)?\s", re.I)
+_YOU_SAY = re.compile(rf"{_OPENING}you(?:'d)?\s", re.I)
 
 
 def _they_as_i(means: str) -> str:

@@ -301,11 +301,11 @@ def write_story(
             # "Yes, they should mark the room as clean when they're done": the doers are the
             # story's "I", whoever they are ("when I'm done")
             means = _they_as_i(means)
-        if _YOU_SAY.match(clean(main)):  # "you can give a nickname to your remote control"
-            means = generic_you(means, first_person=True)
-    if re.search(r"\byour\b", means, re.IGNORECASE):
-        # "if you start from home ..., you take off your usual commute", "if you book in the
-        # booking system, it appears in your Outlook calendar": the story's "my"
+    if (means.startswith("to ") and _YOU_SAY.match(clean(main))) or re.search(
+        r"\byour\b", means, re.IGNORECASE
+    ):
+        # "you can give a nickname to your remote control", "if you book in the booking system,
+        # it appears in your Outlook calendar": the story's "I" and "my"
         means = generic_you(means, first_person=True)
     sent = re.match(
         r"the product to send (?P<who>[a-z]+(?: [a-z]+)?) (?P<what>(?:an?|the) .+)$", means
@@ -663,9 +663,14 @@ def _reads(title: str) -> bool:
     return len(title.split()) >= MIN_TITLE_WORDS and reads_as_capability(title)
 
 
+def _condition_match(text: str) -> re.Match[str] | None:
+    """The condition a statement holds, said first or after its need, as a match (``cond``)."""
+    return condition_first(text) or _CONDITION.match(text)
+
+
 def _condition_of(text: str) -> str:
     """The condition a statement holds ("if they've already taken a photo"), or ""."""
-    cond = condition_first(text) or _CONDITION.match(text)
+    cond = _condition_match(text)
     return _trim(cond.group("cond")) if cond else ""
 
 
@@ -699,7 +704,7 @@ def _with_condition(phrase: str, text: str) -> str:
     words = len(when.split())
     if words < 2 or len(phrase.split()) + 1 + words > MAX_TITLE_WORDS:
         return phrase
-    raw = condition_first(text) or _CONDITION.match(text)
+    raw = _condition_match(text)
     if raw and re.search(r"\b(?:this|that|these|those)\W*$", raw.group("cond")):
         return phrase  # "If we choose this, we cannot use titanium": "when we choose" names nothing
     said = re.search(rf"\b(before|after|unless|once|as soon as)\s+{re.escape(when)}", text, re.I)

@@ -1380,22 +1380,24 @@ def _capability_of(text: str) -> Capability:
     # date a setting, because they'll move it again")
     bidden = len(said.split()) >= 3 and is_base_verb(said.split()[0].lower())
     if (len(set(content_words(said))) >= 2 or bidden) and not _DESCRIBES.search(said):
-        head = capability(said)
-        if reads_as_capability(head.title):
+        head = _need_said(said)
+        if head:
             return head
     whole = _capability(text)
-    short = said.strip(" ,")
-    if (
-        short
-        and len(short.split()) <= 3
-        and re.match(r"(?:because|'cause|since)\b", whole.obj, re.I)
-    ):
+    if said.strip(" ,") and len(said.split()) <= 3 and re.match(_REASON_WORD, whole.obj, re.I):
         # "By text, because it's important.": the reason read as the thing wanted; what it is
         # given for, a few words said first, is the need
-        head = capability(said)
-        if reads_as_capability(head.title):
-            return head
+        return _need_said(said) or whole
     return whole
+
+
+_REASON_WORD = r"(?:because|'cause|since)\b"
+
+
+def _need_said(said: str) -> Capability | None:
+    """The capability said before a reason, when it reads as one."""
+    head = capability(said)
+    return head if reads_as_capability(head.title) else None
 
 
 # a price said of a thing ("a second permit costs more", "each extra bin should cost five

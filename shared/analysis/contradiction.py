@@ -503,6 +503,8 @@ def _quantified(text: str) -> dict[str, set[str]]:
         if tok in _UNIVERSAL or tok in _PARTIAL:
             kind = "all" if tok in _UNIVERSAL else tok
             for nxt in tokens[i + 1 : i + 4]:
+                if kind == "all" and nxt in ("these", "those"):
+                    break  # "each of these buttons": the ones just named, not all buttons
                 if is_content(nxt):
                     out.setdefault(lemma(nxt), set()).add(kind)
         if tok == "only" and i > 0 and is_content(tokens[i - 1]):

@@ -90,6 +90,41 @@ _UNIT_FAMILIES: dict[str, list[str]] = {
     "percent": "% percent percentage".split(),
 }
 _UNIT_FAMILY = {u: family for family, units in _UNIT_FAMILIES.items() for u in units}
+# names of one unit: "EUR", "euro" and "€" are one currency, "ms" and "millisecond" one time unit;
+# a unit is named by the first word of its group ("12.50 EUR" / "twelve point five Euros": no change)
+_SAME_UNIT = {
+    name: names.split()[0]
+    for names in (
+        "nanosecond ns",
+        "microsecond µs usec",
+        "millisecond ms msec",
+        "second sec secs",
+        "minute min mins",
+        "hour hr hrs",
+        "kilobyte kb kib",
+        "megabyte mb mib",
+        "gigabyte gb gib",
+        "terabyte tb",
+        "hz hertz",
+        "khz kilohertz",
+        "mhz megahertz",
+        "ghz gigahertz",
+        "nanometer nm",
+        "micrometer µm",
+        "millimeter mm millimetre",
+        "centimeter cm centimetre",
+        "meter metre",
+        "kilometer km kilometre",
+        "foot feet",
+        "milligram mg",
+        "kilogram kg",
+        "euro eur €",
+        "dollar usd $",
+        "gbp £",
+        "percent % percentage",
+    )
+    for name in names.split()
+}
 _UNIT_SPLIT = re.compile(r"(?<=\d)(?=[a-zµ%€$£])|(?<=[€$£])(?=\d)")
 _UNIT_PREFIX = re.compile(r"\b(nano|micro|milli|kilo|mega|giga|tera)[- ](?=[a-z])")
 _UNIT_TOKEN = re.compile(r"[a-zµ]+|[%€$£]")
@@ -126,7 +161,7 @@ def _unit_mentions(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
         unit = _unit_word(token)
         after_number = bool(re.search(r"\d\s*$", low[: m.start()]))
         if unit and (unit not in _AFTER_NUMBER_ONLY or after_number) and previous != "per cent":
-            out.setdefault(_UNIT_FAMILY[unit], set()).add(unit)
+            out.setdefault(_UNIT_FAMILY[unit], set()).add(_SAME_UNIT.get(unit, unit))
         previous = token
     return tuple((family, frozenset(units)) for family, units in out.items())
 

@@ -126,6 +126,18 @@ def test_revised_cues(mine: str, theirs: str, cue: str) -> None:
     assert contradiction_cues(mine, theirs)[0].startswith(cue)
 
 
+def test_each_of_these_is_said_of_the_ones_named_not_of_all() -> None:
+    """ "Each of these buttons has a raised marking" (after "power, channel and volume buttons")
+    quantifies the buttons just named: no quantifier against "some of the buttons" (the demo's
+    "Make some of the buttons easier to see and use" was a confident conflict on it)."""
+    some = "Make some of the buttons easier to see and use."
+    assert contradiction_cues(some, "Each of these buttons has a raised marking.") == []
+    assert contradiction_cues(some, "All those buttons are lit.") == []
+    assert contradiction_cues(some, "Each of the buttons has a raised marking.")[0].startswith(
+        "quantifier"
+    )
+
+
 def test_no_frequency_cue_without_two_frequencies() -> None:
     assert frequencies("every 3 days, twice a year") == [
         (3.0, "every 3 days"),

@@ -124,6 +124,48 @@ def test_value_and_unit_changes():
     assert unit_changes("in 10 min", "the minimum size") == []  # "min" only after a number
 
 
+@pytest.mark.parametrize(
+    ("mine", "theirs"),
+    [
+        ("our target is twelve point five Euros", "a unit cost at or below 12.50 EUR"),
+        ("within 5 sec", "within five seconds"),
+        ("a 10 ms timeout", "a ten-millisecond timeout"),
+        ("files up to 500 KB", "files up to 500 kilobytes"),
+        ("shelves 2 metres high", "shelves two meters high"),
+        ("98% uptime", "98 percent uptime"),
+    ],
+)
+def test_one_unit_named_two_ways_is_no_change_of_unit(mine, theirs):
+    """The cost the meeting says in Euros is the cost the backlog says in EUR (the demo's "Keep
+    within our target of twelve point five Euros" read a change of unit against 12.50 EUR)."""
+    assert unit_changes(mine, theirs) == []
+    assert unit_changes(theirs, mine) == []
+
+
+def test_a_units_short_name_counts_only_after_a_number_whatever_it_names():
+    # "MS Access" names no millisecond, "ms" after a number does
+    assert unit_changes("runs on MySQL and MS Access", "answers within a second") == []
+    assert unit_changes("answers in 5 ms", "answers within a second")
+
+
+def test_only_a_few_says_how_few_and_restricts_nothing(embedder):
+    """ "... than others that only a couple of people are using" is no exclusive word against an
+    item without one ("only the managers" is)."""
+    few = story(
+        "Bigger buttons",
+        "As a user, I want the buttons used most to be bigger than "
+        "others that only a couple of people are using.",
+        [],
+    )
+    managers = story("Bigger buttons", "As a user, I want only the managers' buttons bigger.", [])
+    item = Candidate(
+        1, "Bigger buttons", "As a viewer, I want the most-used buttons bigger.", [], 0.8
+    )
+    col = FEATURES.index("exclusive_asymmetry")
+    assert pair_features(few, [item], embedder)[0, col] == 0.0
+    assert pair_features(managers, [item], embedder)[0, col] == 1.0
+
+
 def test_optional_is_not_a_prohibition():
     assert OPTIONAL.search("backing up shall be optional")
     assert OPTIONAL.search("the permissions are advisory and not enforced")

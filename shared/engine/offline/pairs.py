@@ -104,7 +104,10 @@ PLACEHOLDER = re.compile(
 _STORY_FRAME = re.compile(r"^\s*as an? [^,]{1,60},\s*i (?:want|need|would like)(?: to)?\s*", re.I)
 _REASON = re.compile(r",?\s*so that\b.*$", re.I | re.S)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+")
-_EXCLUSIVE = re.compile(r"\b(?:only|exclusively|solely)\b", re.I)
+# "only a couple of people use them" says how few, it restricts nothing
+_EXCLUSIVE = re.compile(
+    r"\b(?:only|exclusively|solely)\b(?!\s+(?:a\s+)?(?:couple|few|little|handful|bit)\b)", re.I
+)
 # plain negation of the requirement (not the wider cue list: "without leaving", "removed" are
 # common in requirements that negate nothing)
 _NEGATED = re.compile(

@@ -5526,3 +5526,28 @@ def test_what_the_product_sends_the_persona_is_what_they_get() -> None:
     assert draft.description == (
         "As a receptionist, I want to get a notification when a room is ready."
     )
+
+
+def test_a_condition_inside_what_is_left_out_is_no_criterion() -> None:
+    """Was: "Given a user, when they pick up the remote, then automatic power on / off, TV
+    switches on." (the planning notes: the behaviour dropped, written as one to check). A
+    condition of a need not to do something stays one ("Do not charge the customer")."""
+    dropped = write_story(
+        [
+            "Automatic power on / off (TV switches on when you pick up the remote) is dropped:"
+            " not possible at this price."
+        ]
+    )
+    assert dropped.title == "Leave out automatic power on / off"
+    assert not any(c.startswith("Given") for c in dropped.acceptance_criteria)
+    assert dropped.acceptance_criteria == [
+        "Automatic power on / off, TV switches on when you pick up the remote, is dropped: not"
+        " possible at this price."
+    ]
+    waiting = write_story(["Let's not do the waiting list when a class is full after all."])
+    assert waiting.title.startswith("Leave out the waiting list")
+    assert waiting.acceptance_criteria == []
+    charge = write_story(["Don't charge the customer when the walk is cancelled by us."])
+    assert charge.acceptance_criteria == [
+        "Given a user, when the walk is cancelled by us, then don't charge the customer."
+    ]

@@ -21,10 +21,12 @@ from shared.engine.offline.pairs import (
     scores_from,
 )
 from shared.engine.offline.tagging import OfflineTagger
-from shared.models import TaggingRecord
+from shared.indexing.workitems import read_backlog_file
+from shared.models import GeneratedItem, TaggingRecord, story_text
 from shared.review.plan import build_plan
 from shared.settings import Settings, TaggingConfig
 from tests.support.backlog_items import lone_story
+from tests.support.pipeline import SAMPLES
 
 THRESHOLD_RULES = TaggingConfig(scorer="thresholds")
 
@@ -331,3 +333,46 @@ def test_review_below_setting_flags_more(embedder):
     )
     decision = strict.tag(mine, [existing]).decision
     assert decision.needs_review and "below 1.00" in decision.review_reasons[0]
+
+
+def test_leaving_out_what_an_item_asks_for_is_a_conflict_to_review(embedder):
+    """The planning notes' "Leave out gesture control" was tagged a duplicate of "Change the
+    volume with a tilt gesture" (the model learnt from needs, not from decisions to drop one)."""
+    items = {
+        w.work_item_id: w
+        for w in read_backlog_file(SAMPLES / "backlog" / "remote_control_backlog.csv")
+    }
+    dropped = story(
+        "Leave out gesture control",
+        "As a user, I want no gesture control.",
+        ["Gesture control, roll the remote to change the volume, is dropped: too expensive."],
+    )
+
+    def candidates(mine: GeneratedItem) -> list[Candidate]:
+        """What retrieval gives for the story in the demo's pipeline (its top four)."""
+        text = story_text(mine.title, mine.description, mine.acceptance_criteria)
+        found = [items[i] for i in (1127, 1126, 1123, 1122)]
+        return [
+            Candidate(
+                w.work_item_id,
+                w.title,
+                w.description,
+                w.acceptance_criteria,
+                cosine(embedder, text, story_text(w.title, w.description, w.acceptance_criteria)),
+            )
+            for w in found
+        ]
+
+    tagger = OfflineTagger(embedder, Settings(embedder="minilm").pipeline.thresholds)
+    model_says = tagger.scores(dropped, candidates(dropped)).tag
+    assert model_says in ("duplicate", "extend", "gap")  # what the rule is there for
+    decision = tagger.tag(dropped, candidates(dropped)).decision
+    assert decision.decision_tag == "conflict" and decision.related_story_ids[0] == 1127
+    assert decision.needs_review and decision.runner_up_tag == model_says
+    assert any("leaves out what #1127 asks for" in r for r in decision.review_reasons)
+    # the same words as a need are what the model says they are
+    wanted = story("Provide gesture control", "As a user, I want gesture control.", [])
+    assert (
+        tagger.tag(wanted, candidates(wanted)).decision.decision_tag
+        == tagger.scores(wanted, candidates(wanted)).tag
+    )

@@ -181,6 +181,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         )
         if split and req.kind == "vp" and thing_acted_on(req):
             split = None  # "a knowledge base they can search before they raise a ticket": a thing
+        if split and k == 0 and cap.title.startswith("Leave out "):
+            # "Automatic power on / off (TV switches on when you pick up the remote) is dropped":
+            # the condition is part of what is left out, nothing the product then does
+            split = None
         if split and re.match(r"(?:each|every)\s+[a-z]+$", split[0], re.IGNORECASE):
             # "After each walk the walker sends a short update": a time, no event to check by;
             # the statement as said is the criterion

@@ -11,7 +11,9 @@ below ``review_below`` or a contradiction cue fired on a related candidate, or, 
 candidate the model still finds at least evenly likely to be related (``review_reasons`` says
 which; the cues are the cue rules plus numbers and units normalised by
 ``shared.analysis.magnitudes``). An ``extend`` or ``gap`` whose candidate fired a cue is a *possible
-conflict*.
+conflict*. A story the offline generator wrote as a decision to leave something out ("Leave out
+gesture control") is a ``conflict``, flagged, when a negation cue shows its related candidate asks
+for that thing (``leaves_out_what_it_asks``).
 
 ``thresholds`` (``tag-offline-v1``, the seed's rules). With ``s`` the highest similarity and ``T``
 the configured thresholds, the first rule that holds wins:
@@ -260,43 +262,63 @@ def cue_checked(candidates: list[Candidate], sc: TagScores, related: list[int]) 
     return [candidates[k].work_item_id] if sc.p_related[k] >= 0.5 else []
 
 
+# the offline generator's title for a decision to leave something out ("Leave out teletext")
+_LEAVES_OUT = re.compile(r"^Leave out\b")
+
+
+def leaves_out_what_it_asks(story: GeneratedItem, c: Candidate) -> bool:
+    """The story leaves out (``_LEAVES_OUT``) what ``c`` asks for: a negation cue between them
+    ("Gesture control ... is dropped" against "Change the volume with a tilt gesture")."""
+    if not _LEAVES_OUT.match(story.title):
+        return False
+    mine = story_text(story.title, story.description, story.acceptance_criteria)
+    return bool(CUE_DETECTORS["negation"](mine, _requirements(c)))
+
+
 def pair_decision(
     story: GeneratedItem, candidates: list[Candidate], sc: TagScores, review_below: float
 ) -> TagDecision:
-    """The tag, related ids, reasoning and review flags from the pair model's scores."""
+    """The tag, related ids, reasoning and review flags from the pair model's scores. A story that
+    leaves out what its related candidate asks for is a conflict whatever the model's relation
+    (the model learnt from requirements written as needs, not as decisions to drop one): it is
+    flagged for review with the model's tag as the runner-up."""
     related = related_by_model(candidates, sc)
     by_id = {c.work_item_id: c for c in candidates}
     reasons: list[str] = []
-    if sc.confidence < review_below:
-        reasons.append(f"confidence {sc.confidence:.2f} is below {review_below:.2f}")
+    tag, confidence = sc.tag, sc.confidence
+    runner_up, runner_up_score = sc.runner_up, sc.runner_up_score
+    if tag in ("duplicate", "extend", "gap") and leaves_out_what_it_asks(story, by_id[related[0]]):
+        runner_up, runner_up_score = tag, confidence
+        tag, confidence = "conflict", sc.scores["conflict"]
+        reasons.append(f"it leaves out what #{related[0]} asks for (the model: {runner_up})")
+    if confidence < review_below:
+        reasons.append(f"confidence {confidence:.2f} is below {review_below:.2f}")
     cue_text = ""
     for i in cue_checked(candidates, sc, related):
         cues = fired_cues(story, by_id[i])
         if cues:
             cue_text = f"#{i}: {cues[0]}"
-            if sc.tag in ("extend", "gap") and i == related[0]:
+            if tag in ("extend", "gap") and i == related[0]:
                 reasons.append(f"{POSSIBLE_CONFLICT} with {cue_text}")
             else:
                 reasons.append(f"contradiction cue on {cue_text}")
             break
     top = max(candidates, key=lambda c: c.similarity)
-    if sc.tag == "new":
-        head = (
-            f"new ({sc.confidence:.0%}): max similarity {top.similarity:.2f} to #{top.work_item_id}"
-        )
+    if tag == "new":
+        head = f"new ({confidence:.0%}): max similarity {top.similarity:.2f} to #{top.work_item_id}"
     else:
         c = by_id[related[0]]
-        head = f"{sc.tag} of #{c.work_item_id} ({sc.confidence:.0%}): similarity {c.similarity:.2f}"
-    reasoning = f"{head}; runner-up {sc.runner_up} ({sc.runner_up_score:.0%})."
-    if cue_text and sc.tag != "new":
+        head = f"{tag} of #{c.work_item_id} ({confidence:.0%}): similarity {c.similarity:.2f}"
+    reasoning = f"{head}; runner-up {runner_up} ({runner_up_score:.0%})."
+    if cue_text and tag != "new":
         reasoning += f" Cue {cue_text}."
     return TagDecision(
-        decision_tag=sc.tag,
+        decision_tag=tag,
         related_story_ids=related,
         reasoning_excerpt=reasoning,
-        confidence=round(sc.confidence, 4),
+        confidence=round(confidence, 4),
         needs_review=bool(reasons),
         review_reasons=reasons,
-        runner_up_tag=sc.runner_up,
-        runner_up_score=round(sc.runner_up_score, 4),
+        runner_up_tag=runner_up,
+        runner_up_score=round(runner_up_score, 4),
     )

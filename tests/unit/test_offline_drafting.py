@@ -5551,3 +5551,23 @@ def test_a_condition_inside_what_is_left_out_is_no_criterion() -> None:
     assert charge.acceptance_criteria == [
         "Given a user, when the walk is cancelled by us, then don't charge the customer."
     ]
+
+
+def test_a_question_written_without_its_mark_is_no_criterion() -> None:
+    """Was: "Would with have the spinning wheel inside with the LCD, or would it be on the outer."
+    as a criterion (dev ES2006c; the AMI transcript has no question mark there)."""
+    draft = write_story(
+        [
+            "{vocalsound} and be in bright vegetable colours .",
+            "and the buttons are also rubber .",
+            "So {vocalsound} w w would with have the spinning wheel inside with the L_C_D_ , or"
+            " would it be on the outer {disfmarker}",
+            "and four of the buttons are in the wheel , and the other one's the little bit inside"
+            " the wheel ,",
+        ]
+    )
+    assert draft.acceptance_criteria == [
+        "The buttons are also rubber.",
+        "Four of the buttons are in the wheel, and the other one's the little bit inside the"
+        " wheel.",
+    ]

@@ -256,6 +256,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     # "In a given room there might be more than one remote control.": what may happen is a worry
     # or a guess, no check
     out = [c for c in out if not _MIGHT.search(c)]
+    # "Whether the sender does something with voice recognition.": a question, nothing to check
+    out = [c for c in out if not _ASKED.search(c)]
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -874,6 +876,13 @@ _NOT_A_RESULT = re.compile(
 )
 
 _MIGHT = re.compile(r"\bmight\b", re.IGNORECASE)
+# a question the transcript wrote without its mark: whether ..., an alternative asked ("Would we
+# have the wheel inside, or would it be on the outer"), what a word means
+_ASKED_AUX = r"(?:would|could|should|shall|can|do|does|did|is|are|will)"
+_ASKED = re.compile(
+    rf"^(?:whether\b|{_ASKED_AUX}\b.*,\s*or\s+{_ASKED_AUX}\b|what\b[^,]*\bmeans\W*$)",
+    re.IGNORECASE,
+)
 # a result told in the past is an anecdote, not a behaviour ("then we had someone claim ...")
 _PAST_RESULT = re.compile(r"^(?:\w+\s+){0,3}?(?:had|was|were|did|went|came)\b", re.IGNORECASE)
 

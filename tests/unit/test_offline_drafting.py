@@ -5571,3 +5571,15 @@ def test_a_question_written_without_its_mark_is_no_criterion() -> None:
         "Four of the buttons are in the wheel, and the other one's the little bit inside the"
         " wheel.",
     ]
+    # ... nor one read from a clause of the main statement (dev ES2006c, leave one meeting out)
+    whether = write_story(
+        [
+            "Um {vocalsound} and uh I dunno whether sample sender sender has to do something with"
+            " voice recognition or not , but anyway .",
+            "Uh besides this in electr under electronics uh also the company has started making a"
+            " sample sender , which is {vocalsound} {disfmarker} did not explained what i what it"
+            " was , but I'm guessing that uh {vocalsound} {disfmarker} so they have a sample"
+            " sender and a sample speaker .",
+        ]
+    )
+    assert not any(c.startswith("Whether") for c in whether.acceptance_criteria)

@@ -270,7 +270,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             mine = set(content_words(item))
             if len(mine - said) < max(1, len(mine) // 2):
                 continue  # mostly said already (the statement's own criterion, the title)
-            if adds_to_title(item, title, persona) and not _vague(item):
+            if adds_to_title(item, title, persona) and not _vague(item) and not _ASKED.search(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
 

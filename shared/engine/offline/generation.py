@@ -188,7 +188,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v78"
+    version = "gen-offline-v79"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -3101,3 +3101,37 @@ def test_what_we_would_want_is_a_need_said_plainly(
     firsts = [s.source_quotes[0] for s in stories]
     assert any("hosted in the UK" in q for q in firsts), [s.title for s in stories]
     assert not any("hear what" in q for q in firsts), [s.title for s in stories]
+
+
+def test_what_is_said_between_two_quotes_of_a_need_is_its_evidence(
+    generator: OfflineGenerator, monkeypatch
+) -> None:
+    """Was: "Yes, that's number one." (the clinic meeting, F, p 0.36 from the model that never
+    saw it) said between two statements of one need was in no story. Questions, talk the
+    classifier is sure of and what lies further apart stay out; the evidence gives no criterion."""
+    import numpy as np
+
+    lines = [
+        "Maria: So patients need to be able to book an appointment online themselves .",
+        "Tom: Do they always pick a doctor ?",
+        "Linda: Yes , that's number one .",
+        "Linda: Right , okay .",
+        "Maria: Booking online should show the free slots of every doctor .",
+    ]
+    p = {lines[1][5:]: 0.4, lines[2][7:]: 0.36, lines[3][7:]: 0.1}
+
+    def vectors(n: int) -> np.ndarray:
+        v = np.eye(n, 16)
+        v[n - 1] = v[0]  # the first and the last statement say one thing: one need
+        return v
+
+    [story] = _classified(generator, monkeypatch, lines, p, vectors)
+    assert any("that's number one" in q for q in story.source_quotes), story.source_quotes
+    assert not any("pick a doctor" in q or "Right , okay" in q for q in story.source_quotes)
+    assert not any("number one" in c for c in story.acceptance_criteria)
+
+    talk = ["Tom: I'll write that on the board now .", "Linda: The phones ring all morning here ."]
+    apart = [*lines[:4], *talk, lines[4]]
+    p.update({t.split(": ", 1)[1]: 0.1 for t in talk})
+    [story] = _classified(generator, monkeypatch, apart, p, vectors)
+    assert len(story.source_quotes) == 2, story.source_quotes

@@ -96,6 +96,7 @@ from shared.engine.offline.grouping import (
     open_item,
     out_of_scope,
     people_need_to,
+    quote_what_is_said_between,
     states_a_need,
 )
 from shared.engine.offline.lexicon import (
@@ -188,7 +189,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v79"
+    version = "gen-offline-v80"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -282,9 +283,19 @@ class OfflineGenerator:
             host = drafted[n][0]
             drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
+        written = [st for st, _ in drafted]
+        # what was said between a need's quotes is quoted with it; what the need is about (its
+        # feature, the questions put to it) stays what its own statements say
+        between = quote_what_is_said_between(written, sentences, verdicts, team_work | tasks)
+        for n in between:
+            host = drafted[n][0]
+            drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         stories = [st for st, _ in drafted]
         drafts = [d for _, d in drafted]
-        story_vecs = [_unit(sum(vectors[k] for k in st.members)) for st in stories]
+        story_vecs = [
+            _unit(sum(vectors[k] for k in st.members if k not in between.get(n, ())))
+            for n, st in enumerate(stories)
+        ]
 
         draft = GenerationDraft()
         questions = [

@@ -91,6 +91,10 @@ SHORT_REVISION_GAP = 4
 REVISION_SIMILARITY = 0.6
 DROP_SIMILARITY = 0.35
 MAX_QUOTES = 12
+# a statement between two quotes of one need at most this many statements apart, not talk the
+# classifier is sure of, is quoted with it (``_quote_what_is_said_between``)
+BETWEEN_GAP = 3
+BETWEEN_AT = 0.3
 
 _FOLLOW_UP = re.compile(
     r"^(?:and|also|plus|but|so|yes|yeah|yep|okay|ok|right|exactly|it|its|it's|they|that|this"
@@ -564,6 +568,51 @@ def _corrected_next(sentences: list[Sentence], k: int) -> bool:
         return False  # "Four hours for high, two days for normal.": the figures of the need before
     found = revision(sentences[k].text, sentences[k + 1].text)
     return found is not None and found.kind == "number" and not found.restated
+
+
+def quote_what_is_said_between(
+    stories: list[_Story],
+    sentences: list[Sentence],
+    verdicts: list[Verdict],
+    never: set[int] | frozenset[int] = frozenset(),
+) -> dict[int, set[int]]:
+    """A statement said between two quotes of one need, close together, that no need quotes is
+    evidence of that need: the answer and the follow-up of a discussion the need's statements
+    frame ("Can they cancel five minutes before?" "Um, I'd say up to two hours before." "After
+    that, ring us." between "Patients need to be able to cancel without phoning." and "Okay,
+    online cancellation up to two hours before."). Not a question, a word or two of talk, a
+    sentence broken off, nor talk the classifier is sure of (``BETWEEN_AT``); quoted, never
+    drafted. Run on the stories written (it takes no
+    room another need's statements would have had); ``never``: statements that are evidence of
+    no need (the team's tasks). Returns what it added, by the index of the story."""
+    owned = {
+        k
+        for story in stories
+        for k in (*story.members, *story.superseded, *story.revised_details, story.writing)
+    }
+    added: dict[int, set[int]] = {}
+    for n, story in enumerate(stories):
+        said = sorted(story.members)
+        for a, b in zip(said, said[1:], strict=False):
+            if b - a - 1 > BETWEEN_GAP:
+                continue
+            for k in range(a + 1, b):
+                if (
+                    k in owned
+                    or k in never
+                    or sentences[k].line_kind == "heading"
+                    or verdicts[k].p_requirement < BETWEEN_AT
+                    or "?" in sentences[k].text
+                    or meaningful_word_count(sentences[k].text) < 2  # "Yay yeah.", "God, no."
+                    or breaks_off(sentences[k].text)  # "Of course it has to be {disfmarker}"
+                    or len(story.members) >= MAX_QUOTES
+                ):
+                    continue
+                story.members = [*story.members[:1], *sorted([*story.members[1:], k])]
+                story.evidence.add(k)
+                owned.add(k)
+                added.setdefault(n, set()).add(k)
+    return added
 
 
 def _join(

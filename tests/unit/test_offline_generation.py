@@ -3135,3 +3135,9 @@ def test_what_is_said_between_two_quotes_of_a_need_is_its_evidence(
     p.update({t.split(": ", 1)[1]: 0.1 for t in talk})
     [story] = _classified(generator, monkeypatch, apart, p, vectors)
     assert len(story.source_quotes) == 2, story.source_quotes
+
+    # one the classifier reads as a requirement is no evidence of the need around it: no story
+    # quotes it, so the review page lists it for the reviewer to place
+    stray = [lines[0], "Linda: The frail ones , the ones who ring .", lines[4]]
+    [story] = _classified(generator, monkeypatch, stray, {stray[1][7:]: 0.6}, vectors)
+    assert not any("frail ones" in q for q in story.source_quotes), story.source_quotes

@@ -189,7 +189,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v80"
+    version = "gen-offline-v81"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -580,9 +580,10 @@ def quote_what_is_said_between(
     evidence of that need: the answer and the follow-up of a discussion the need's statements
     frame ("Can they cancel five minutes before?" "Um, I'd say up to two hours before." "After
     that, ring us." between "Patients need to be able to cancel without phoning." and "Okay,
-    online cancellation up to two hours before."). Not a question, a word or two of talk, a
-    sentence broken off, nor talk the classifier is sure of (``BETWEEN_AT``); quoted, never
-    drafted. Run on the stories written (it takes no
+    online cancellation up to two hours before."). Only what the classifier reads as talk (a
+    requirement sentence no need quotes is left to the review page's list of them), and not
+    talk it is sure of (``BETWEEN_AT``), a question, a word or two, or a sentence broken off;
+    quoted, never drafted. Run on the stories written (it takes no
     room another need's statements would have had); ``never``: statements that are evidence of
     no need (the team's tasks). Returns what it added, by the index of the story."""
     owned = {
@@ -602,6 +603,9 @@ def quote_what_is_said_between(
                     or k in never
                     or sentences[k].line_kind == "heading"
                     or verdicts[k].p_requirement < BETWEEN_AT
+                    # one the classifier reads as a requirement is a need of its own: unquoted,
+                    # the review page lists it for the reviewer to place
+                    or verdicts[k].label != "NULL"
                     or "?" in sentences[k].text
                     or meaningful_word_count(sentences[k].text) < 2  # "Yay yeah.", "God, no."
                     or breaks_off(sentences[k].text)  # "Of course it has to be {disfmarker}"

@@ -29,6 +29,7 @@ from shared.engine.offline.lexicon import (
     is_base_verb,
     is_participle,
     is_verb,
+    leaves_out,
     names_a_thing,
     singular_persona,
     third_person,
@@ -181,7 +182,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         )
         if split and req.kind == "vp" and thing_acted_on(req):
             split = None  # "a knowledge base they can search before they raise a ticket": a thing
-        if split and k == 0 and cap.title.startswith("Leave out "):
+        if split and k == 0 and leaves_out(cap.title):
             # "Automatic power on / off (TV switches on when you pick up the remote) is dropped":
             # the condition is part of what is left out, nothing the product then does
             split = None
@@ -256,8 +257,6 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
     # "In a given room there might be more than one remote control.": what may happen is a worry
     # or a guess, no check
     out = [c for c in out if not _MIGHT.search(c)]
-    # "Whether the sender does something with voice recognition.": a question, nothing to check
-    out = [c for c in out if not _ASKED.search(c)]
     kept = [c for c in _dedupe(out) if adds_to_title(c, title, persona) and not _vague(c)]
     # "Ten working days." after "We send the welcome pack ten working days before the start
     # date.": a criterion whose words another says in full adds nothing
@@ -270,7 +269,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             mine = set(content_words(item))
             if len(mine - said) < max(1, len(mine) // 2):
                 continue  # mostly said already (the statement's own criterion, the title)
-            if adds_to_title(item, title, persona) and not _vague(item) and not _ASKED.search(item):
+            if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
 
@@ -1245,8 +1244,12 @@ _THERE_IS_NO = re.compile(r"^there(?:'s| is| are) no\b", re.IGNORECASE)
 def _vague(criterion: str) -> bool:
     """Whether a criterion, with no figure to check, is a remark on an unnamed "it" (``_VAGUE``),
     a piece of a sentence with no verb that opens with a preposition ("On the LCD."), or talk
-    (``_TALK_FIRST``: a reason alone, "Something to phones.", "Imagine ...", a question)."""
+    (``_TALK_FIRST``: a reason alone, "Something to phones.", "Imagine ...", a question), or a
+    question whatever it names (``_ASKED``: "Whether the sender does something with voice
+    recognition.")."""
     text = criterion.strip()
+    if _ASKED.search(text):
+        return True
     if quantities(text) or re.search(r"\d", text):
         return False
     if _PIECE_FIRST.match(text) and not _has_verb(text):

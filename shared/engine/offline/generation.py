@@ -105,6 +105,7 @@ from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     is_quality_word,
     is_verb,
+    leaves_out,
     reads_as_capability,
 )
 from shared.engine.offline.phrasing import write_story
@@ -283,15 +284,14 @@ class OfflineGenerator:
             host = drafted[n][0]
             drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)
-        written = [st for st, _ in drafted]
+        stories = [st for st, _ in drafted]
         # what was said between a need's quotes is quoted with it; what the need is about (its
         # feature, the questions put to it) stays what its own statements say
-        between = quote_what_is_said_between(written, sentences, verdicts, team_work | tasks)
-        for n in between:
-            host = drafted[n][0]
-            drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
-        stories = [st for st, _ in drafted]
-        drafts = [d for _, d in drafted]
+        between = quote_what_is_said_between(stories, sentences, verdicts, team_work | tasks)
+        drafts = [
+            self._draft(st, sentences, verdicts, persona) if n in between else d
+            for n, (st, d) in enumerate(drafted)
+        ]
         story_vecs = [
             _unit(sum(vectors[k] for k in st.members if k not in between.get(n, ())))
             for n, st in enumerate(stories)
@@ -434,7 +434,9 @@ class OfflineGenerator:
             story.writing, story.members = k, [k, *sorted(m for m in kept if m != k)]
             draft = self._draft(story, sentences, verdicts, persona)
             # less confident, it writes a story only when it says a need or a decision plainly
-            if readable(draft) and (plain or draft.title.startswith(("Leave out ", "Do not "))):
+            if readable(draft) and (
+                plain or leaves_out(draft.title) or draft.title.startswith("Do not ")
+            ):
                 return draft
             story.members = kept
         story.writing = main

@@ -92,7 +92,7 @@ REVISION_SIMILARITY = 0.6
 DROP_SIMILARITY = 0.35
 MAX_QUOTES = 12
 # a statement between two quotes of one need at most this many statements apart, not talk the
-# classifier is sure of, is quoted with it (``_quote_what_is_said_between``)
+# classifier is sure of, is quoted with it (``quote_what_is_said_between``)
 BETWEEN_GAP = 3
 BETWEEN_AT = 0.3
 
@@ -583,9 +583,9 @@ def quote_what_is_said_between(
     online cancellation up to two hours before."). Only what the classifier reads as talk (a
     requirement sentence no need quotes is left to the review page's list of them), and not
     talk it is sure of (``BETWEEN_AT``), a question, a word or two, or a sentence broken off;
-    quoted, never drafted. Run on the stories written (it takes no
-    room another need's statements would have had); ``never``: statements that are evidence of
-    no need (the team's tasks). Returns what it added, by the index of the story."""
+    quoted, never drafted. Run on the stories written (it takes no room another need's
+    statements would have had); ``never``: statements that are evidence of no need (the team's
+    tasks). Returns what it added, by the index of the story."""
     owned = {
         k
         for story in stories

@@ -607,6 +607,16 @@ _THINKING_VERB = frozenset(
 # a word of talk a verb phrase never ends with
 _TALK_LAST = frozenset("yeah yes okay ok yep mm hmm".split())
 _ITS_VERB = frozenset("is does do was has did isn't doesn't wasn't".split())
+# the title of a decision to leave something out ("Leave out teletext"): drafting, criteria and the
+# tagger read it
+LEAVE_OUT = "Leave out "
+
+
+def leaves_out(title: str) -> bool:
+    """Whether ``title`` is a decision to leave something out."""
+    return title.startswith(LEAVE_OUT)
+
+
 # what the object of "Provide ..." / "Leave out ..." (a thing) never opens with: a conjunction, a
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")

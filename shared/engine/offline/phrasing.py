@@ -42,6 +42,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_base_verb,
     is_participle,
+    leaves_out,
     names_a_thing,
     qualified_persona,
     reads_as_capability,
@@ -228,7 +229,7 @@ def write_story(
         # revised by "actually, make the slots twelve minutes", which names none)
         said = [written, *quotes] if main_text is not None else list(quotes)
         persona = persona_of(said, context, default_persona, speaker)
-        if cap.title.startswith("Leave out ") and any(wanted_but_left_out(q) for q in said):
+        if leaves_out(cap.title) and any(wanted_but_left_out(q) for q in said):
             persona = default_persona  # "Parents want trip photos, but ... keep that out"
     named = cap.title
     let_title = _LET_MEANS.match(named)

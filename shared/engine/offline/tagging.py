@@ -47,6 +47,7 @@ from shared.agents import Candidate, TagDecision, TaggingResult
 from shared.analysis.contradiction import contradiction_cues, quantities
 from shared.analysis.magnitudes import unit_changes, value_changes
 from shared.embeddings import Embedder
+from shared.engine.offline.lexicon import leaves_out
 from shared.engine.offline.pairs import CUE_DETECTORS, PairModel, TagScores, pair_features
 from shared.models import Engine, GeneratedItem, Tag, story_text
 from shared.settings import TaggingConfig, ThresholdsConfig
@@ -262,14 +263,10 @@ def cue_checked(candidates: list[Candidate], sc: TagScores, related: list[int]) 
     return [candidates[k].work_item_id] if sc.p_related[k] >= 0.5 else []
 
 
-# the offline generator's title for a decision to leave something out ("Leave out teletext")
-_LEAVES_OUT = re.compile(r"^Leave out\b")
-
-
 def leaves_out_what_it_asks(story: GeneratedItem, c: Candidate) -> bool:
-    """The story leaves out (``_LEAVES_OUT``) what ``c`` asks for: a negation cue between them
+    """The story leaves out (``lexicon.leaves_out``) what ``c`` asks for: a negation cue between them
     ("Gesture control ... is dropped" against "Change the volume with a tilt gesture")."""
-    if not _LEAVES_OUT.match(story.title):
+    if not leaves_out(story.title):
         return False
     mine = story_text(story.title, story.description, story.acceptance_criteria)
     return bool(CUE_DETECTORS["negation"](mine, _requirements(c)))

@@ -291,7 +291,7 @@ def evaluate(
 
     rows: list[dict[str, Any]] = []
     story_rows: list[dict[str, Any]] = []
-    engine = version = embedder_name = None
+    engine = version = segmenter = embedder_name = None
     model: str | None = None
     with tempfile.TemporaryDirectory(prefix="synth-capture-") as tmp:
         bus = InProcessBus(workers=settings.workers)
@@ -334,6 +334,7 @@ def evaluate(
             engine, model = run.engine, run.model or model
             embedder_name = run.embedding_model
             version = next((s.generation_agent_version for s in stories), version)
+            segmenter = next((s.segmentation_version for s in segments), segmenter)
     shipped = None if held_out_models else CaptureModel.load().version
     basis = json.dumps(
         {
@@ -341,6 +342,7 @@ def evaluate(
             "engine": engine,
             "model": model,
             "generator": version,
+            "segmenter": segmenter,
             "embedder": embedder_name,
             "capture_model": shipped,
             "settings": settings.pipeline.generation.model_dump(mode="json"),
@@ -361,6 +363,7 @@ def evaluate(
         "engine": engine,
         "model": model,
         "generation_agent_version": version,
+        "segmentation_version": segmenter,
         "embedder": embedder_name,
         "capture_model": shipped,  # None: each meeting had its held-out model
         "leave_one_meeting_out": bool(held_out_models),
@@ -409,7 +412,8 @@ def render(document: dict[str, Any]) -> str:
     lomo = " (leave one meeting out)" if document.get("leave_one_meeting_out") else ""
     head = (
         f"requirement capture{lomo}  ({document['eval_id']})\n"
-        f"engine {document['engine']} ({document['generation_agent_version']}), "
+        f"engine {document['engine']} ({document['generation_agent_version']}, "
+        f"{document.get('segmentation_version')}), "
         f"embedder {document['embedder']}\n"
     )
     return head + table(

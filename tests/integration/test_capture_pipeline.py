@@ -179,6 +179,9 @@ def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeyp
     assert 0.5 <= row["statement_recall"] <= 1.0 and row["stories"] >= 1
     assert doc["overall"]["statement_recall"] == row["statement_recall"]
     assert row["judge"]["stories"] == row["stories"] and doc["engine"] == "offline"
+    # both versions that shape the stories are recorded (and part of the eval id)
+    assert doc["segmentation_version"].startswith("seg-offline-")
+    assert doc["segmentation_version"] in printed and doc["generation_agent_version"] in printed
     assert (doc_path.parent / "capture_stories.jsonl").read_text().count("\n") == row["stories"]
 
 

@@ -87,7 +87,7 @@ def test_eval_segmentation_command(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "Pk engine" in printed and "M1" in printed and "mean" in printed
     (folder,) = (tmp_path / "out").iterdir()
     doc = json.loads((folder / "segmentation.json").read_text())
-    assert doc["engine"] == "offline" and doc["segmentation_version"] == "seg-offline-v1"
+    assert doc["engine"] == "offline" and doc["segmentation_version"] == "seg-offline-v2"
     row = doc["meetings"][0]
     assert row["n_turns"] == N and row["gold"] == GOLD
     for metric in ("pk", "windowdiff"):

@@ -76,7 +76,7 @@ def segment_of(
         intent_labels=labels or ["battery", "buttons", "feature_request"],
         dominant_intent="requirements: battery, buttons",
         theme=theme,
-        segmentation_version="seg-offline-v1",
+        segmentation_version="seg-offline-v2",
         engine="offline",
         timestamp=datetime(2026, 1, 1, tzinfo=UTC),
     )

@@ -90,7 +90,7 @@ def is1006b(segmenter: OfflineSegmenter):
 
 
 def test_ports_metadata(segmenter: OfflineSegmenter) -> None:
-    assert segmenter.version == "seg-offline-v1"
+    assert segmenter.version == "seg-offline-v2"
     assert segmenter.engine == "offline"
     assert segmenter.model is None
 
@@ -247,3 +247,22 @@ def test_segment_under_the_minimum_is_merged() -> None:
     result = OfflineSegmenter(TopicEmbedder(), cfg).segment(transcript)
     assert [(s.start, s.end) for s in result.spans] == [(0, len(transcript))]
     assert result.merge_operations == 1
+
+
+def test_only_a_topic_shift_that_stands_out_is_cut_when_the_limit_forces_none() -> None:
+    # 60 units of 40 tokens (2,400 in all, each side of a cut keeps 300): six ordinary valleys of
+    # depth 0.5, one a little deeper (0.8, above the mean valley depth of 0.725) and one that stands
+    # out (2.0). Only the last is more than a standard deviation deeper than the mean, so only it
+    # is cut; the 0.8 valley is the drift of one conversation (seg-offline-v1 cut it too)
+    from shared.engine.offline.segmentation import _Unit
+
+    units = [_Unit(k * 10, k * 10 + 10, f"unit {k}", 40, 1.0, False) for k in range(60)]
+    depth = np.zeros(60)
+    depth[[5, 10, 15, 25, 30, 35]] = 0.5
+    depth[20], depth[45] = 0.8, 2.0
+    segmenter = OfflineSegmenter(TopicEmbedder(), SegmentationConfig())
+    assert segmenter._choose_boundaries(depth, units) == [45]
+    # a heading is a cut whatever the valleys around it (its +1 leaves this one below the cutoff)
+    units[30].heading = True
+    depth[30] = 1.0
+    assert segmenter._choose_boundaries(depth, units) == [30, 45]

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from shared.agents import (
@@ -858,10 +859,59 @@ def test_a_need_beyond_the_stories_cap_is_evidence_not_lost() -> None:
     last = _Story([7], 0.60)
     kept, cut = _strongest([first, second, third, last], 2)
     assert kept == [second, third]  # the strongest two, in text order
-    assert _hand_over([st.members for st in cut], kept) == {0, 1}
+    vectors = np.eye(8)
+    vectors[7] = vectors[5]  # the last need speaks of what the third does
+    assert _hand_over([st.members for st in cut], kept, vectors) == {0, 1}
     assert second.members == [2, 3, 0]  # nothing written before it: the first need quotes it
     assert third.members == [5, 7]  # the need written before it
     assert (second.writing, third.writing) == (2, 5)  # their main statements stay
+    # quoted by a need it is not about, the first need's statement gives it no criterion; the
+    # last one's, about the need that quotes it, may
+    assert second.evidence == {0} and third.evidence == set()
+
+
+def test_a_statement_handed_to_a_need_it_is_not_about_is_evidence_only() -> None:
+    """Talk of a need that could not be written is quoted by the need before it (nothing is
+    lost), but drafted only when it is about that need: "You have the menu button in between."
+    is no criterion of "Provide a phone" (dev, ES2006c)."""
+    from shared.engine.offline.grouping import ATTACH_SIMILARITY, _Story
+
+    vectors = np.zeros((4, 3))
+    vectors[0] = [1.0, 0.0, 0.0]  # the need
+    vectors[1] = [0.6, 0.8, 0.0]  # cosine 0.6 with it: about it
+    vectors[2] = [0.1, 0.0, np.sqrt(0.99)]  # cosine 0.1: about something else
+    vectors[3] = [0.0, 0.0, 1.0]  # like that one, and nothing like what the need says
+    assert 0.1 < ATTACH_SIMILARITY < 0.6
+    need = _Story([0], 0.9)
+    assert need.take([1, 2], vectors) == []
+    assert need.members == [0, 1, 2] and need.writing == 0
+    assert need.evidence == {2}
+    # what the need is about is what its own statements say, not what it only quotes; its own
+    # statement handed back stays what it was
+    need.take([0, 3], vectors)
+    assert need.evidence == {2, 3} and need.members == [0, 1, 2, 3]
+
+
+def test_a_follow_up_handed_to_the_need_it_follows_is_about_it_as_the_grouping_would_say() -> None:
+    """Said right after the need ("Officers need to check a number plate ..." "That has to work
+    on their handheld, and it has to be quick, under two seconds."), a statement is about it at the
+    lower similarity the grouping attaches a near statement with; the same said far away is not."""
+    from shared.engine.offline.grouping import (
+        ATTACH_SIMILARITY,
+        ELABORATION_GAP,
+        NEAR_ATTACH_SIMILARITY,
+        _Story,
+    )
+
+    far = ELABORATION_GAP + 5
+    vectors = np.zeros((far + 1, 2))
+    vectors[0] = [1.0, 0.0]
+    cosine = (NEAR_ATTACH_SIMILARITY + ATTACH_SIMILARITY) / 2
+    vectors[1] = vectors[far] = [cosine, np.sqrt(1 - cosine**2)]
+    near_need, far_need = _Story([0], 0.9), _Story([0], 0.9)
+    near_need.take([1], vectors)
+    far_need.take([far], vectors)
+    assert near_need.evidence == set() and far_need.evidence == {far}
 
 
 def test_no_story_is_cut_below_the_cap() -> None:

@@ -171,7 +171,7 @@ def _said_at(story: _Story) -> int:
     return min(story.members + story.superseded)
 
 
-def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
+def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray) -> set[int]:
     """Quote each group of statements as evidence of the need among ``hosts`` (in text order)
     said before it (the first when none is), or of the next with room; the indices of the hosts
     that took some."""
@@ -182,7 +182,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
         for n in [*range(start, len(hosts)), *range(start)]:
             if not left:
                 break
-            after = hosts[n].take(left)
+            after = hosts[n].take(left, vectors)
             if len(after) < len(left):
                 took.add(n)
             left = after
@@ -190,7 +190,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story]) -> set[int]:
 
 
 class OfflineGenerator:
-    version = "gen-offline-v81"
+    version = "gen-offline-v82"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -244,7 +244,9 @@ class OfflineGenerator:
                     held.append(st)  # evidence of the next need; written itself only if none is
             if readable is not None:
                 if waiting:
-                    waiting = st.take(waiting)  # what it has no room for waits for the next
+                    waiting = st.take(
+                        waiting, vectors
+                    )  # what it has no room for waits for the next
                     readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
             elif not st.superseded:
@@ -263,7 +265,9 @@ class OfflineGenerator:
                     if readable is not None:
                         drafted.append((st, readable))
                         continue
-                waiting += before.take(st.members)  # no room there: evidence of the next need
+                waiting += before.take(
+                    st.members, vectors
+                )  # no room there: evidence of the next need
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
         if held and not drafted:
             # no need of the segment reads: the first that can be written from a weaker or a
@@ -280,7 +284,7 @@ class OfflineGenerator:
         # stories: evidence of the needs written
         leftover = [waiting] if waiting else []
         leftover += [st.members + st.superseded for st in cut]
-        for n in _hand_over(leftover, [st for st, _ in drafted]):
+        for n in _hand_over(leftover, [st for st, _ in drafted], vectors):
             host = drafted[n][0]
             drafted[n] = (host, self._draft(host, sentences, verdicts, persona))
         drafted = self._fold_bare(drafted, sentences, verdicts, vectors, persona)

@@ -187,12 +187,23 @@ class _Story:
         self.writing, self.revisions = k, []
         self.strength = max(self.strength, p)
 
-    def take(self, members: list[int]) -> list[int]:
+    def take(self, members: list[int], vectors: np.ndarray) -> list[int]:
         """Quote ``members`` as evidence of this need (confidence 0: the main statement stays);
-        the ones there is no room for (``MAX_QUOTES``) are returned."""
+        the ones there is no room for (``MAX_QUOTES``) are returned. They were handed over
+        because no need could be written from them, so one that is not about this need is
+        quoted, never drafted: no criterion of a need it does not speak of. Not about it: the
+        grouping would not have attached it (``_attached``): its cosine to the need's own
+        statements (those quoted only left aside) is under ``ATTACH_SIMILARITY``, or under
+        ``NEAR_ATTACH_SIMILARITY`` when said within ``ELABORATION_GAP`` + 1 of one of them."""
+        own = [k for k in self.said if k not in self.evidence] or self.said
+        about = _unit(sum(vectors[k] for k in own))
         left = [k for k in members if k not in self.members][MAX_QUOTES - len(self.members) :]
         for k in members:
             if k not in left:
+                near = min(abs(k - m) for m in own) <= ELABORATION_GAP + 1
+                least = NEAR_ATTACH_SIMILARITY if near else ATTACH_SIMILARITY  # as `_attached`
+                if k not in self.members and float(vectors[k] @ about) < least:
+                    self.evidence.add(k)
                 self.add(k, 0.0)
         return left
 

@@ -244,9 +244,8 @@ class OfflineGenerator:
                     held.append(st)  # evidence of the next need; written itself only if none is
             if readable is not None:
                 if waiting:
-                    waiting = st.take(
-                        waiting, vectors
-                    )  # what it has no room for waits for the next
+                    # what it has no room for waits for the next
+                    waiting = st.take(waiting, vectors)
                     readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
             elif not st.superseded:
@@ -265,9 +264,8 @@ class OfflineGenerator:
                     if readable is not None:
                         drafted.append((st, readable))
                         continue
-                waiting += before.take(
-                    st.members, vectors
-                )  # no room there: evidence of the next need
+                # no room there: evidence of the next need
+                waiting += before.take(st.members, vectors)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
         if held and not drafted:
             # no need of the segment reads: the first that can be written from a weaker or a

@@ -197,14 +197,15 @@ class OfflineSegmenter:
         return sims
 
     def _choose_boundaries(self, depth: np.ndarray, units: list[_Unit]) -> list[int]:
-        """Valleys deeper than the mean valley depth, deepest first, while both sides keep at least
-        a quarter of the maximum segment size (the limits pass cuts long segments further)."""
+        """Valleys that stand out (``CUT_DEPTH_SD``) and headings, deepest first, while both sides
+        keep at least a quarter of the maximum segment size (the limits pass cuts long segments
+        further)."""
         n = len(units)
         valleys = [g for g in range(1, n) if depth[g] > 0 and _is_local_max(depth, g)]
         if not valleys:
             return []
         # a topic shift the length limit does not force is cut only when it stands out: deeper
-        # than the mean valley by a standard deviation; a heading is always a cut
+        # than the mean valley by CUT_DEPTH_SD standard deviations; a heading is always a cut
         plain = np.array([depth[g] for g in valleys if not units[g].heading] or [0.0])
         cutoff = float(plain.mean() + CUT_DEPTH_SD * plain.std())
         min_tokens = self.cfg.max_segment_tokens // 4

@@ -387,7 +387,7 @@ class OfflineGenerator:
                 # "automatic reminders" is no detail of "Set their availability for the month",
                 # however alike the two sentences read
                 continue
-            target.members = target.members[:1] + sorted([*target.members[1:], k])
+            target.quote_in_order(k)
             target.drafting.add(k)
             after = self._draft(target, sentences, verdicts, persona)
             if len(after.acceptance_criteria) <= len(before.acceptance_criteria):

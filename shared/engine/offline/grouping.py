@@ -200,12 +200,16 @@ class _Story:
         left = [k for k in members if k not in self.members][MAX_QUOTES - len(self.members) :]
         for k in members:
             if k not in left:
-                near = min(abs(k - m) for m in own) <= ELABORATION_GAP + 1
+                near = _said_near(k, own)
                 least = NEAR_ATTACH_SIMILARITY if near else ATTACH_SIMILARITY  # as `_attached`
                 if k not in self.members and float(vectors[k] @ about) < least:
                     self.evidence.add(k)
                 self.add(k, 0.0)
         return left
+
+    def quote_in_order(self, k: int) -> None:
+        """Quote sentence ``k`` too, among the quotes after the main one in text order."""
+        self.members = [*self.members[:1], *sorted([*self.members[1:], k])]
 
     def add_detail(self, k: int) -> None:
         """Quote sentence ``k`` as a detail of the main statement (which stays the main one)."""
@@ -623,7 +627,7 @@ def quote_what_is_said_between(
                     or len(story.members) >= MAX_QUOTES
                 ):
                     continue
-                story.members = [*story.members[:1], *sorted([*story.members[1:], k])]
+                story.quote_in_order(k)
                 story.evidence.add(k)
                 owned.add(k)
                 added.setdefault(n, set()).add(k)
@@ -2216,12 +2220,18 @@ def _attached(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | No
     of the segment when it is similar enough (``ATTACH_SIMILARITY``)."""
     if not stories:
         return None
-    near = [st for st in stories if min(abs(k - m) for m in st.said) <= ELABORATION_GAP + 1]
+    near = [st for st in stories if _said_near(k, st.said)]
     scored = [(float(vectors[k] @ _centroid(vectors, st)), st) for st in near or stories]
     best_score, best = max(scored, key=lambda x: x[0])
     if near:
         return best if best_score >= NEAR_ATTACH_SIMILARITY else None
     return best if best_score >= ATTACH_SIMILARITY else None
+
+
+def _said_near(k: int, said: list[int]) -> bool:
+    """Whether statement ``k`` is said within ``ELABORATION_GAP`` + 1 statements of one of
+    ``said``: near enough to join them at ``NEAR_ATTACH_SIMILARITY``."""
+    return min(abs(k - m) for m in said) <= ELABORATION_GAP + 1
 
 
 def _centroid(vectors: np.ndarray, story: _Story) -> np.ndarray:

@@ -93,6 +93,16 @@ class Verdict:
     label: str  # F, A or NULL
     p_requirement: float  # p(F) + p(A)
     p_quality: float  # p(A) / (p(F) + p(A)): how much of a quality constraint it is
+    # p(F) + p(A) as the classifier said it, before ``relative_to_density`` read it against the
+    # talk around it (None: not read so)
+    p_as_said: float | None = None
+
+    @property
+    def p_to_start(self) -> float:
+        """How sure the sentence is to start a need of its own: the density reading may make it
+        less sure, never more (dense talk is quoted more, it does not split into more needs)."""
+        said = self.p_requirement if self.p_as_said is None else self.p_as_said
+        return min(self.p_requirement, said)
 
 
 def sentences_of(text: str, start: int = 0, end: int | None = None) -> list[Sentence]:
@@ -316,11 +326,69 @@ def classify(
     for row, k in enumerate(todo):
         p_f, p_a, _ = probs[row]
         p_req = float(p_f + p_a)
-        label = "NULL"
-        if p_req >= model.threshold and not sentence_cues(sentences[k].text).is_question:
-            label = "A" if p_a > p_f else "F"
-        out[k] = Verdict(label, p_req, float(p_a / p_req) if p_req > 0 else 0.0)
+        p_quality = float(p_a / p_req) if p_req > 0 else 0.0
+        out[k] = _verdict(sentences[k], p_req, p_quality, model.threshold)
     return out, vectors
+
+
+def _verdict(sentence: Sentence, p_req: float, p_quality: float, threshold: float) -> Verdict:
+    label = "NULL"
+    if p_req >= threshold and not sentence_cues(sentence.text).is_question:
+        label = "A" if p_quality > 0.5 else "F"
+    return Verdict(label, p_req, p_quality)
+
+
+# How much the requirement density of a stretch of talk moves each sentence's p (in log-odds):
+# ``DENSITY_WEIGHT`` times the log-odds of the stretch's mean p minus those of
+# ``DENSITY_REFERENCE``, at most ``DENSITY_CAP`` either way. The reference is the mean p the
+# classifier gives a dev meeting it was not trained on (leave one meeting out, each meeting
+# weighing the same: 0.29); the mean of a stretch is drawn to it as if
+# ``DENSITY_PRIOR_SENTENCES`` more sentences had said it (a third of a typical segment), so a
+# few lines say little of their kind. Weight, cap and prior chosen on dev, leave one meeting out
+# (docs/EVALUATION.md, section 5, gen-offline-v83).
+DENSITY_WEIGHT = 0.5
+DENSITY_REFERENCE = 0.29
+DENSITY_CAP = 0.5
+DENSITY_PRIOR_SENTENCES = 20
+
+
+def relative_to_density(
+    sentences: list[Sentence], verdicts: list[Verdict], model: CaptureModel | None = None
+) -> list[Verdict]:
+    """The verdicts with each p read against how much of the stretch (a segment) states needs.
+
+    The classifier was trained on meetings of every kind at once, so its p means the same in a
+    requirements workshop, where four statements in ten ask for something, and in a design
+    meeting, where one in eight does: there it is too sure of talk, here too unsure of needs
+    ("Okay, let's change it to twenty minutes for rooms." at 0.71). The mean p of the stretch
+    says which kind of talk it is (a prior shift): each p moves by ``DENSITY_WEIGHT`` times the
+    log-odds of that mean (drawn to the reference by ``DENSITY_PRIOR_SENTENCES``) against
+    ``DENSITY_REFERENCE``, at most ``DENSITY_CAP`` either way, and the labels follow the model's
+    threshold again. Sentences the classifier did not read (p 0)
+    stay as they are."""
+    said = [v.p_requirement for v in verdicts]
+    if not said:
+        return verdicts
+    model = model or CaptureModel.load()
+    density = (sum(said) + DENSITY_PRIOR_SENTENCES * DENSITY_REFERENCE) / (
+        len(said) + DENSITY_PRIOR_SENTENCES
+    )
+    shift = DENSITY_WEIGHT * (_log_odds(density) - _log_odds(DENSITY_REFERENCE))
+    shift = max(-DENSITY_CAP, min(DENSITY_CAP, shift))
+    out = []
+    for sentence, v in zip(sentences, verdicts, strict=True):
+        if v.p_requirement <= 0.0:
+            out.append(v)
+            continue
+        p = 1.0 / (1.0 + math.exp(-(_log_odds(v.p_requirement) + shift)))
+        read = _verdict(sentence, p, v.p_quality, model.threshold)
+        out.append(Verdict(read.label, read.p_requirement, read.p_quality, v.p_requirement))
+    return out
+
+
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-4), 1.0 - 1e-4)
+    return math.log(p / (1.0 - p))
 
 
 def requirement_spans(text: str, embedder: Embedder, offset: int = 0) -> list[tuple[int, int]]:

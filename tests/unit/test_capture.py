@@ -3,6 +3,7 @@ figures ``eval capture`` reports."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,53 @@ def test_the_sweep_runs_the_whole_generator_at_each_threshold(embedder: MiniLMEm
     assert low["stories"] > 0 and low["statement_recall"] > 0.5
     assert high["statement_recall"] < low["statement_recall"]
     assert high["stories"] < low["stories"]
+
+
+def _read_as(ps: list[float], text: str = "Staff book rooms online.") -> tuple[list, list]:
+    from shared.analysis.capture import Verdict
+
+    sentences = sentences_of("".join(f"{text}\n" for _ in ps))
+    threshold = CaptureModel.load().threshold
+    verdicts = [Verdict("F" if p >= threshold else "NULL", p, 0.2) for p in ps]
+    return sentences, verdicts
+
+
+def test_a_sentence_is_read_against_how_much_of_its_stretch_states_needs() -> None:
+    from shared.analysis.capture import DENSITY_CAP, relative_to_density
+
+    threshold = CaptureModel.load().threshold
+    near = threshold - 0.02  # just short of a requirement
+    # a workshop: most of what is said asks for something, so the sentence just short of the
+    # threshold is a need; in small talk the same p stays talk, and one just over it is talk too
+    dense = [0.9] * 8 + [near]
+    sentences, verdicts = _read_as(dense)
+    lifted = relative_to_density(sentences, verdicts)[-1]
+    assert lifted.p_requirement > near and lifted.label == "F"
+    # dense talk quotes more, it does not start more needs: how sure the sentence is to start
+    # one is what the classifier said
+    assert lifted.p_as_said == near and lifted.p_to_start == near
+    assert lifted.p_quality == verdicts[-1].p_quality
+    sparse = [0.02] * 8 + [threshold + 0.02]
+    sentences, verdicts = _read_as(sparse)
+    lowered = relative_to_density(sentences, verdicts)[-1]
+    assert lowered.p_requirement < threshold + 0.02 and lowered.label == "NULL"
+    assert lowered.p_to_start == lowered.p_requirement  # less sure to start one too
+    # never more than DENSITY_CAP in log-odds, and what the classifier did not read stays 0
+    sentences, verdicts = _read_as([0.999] * 60 + [0.5, 0.0])
+    moved = relative_to_density(sentences, verdicts)
+    p = moved[-2].p_requirement
+    assert math.log(p / (1 - p)) == pytest.approx(DENSITY_CAP)
+    assert moved[-1].p_requirement == 0.0 and moved[-1].label == "NULL"
+    # a few lines say little of their kind: the same density moves a sentence less
+    sentences, verdicts = _read_as([0.9] * 3 + [0.5])
+    few = relative_to_density(sentences, verdicts)[-1].p_requirement
+    sentences, verdicts = _read_as([0.9] * 30 + [0.5])
+    many = relative_to_density(sentences, verdicts)[-1].p_requirement
+    assert 0.5 < few < many
+
+
+def test_a_question_stays_no_requirement_however_dense_the_talk() -> None:
+    from shared.analysis.capture import relative_to_density
+
+    sentences, verdicts = _read_as([0.95] * 9, "Can staff book rooms online?")
+    assert all(v.label == "NULL" for v in relative_to_density(sentences, verdicts))

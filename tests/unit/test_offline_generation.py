@@ -3191,3 +3191,40 @@ def test_what_is_said_between_two_quotes_of_a_need_is_its_evidence(
     stray = [lines[0], "Linda: The frail ones , the ones who ring .", lines[4]]
     [story] = _classified(generator, monkeypatch, stray, {stray[1][7:]: 0.6}, vectors)
     assert not any("frail ones" in q for q in story.source_quotes), story.source_quotes
+
+
+def test_a_wish_said_then_said_in_full_by_the_same_speaker_is_one_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Provide a live dashboard" and "See on a dashboard how full the rooms are today", two
+    stories of one need; "Send reminders" beside "Send a reminder the evening before ..."."""
+    for text, title, wish in [
+        (
+            "Gareth: We need a booking page for the meeting rooms.\n"
+            "Gareth: A live dashboard would be great. Facilities should see on a dashboard how"
+            " full the rooms are today.\n"
+            "Priya: And staff book with their university login.\n",
+            "See on a dashboard how full the rooms are today",
+            "A live dashboard would be great.",
+        ),
+        (
+            "Joanne: Residents look up their bin days online.\n"
+            "Joanne: Reminders would help a lot. Residents should get a reminder the evening"
+            " before each collection.\n"
+            "Sam: By email, to start with.\n",
+            "Send a reminder the evening before each collection",
+            "Reminders would help a lot.",
+        ),
+    ]:
+        stories = generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories
+        assert len(stories) == 2, [s.title for s in stories]
+        said = stories[1]
+        assert said.title == title
+        assert said.source_quotes[0] != wish and wish in said.source_quotes
+    # a need said plainly is no wish: the next need naming the same thing is a need of its own
+    text = (
+        "Gareth: We need a dashboard.\n"
+        "Gareth: Facilities should see on the dashboard which rooms are out of service.\n"
+    )
+    stories = generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories
+    assert len(stories) == 2, [(s.title, s.source_quotes) for s in stories]

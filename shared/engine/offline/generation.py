@@ -5,7 +5,9 @@ Owns: turning one segment and its retrieved context into a ``GenerationDraft``. 
 1. Capture (``capture.classify``): a learned classifier decides per sentence whether it states a
    need or decision (F), a quality constraint (A) or neither (NULL: chit-chat, agreement, meta
    talk, findings). Questions never are requirements; a real question about the topic becomes an
-   open question, verbatim, never answered.
+   open question, verbatim, never answered. Each p is read against the segment's requirement
+   density (``capture.relative_to_density``): in a workshop where most of what is said asks for
+   something a hesitant need counts, in a design chat a confident-sounding remark counts less.
 2. Grouping (``grouping``), one need one story: a list item is one story named by its first
    sentence, a label ("- NEW: sleep timer. From the menu ...") or a need said in full; a
    definition ("Baby-proof means: ...") joins the story that says the term. A requirement
@@ -71,7 +73,13 @@ from shared.agents import (
     RetrievedChunk,
     StoryDraft,
 )
-from shared.analysis.capture import Sentence, Verdict, classify, sentences_of
+from shared.analysis.capture import (
+    Sentence,
+    Verdict,
+    classify,
+    relative_to_density,
+    sentences_of,
+)
 from shared.analysis.contradiction import (
     figures_said,
     forbidden_mentions,
@@ -190,7 +198,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v82"
+    version = "gen-offline-v83"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -201,6 +209,7 @@ class OfflineGenerator:
     def generate(self, segment: Segment, context: GenerationContext) -> GenerationResult:
         sentences = sentences_of(segment.raw_text)
         verdicts, vectors = classify(sentences, self.embedder)
+        verdicts = relative_to_density(sentences, verdicts)  # a workshop is not a design chat
         verdicts = [
             Verdict("F", CUE_SEED_AT, v.p_quality)
             if v.p_requirement < CUE_SEED_AT and people_need_to(s.text)

@@ -13,7 +13,11 @@ any story of the segment it repeats (cosine >= ``REPEAT_SIMILARITY``), or revise
 is confident (``SEED_AT``, or ``CUE_SEED_AT`` when it states a need plainly; a short fragment
 without a need cue only from ``FRAGMENT_SEED_AT``). The others join the need they sit next to or
 resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one below ``JOIN_AT``
-(quoted mostly as talk around a need) is left out.
+(quoted mostly as talk around a need) is left out. Joining reads the confidence as the segment's
+density made it (``capture.relative_to_density``); starting a story reads it never higher than
+the classifier said (``Verdict.p_to_start``): dense talk quotes more, it does not split into more
+needs. A short wish said as a frame round a thing ("Photos would help a lot.") and said in full
+by the same speaker right after is one need (``_wished_then_said``).
 
 Deterministic: a pure function of the sentences, their verdicts and their vectors.
 """
@@ -60,9 +64,11 @@ from shared.engine.offline.statement import (
 from shared.engine.offline.wording import _lower_first, capital
 from shared.text.language import (
     FILLER_SENTENCES,
+    analysis_words,
     clean,
     content_words,
     cue_flags,
+    lemma,
     meaningful_word_count,
 )
 from shared.text.textio import drop_abandoned
@@ -348,7 +354,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
             stories.append(item_story[k])
             continue
-        if verdict.p_requirement >= CUE_SEED_AT and _corrected_next(sentences, k):
+        if verdict.p_to_start >= CUE_SEED_AT and _corrected_next(sentences, k):
             # a figure decided on ("Each household gets fifty visitor hours a month." "Actually,
             # make it sixty, ..."): a need of its own, which the correction then revises
             stories.append(_Story([k], verdict.p_requirement))
@@ -400,8 +406,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
-        would_seed = p >= SEED_AT or (
-            p >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
+        start = verdict.p_to_start  # how sure it is to start a need of its own
+        would_seed = start >= SEED_AT or (
+            start >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )
         corrected = _restates_a_correction(stories, sentences, k) if would_seed else None
         if corrected is not None:  # "Yes, let's make it forty-eight hours." then "Reminder
@@ -412,11 +419,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _join(again, sentences, k, min(p, again.strength))  # everyone.": said again, kept
             again.evidence.add(k)
             continue
-        answered = _answered(stories, sentences, k)
+        answered = _answered(stories, sentences, k) or _wished_then_said(stories, sentences, k)
         if answered is not None:  # "Card number and a PIN." then "... log in with their card
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
             continue
-        if _own_need(text, p):  # "When they finish a room they mark it clean, ..."
+        if _own_need(text, start):  # "When they finish a room they mark it clean, ..."
             stories.append(_Story([k], p))
             continue
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
@@ -431,15 +438,15 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
                 settles=bool(_SETTLES.match(clean(sentences[k].text))),
             )
         elif (
-            _seeds(sentences[k].text, p)
-            or (item and p >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text))
-            or (p >= CUE_SEED_AT and answers_a_topic(sentences, k))  # "And VAT?" "VAT at ..."
+            _seeds(sentences[k].text, start)
+            or (item and start >= CUE_SEED_AT and not _said_of_a_need(sentences[k].text))
+            or (start >= CUE_SEED_AT and answers_a_topic(sentences, k))  # "And VAT?" "VAT at ..."
         ):
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
             pending.append(k)
     for k in pending:
-        p = verdicts[k].p_requirement
+        p, start = verdicts[k].p_requirement, verdicts[k].p_to_start
         text = sentences[k].text
         figure = meaningful_word_count(text) <= FIGURE_FRAGMENT_WORDS and bool(
             number_tokens(clean(text))
@@ -453,7 +460,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             asked.answered[k] = whole
             continue
         remark = _remarked_on(stories, sentences, k)
-        if remark is None and _own_need(text, p):
+        if remark is None and _own_need(text, start):
             stories.append(_Story([k], p))
             continue
         went_on = None if remark else _went_on(stories, sentences, k)
@@ -475,7 +482,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             target.revise_detail(k, *detail)
         elif target is not None:
             _join(target, sentences, k, p)
-        elif p >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
+        elif start >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
         story.members = story.members[:1] + sorted(story.members[1:])
@@ -1472,6 +1479,28 @@ def _answered(stories: list[_Story], sentences: list[Sentence], k: int) -> _Stor
         return None
     named = set(content_words(re.split(r"[,;:(]", clean(answer))[0]))
     return story if len(named) >= 2 and named <= set(content_words(sentences[k].text)) else None
+
+
+def _wished_then_said(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story just before sentence ``k`` when it is one short wish said as a frame round a
+    thing ("Photos would help a lot.") and ``k``, said right after by the same speaker, states the
+    need in full naming that thing ("They should be able to take photos of any damage and attach
+    them to the check."): one need, said twice."""
+    if not stories or not states_a_need(sentences[k].text):
+        return None
+    story = stories[-1]
+    if len(story.members) != 1 or story.superseded or k - story.writing != 1:
+        return None
+    wish = sentences[story.writing]
+    said = body(wish.text)
+    if (
+        wish.speaker != sentences[k].speaker
+        or meaningful_word_count(wish.text) > SHORT_FOLLOW_UP_WORDS
+        or unframed(said) == said
+    ):
+        return None
+    named = set(content_words(unframed(said)))
+    return story if named & {lemma(w) for w in analysis_words(sentences[k].text)} else None
 
 
 def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:

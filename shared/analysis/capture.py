@@ -98,9 +98,10 @@ class Verdict:
     p_as_said: float | None = None
 
     @property
-    def p_to_start(self) -> float:
-        """How sure the sentence is to start a need of its own: the density reading may make it
-        less sure, never more (dense talk is quoted more, it does not split into more needs)."""
+    def p_to_write(self) -> float:
+        """How sure the sentence is to start a need of its own or to give a criterion: the
+        density reading may make it less sure, never more (dense talk is quoted more; it is not
+        written into more needs or criteria)."""
         said = self.p_requirement if self.p_as_said is None else self.p_as_said
         return min(self.p_requirement, said)
 

@@ -225,15 +225,15 @@ def test_a_sentence_is_read_against_how_much_of_its_stretch_states_needs() -> No
     sentences, verdicts = _read_as(dense)
     lifted = relative_to_density(sentences, verdicts)[-1]
     assert lifted.p_requirement > near and lifted.label == "F"
-    # dense talk quotes more, it does not start more needs: how sure the sentence is to start
-    # one is what the classifier said
-    assert lifted.p_as_said == near and lifted.p_to_start == near
+    # dense talk quotes more, it does not start more needs nor give more criteria: how sure the
+    # sentence is to start one or give one is what the classifier said
+    assert lifted.p_as_said == near and lifted.p_to_write == near
     assert lifted.p_quality == verdicts[-1].p_quality
     sparse = [0.02] * 8 + [threshold + 0.02]
     sentences, verdicts = _read_as(sparse)
     lowered = relative_to_density(sentences, verdicts)[-1]
     assert lowered.p_requirement < threshold + 0.02 and lowered.label == "NULL"
-    assert lowered.p_to_start == lowered.p_requirement  # less sure to start one too
+    assert lowered.p_to_write == lowered.p_requirement  # less sure to start one too
     # never more than DENSITY_CAP in log-odds, and what the classifier did not read stays 0
     sentences, verdicts = _read_as([0.999] * 60 + [0.5, 0.0])
     moved = relative_to_density(sentences, verdicts)

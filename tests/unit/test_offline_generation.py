@@ -3228,3 +3228,29 @@ def test_a_wish_said_then_said_in_full_by_the_same_speaker_is_one_need(
     )
     stories = generator.generate(segment_of(normalize(text)), GenerationContext()).draft.stories
     assert len(stories) == 2, [(s.title, s.source_quotes) for s in stories]
+
+
+@pytest.mark.parametrize(("as_said", "drafted"), [(None, True), (0.55, False)])
+def test_a_statement_lifted_by_dense_talk_is_quoted_but_not_drafted(
+    generator: OfflineGenerator, monkeypatch, as_said: float | None, drafted: bool
+) -> None:
+    """A follow-up at 0.65 gives a criterion; the same 0.65 reached only because the talk around
+    it was dense (the classifier said 0.55, under ``CRITERIA_AT``) is quoted as evidence, not
+    drafted."""
+    import numpy as np
+
+    import shared.engine.offline.generation as generation
+    from shared.analysis.capture import Verdict
+
+    text = "We need a big power button . It should be red ."
+
+    def classify(sentences, embedder):
+        need = Verdict(label="F", p_requirement=0.95, p_quality=0.1)
+        red = Verdict(label="F", p_requirement=0.65, p_quality=0.1, p_as_said=as_said)
+        return [need, red], np.array([np.eye(8)[0], np.eye(8)[0]])  # about the same thing
+
+    monkeypatch.setattr(generation, "classify", classify)
+    monkeypatch.setattr(generation, "relative_to_density", lambda sentences, verdicts: verdicts)
+    [story] = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert story.source_quotes == ["We need a big power button .", "It should be red ."]
+    assert any("red" in c for c in story.acceptance_criteria) is drafted, story.acceptance_criteria

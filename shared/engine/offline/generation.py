@@ -198,7 +198,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v83"
+    version = "gen-offline-v84"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -477,10 +477,12 @@ class OfflineGenerator:
             context=context,
             default_persona=persona,
             # a statement attached with little confidence is quoted as evidence, not drafted
-            # nor does how things are now ("most of the time people give us a card slip")
+            # (read at its confidence as the classifier said it: one quoted because the talk
+            # around it is dense is drafted no more readily), nor does how things are now ("most
+            # of the time people give us a card slip")
             criteria_from=[
                 (
-                    verdicts[k].p_requirement >= CRITERIA_AT
+                    verdicts[k].p_to_write >= CRITERIA_AT
                     or k in story.drafting
                     or names_examples(sentences[k].text)  # "Allergies, inhalers, that kind of ..."
                 )

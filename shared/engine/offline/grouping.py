@@ -15,8 +15,8 @@ without a need cue only from ``FRAGMENT_SEED_AT``). The others join the need the
 resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one below ``JOIN_AT``
 (quoted mostly as talk around a need) is left out. Joining reads the confidence as the segment's
 density made it (``capture.relative_to_density``); starting a story reads it never higher than
-the classifier said (``Verdict.p_to_start``): dense talk quotes more, it does not split into more
-needs. A short wish said as a frame round a thing ("Photos would help a lot.") and said in full
+the classifier said (``Verdict.p_to_write``, which the drafting reads for criteria too): dense
+talk quotes more, it does not split into more needs. A short wish said as a frame round a thing ("Photos would help a lot.") and said in full
 by the same speaker right after is one need (``_wished_then_said``).
 
 Deterministic: a pure function of the sentences, their verdicts and their vectors.
@@ -354,7 +354,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             item_story[k] = _Story([k], max(verdict.p_requirement, JOIN_AT))
             stories.append(item_story[k])
             continue
-        if verdict.p_to_start >= CUE_SEED_AT and _corrected_next(sentences, k):
+        if verdict.p_to_write >= CUE_SEED_AT and _corrected_next(sentences, k):
             # a figure decided on ("Each household gets fifty visitor hours a month." "Actually,
             # make it sixty, ..."): a need of its own, which the correction then revises
             stories.append(_Story([k], verdict.p_requirement))
@@ -406,7 +406,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
-        start = verdict.p_to_start  # how sure it is to start a need of its own
+        start = verdict.p_to_write  # how sure it is to start a need of its own
         would_seed = start >= SEED_AT or (
             start >= CUE_SEED_AT and (item or states_a_need(sentences[k].text))
         )
@@ -446,7 +446,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         else:
             pending.append(k)
     for k in pending:
-        p, start = verdicts[k].p_requirement, verdicts[k].p_to_start
+        p, start = verdicts[k].p_requirement, verdicts[k].p_to_write
         text = sentences[k].text
         figure = meaningful_word_count(text) <= FIGURE_FRAGMENT_WORDS and bool(
             number_tokens(clean(text))

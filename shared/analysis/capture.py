@@ -365,8 +365,8 @@ def relative_to_density(
     says which kind of talk it is (a prior shift): each p moves by ``DENSITY_WEIGHT`` times the
     log-odds of that mean (drawn to the reference by ``DENSITY_PRIOR_SENTENCES``) against
     ``DENSITY_REFERENCE``, at most ``DENSITY_CAP`` either way, and the labels follow the model's
-    threshold again. Sentences the classifier did not read (p 0)
-    stay as they are."""
+    threshold again. Sentences the classifier did not read (p 0) stay as they are; each verdict
+    keeps the p the classifier said (``Verdict.p_as_said``)."""
     said = [v.p_requirement for v in verdicts]
     if not said:
         return verdicts

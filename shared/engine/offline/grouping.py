@@ -16,8 +16,9 @@ resemble; one that joins none starts a story from ``ORPHAN_SEED_AT``; one below 
 (quoted mostly as talk around a need) is left out. Joining reads the confidence as the segment's
 density made it (``capture.relative_to_density``); starting a story reads it never higher than
 the classifier said (``Verdict.p_to_write``, which the drafting reads for criteria too): dense
-talk quotes more, it does not split into more needs. A short wish said as a frame round a thing ("Photos would help a lot.") and said in full
-by the same speaker right after is one need (``_wished_then_said``).
+talk quotes more, it does not split into more needs. A short wish said as a frame round a thing
+("Photos would help a lot.") and said in full by the same speaker right after is one need
+(``_wished_then_said``).
 
 Deterministic: a pure function of the sentences, their verdicts and their vectors.
 """

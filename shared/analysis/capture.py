@@ -25,7 +25,7 @@ import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -383,7 +383,7 @@ def relative_to_density(
             continue
         p = 1.0 / (1.0 + math.exp(-(_log_odds(v.p_requirement) + shift)))
         read = _verdict(sentence, p, v.p_quality, model.threshold)
-        out.append(Verdict(read.label, read.p_requirement, read.p_quality, v.p_requirement))
+        out.append(replace(read, p_as_said=v.p_requirement))
     return out
 
 

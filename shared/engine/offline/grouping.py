@@ -1470,10 +1470,8 @@ def _answered(stories: list[_Story], sentences: list[Sentence], k: int) -> _Stor
     answer alone, a thing named without a need ("Card number and a PIN, same as the machines."),
     and ``k`` states a need that names every content word of the answer's first clause ("The app
     must let members log in with their library card number and PIN.")."""
-    if not stories or not states_a_need(sentences[k].text):
-        return None
-    story = stories[-1]
-    if len(story.members) != 1 or story.superseded or not 0 < k - story.writing <= ELABORATION_GAP:
+    story = _lone_before_need(stories, sentences, k, ELABORATION_GAP)
+    if story is None:
         return None
     answer = sentences[story.writing].text
     if states_a_need(answer) or out_of_scope(sentences, story.writing):
@@ -1487,10 +1485,8 @@ def _wished_then_said(stories: list[_Story], sentences: list[Sentence], k: int) 
     thing ("Photos would help a lot.") and ``k``, said right after by the same speaker, states the
     need in full naming that thing ("They should be able to take photos of any damage and attach
     them to the check."): one need, said twice."""
-    if not stories or not states_a_need(sentences[k].text):
-        return None
-    story = stories[-1]
-    if len(story.members) != 1 or story.superseded or k - story.writing != 1:
+    story = _lone_before_need(stories, sentences, k, 1)
+    if story is None:
         return None
     wish = sentences[story.writing]
     said = body(wish.text)
@@ -1501,7 +1497,23 @@ def _wished_then_said(stories: list[_Story], sentences: list[Sentence], k: int) 
     ):
         return None
     named = set(content_words(unframed(said)))
+    # the thing named again by any word of the need ("a reminder", which content_words leaves
+    # out of a longer sentence), compared by lemma
     return story if named & {lemma(w) for w in analysis_words(sentences[k].text)} else None
+
+
+def _lone_before_need(
+    stories: list[_Story], sentences: list[Sentence], k: int, gap: int
+) -> _Story | None:
+    """The story just before sentence ``k`` when it is one statement alone, not revised, said at
+    most ``gap`` sentences before ``k``, and ``k`` states a need: the need said in full after a
+    short answer or wish (``_answered``, ``_wished_then_said``)."""
+    if not stories or not states_a_need(sentences[k].text):
+        return None
+    story = stories[-1]
+    if len(story.members) != 1 or story.superseded or not 0 < k - story.writing <= gap:
+        return None
+    return story
 
 
 def _repeated(stories: list[_Story], vectors: np.ndarray, k: int) -> _Story | None:

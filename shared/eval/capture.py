@@ -18,12 +18,19 @@ temporary local store, so what is measured is what a user gets. Then, per meetin
 
 ``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
 labels of the statements it quotes, for error analysis.
+
+``captions=N`` uploads each meeting as WebVTT captions instead (``as_captions``): every speaker's
+turn cut into cues of N words, wherever the N-th word falls, as meeting tools caption speech, so
+a sentence often runs over two cues (written notes, whose statements name no speaker, stay
+text). The statements are found again in the transcript the upload
+became by their words (``spans_by_words``) and scored the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -104,6 +111,66 @@ def read_meetings(folder: Path) -> list[Meeting]:
     if not files:
         raise DatasetError(f"{folder}: no *.tsv meeting files")
     return [read_meeting(f) for f in files]
+
+
+def spoken(meeting: Meeting) -> bool:
+    """Whether the meeting is speech (most statements name their speaker), not written notes."""
+    named = sum(1 for s in meeting.statements if speaker_of(s.text)[0])
+    return named >= 0.8 * len(meeting.statements)
+
+
+def as_captions(meeting: Meeting, words_per_cue: int) -> str:
+    """The meeting as WebVTT captions: each turn (a speaker's statements in a row) cut into cues
+    of ``words_per_cue`` words, two seconds a cue, the speaker as ``<v Name>``."""
+    turns: list[tuple[str | None, list[str]]] = []
+    for statement in meeting.statements:
+        speaker, content_at = speaker_of(statement.text)
+        words = statement.text[content_at:].split()
+        if turns and turns[-1][0] == speaker:
+            turns[-1][1].extend(words)
+        else:
+            turns.append((speaker, words))
+    cues = ["WEBVTT", ""]
+    second = 0
+    for speaker, words in turns:
+        for at in range(0, len(words), words_per_cue):
+            said = " ".join(words[at : at + words_per_cue])
+            start, end = _vtt_time(second), _vtt_time(second + 2)
+            cues += [f"{start} --> {end}", f"<v {speaker}>{said}" if speaker else said, ""]
+            second += 2
+    return "\n".join(cues)
+
+
+def _vtt_time(seconds: int) -> str:
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.000"
+
+
+def spans_by_words(transcript: str, statements: list[Statement]) -> list[Span]:
+    """Each statement's characters in ``transcript``, found by its words in order (the line
+    prefixes ``[hh:mm:ss] Name: `` the captions became are skipped): from its first word to its
+    last, over a line break when the captions cut it."""
+    found = []  # (start, end) of every word said, line prefixes left out
+    for line in line_spans(transcript):
+        text = transcript[line.start : line.end]
+        _, content_at = speaker_of(text)
+        found += [
+            (line.start + content_at + m.start(), line.start + content_at + m.end())
+            for m in re.finditer(r"\S+", text[content_at:])
+        ]
+    spans: list[Span] = []
+    at = 0
+    for statement in statements:
+        _, content_at = speaker_of(statement.text)
+        words = statement.text[content_at:].split()
+        n = len(words)
+        said = [transcript[a:b] for a, b in found[at : at + n]]
+        if said != words:
+            raise RuntimeError(
+                f"statement {statement.number} is not in the captions' transcript word for word"
+            )
+        spans.append(Span(found[at][0], found[at + n - 1][1]))
+        at += n
+    return spans
 
 
 # ------------------------------------------------------------------------------------------------
@@ -235,14 +302,21 @@ def _ratio(a: float, b: float) -> float:
 # running
 
 
-def _run_meeting(svc: Any, bus: Any, meeting: Meeting) -> tuple[Any, list[GeneratedItem], Any]:
+def _run_meeting(
+    svc: Any, bus: Any, meeting: Meeting, captions: int = 0
+) -> tuple[Any, list[GeneratedItem], Any]:
+    """The run of ``meeting`` uploaded as text (or as captions of ``captions`` words a cue, its
+    statements' spans then set anew in the transcript the captions became)."""
     from shared import layout
     from shared.models import Segment, TaggingRecord
     from shared.pipeline.runs import load_run, start_run
     from shared.storage import NotFound, read_jsonl
 
-    data = meeting.transcript.encode("utf-8")
-    blob_path = layout.transcript_drop(PROJECT, f"{meeting.meeting_id}.txt")
+    captions = captions if captions and spoken(meeting) else 0  # written notes stay text
+    text = as_captions(meeting, captions) if captions else meeting.transcript
+    data = text.encode("utf-8")
+    name = f"{meeting.meeting_id}.{'vtt' if captions else 'txt'}"
+    blob_path = layout.transcript_drop(PROJECT, name)
     svc.store.put(blob_path, data)
     run = start_run(svc, blob_path, data)
     bus.drain()
@@ -252,7 +326,12 @@ def _run_meeting(svc: Any, bus: Any, meeting: Meeting) -> tuple[Any, list[Genera
             f"{meeting.meeting_id}: the run ended {run.status}: {run.failure_reason}"
         )
     transcript = svc.store.get(layout.transcript(run.run_id)).decode()
-    if transcript != meeting.transcript:
+    if captions:
+        for statement, span in zip(
+            meeting.statements, spans_by_words(transcript, meeting.statements), strict=True
+        ):
+            statement.span = span
+    elif transcript != meeting.transcript:
         raise RuntimeError(
             f"{meeting.meeting_id}: the normalized transcript differs from the statements joined "
             "by newlines (offsets would not match); check the file for unusual characters"
@@ -273,12 +352,14 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     held_out_models: dict[str, dict[str, Any]] | None = None,
     embedder: Embedder | None = None,
+    captions: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run every meeting through the configured engine; (capture.json, story rows).
     ``held_out_models`` (``train_capture.held_out_models``): each meeting is classified with the
     capture model given for it, trained without it (a leave-one-meeting-out estimate on dev).
     ``embedder``: used instead of the configured one (the training sweep reuses one that keeps
-    its vectors)."""
+    its vectors). ``captions``: each meeting uploaded as captions of that many words a cue
+    (``as_captions``); 0, as text."""
     from contextlib import nullcontext
 
     from shared.analysis.capture import CaptureModel, held_out
@@ -311,7 +392,9 @@ def evaluate(
             began = time.perf_counter()
             doc = (held_out_models or {}).get(meeting.meeting_id)
             with held_out(CaptureModel(doc)) if doc else nullcontext():
-                run, items, (records, segments, transcript) = _run_meeting(svc, bus, meeting)
+                run, items, (records, segments, transcript) = _run_meeting(
+                    svc, bus, meeting, captions
+                )
             seconds = time.perf_counter() - began
             stories = [i for i in items if i.type == "User Story"]
             figures, srows = score_meeting(meeting, stories)
@@ -346,6 +429,7 @@ def evaluate(
             "embedder": embedder_name,
             "capture_model": shipped,
             "settings": settings.pipeline.generation.model_dump(mode="json"),
+            **({"captions": captions} if captions else {}),
             **(
                 {"held_out": sorted(f"{k}:{d['version']}" for k, d in held_out_models.items())}
                 if held_out_models
@@ -367,6 +451,7 @@ def evaluate(
         "embedder": embedder_name,
         "capture_model": shipped,  # None: each meeting had its held-out model
         "leave_one_meeting_out": bool(held_out_models),
+        "captions_words_per_cue": captions or None,
         "dataset": [
             {"meeting": m.meeting_id, "path": str(m.path), "sha256": m.sha256} for m in meetings
         ],

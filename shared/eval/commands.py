@@ -6,7 +6,8 @@ eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with base
 eval capture [DIR]        requirement capture of the configured engine on a capture dataset
                           (default datasets/capture-v1/test): statement recall, quote and story
                           precision, story checks; --lomo (dev only): each meeting run with a
-                          capture model trained on the others
+                          capture model trained on the others; --captions N: each meeting
+                          uploaded as WebVTT captions of N words a cue
 eval judge RUN_ID         story quality of a completed run: the model-free checks, and the LLM
                           judge when a chat model is configured (OPENAI_API_KEY / OPENAI_BASE_URL
                           or AZURE_OPENAI_ENDPOINT)
@@ -166,7 +167,16 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
         held_out = _held_out_capture_models(meetings, args.dir)
         if held_out is None:
             return 2
-    doc, rows = evaluate(settings, meetings, progress=progress, held_out_models=held_out)
+    if args.captions is not None and args.captions < 1:
+        print("error: --captions takes the words per cue, at least 1", file=sys.stderr)
+        return 2
+    doc, rows = evaluate(
+        settings,
+        meetings,
+        progress=progress,
+        held_out_models=held_out,
+        captions=args.captions or 0,
+    )
     where = _write(
         settings,
         args.out,
@@ -408,6 +418,13 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="leave one meeting out (dev only): run each meeting with a capture model trained "
         "on the others",
+    )
+    cp.add_argument(
+        "--captions",
+        type=int,
+        metavar="N",
+        help="upload each meeting as WebVTT captions of N words a cue (a sentence often runs "
+        "over two cues, as meeting tools caption speech) instead of one statement a line",
     )
     cp.set_defaults(func=cmd_capture)
 

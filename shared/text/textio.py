@@ -96,11 +96,40 @@ def _caption_parts(raw: str) -> tuple[str | None, str]:
     return None, content
 
 
+# a caption that ends a sentence ("... online.", "... fixed?\"", "... so.)")
+_ENDS_A_SENTENCE = re.compile(r"[.!?\u2026][\"'\u2019\u201d)\]]*$")
+# captions punctuated (most cues end a sentence somewhere): only then does a cue that ends
+# without one continue into the next; unpunctuated automatic captions keep one line per cue
+_PUNCTUATED_SHARE = 0.3
+
+
 def captions_to_transcript(text: str) -> str:
     """WebVTT or SubRip captions to ``[hh:mm:ss] Speaker: text`` lines, one per cue and speaker:
     the cue's start time and its speaker (``<v Name>``, ``[Name]`` or ``Name:``) kept, the lines
-    of a cue joined, cue numbers, end times, styling, headers and notes dropped."""
-    lines: list[str] = []
+    of a cue joined, cue numbers, end times, styling, headers and notes dropped. A sentence the
+    captions cut across cues ("So what we need is a way for" / "residents to report a pothole
+    online.", as Teams, Zoom and YouTube cut them) is one line, timed by its first cue, when
+    the same speaker goes on and the captions are punctuated: the engine reads and quotes it
+    whole."""
+    turns = _caption_turns(text)
+    punctuated = [bool(re.search(r"[.!?\u2026]", said)) for _, _, said in turns]
+    join = bool(turns) and sum(punctuated) >= _PUNCTUATED_SHARE * len(turns)
+    lines: list[tuple[str, str | None, str]] = []
+    for stamp, speaker, said in turns:
+        if join and lines and lines[-1][1] == speaker and not _ENDS_A_SENTENCE.search(lines[-1][2]):
+            at, who, before = lines[-1]
+            lines[-1] = (at, who, f"{before} {said}")
+        else:
+            lines.append((stamp, speaker, said))
+    return "\n".join(
+        f"[{stamp}] " + (f"{speaker}: {said}" if speaker else said)
+        for stamp, speaker, said in lines
+    )
+
+
+def _caption_turns(text: str) -> list[tuple[str, str | None, str]]:
+    """(start time, speaker or None, words) per cue and speaker, in order."""
+    lines: list[tuple[str, str | None, str]] = []
     block: list[str] = []
 
     def flush() -> None:
@@ -119,8 +148,7 @@ def captions_to_transcript(text: str) -> str:
                 else:
                     turns.append((speaker, [words]))
             for speaker, spoken in turns:
-                said = " ".join(spoken)
-                lines.append(f"[{stamp}] " + (f"{speaker}: {said}" if speaker else said))
+                lines.append((stamp, speaker, " ".join(spoken)))
             break
         block.clear()
 
@@ -132,7 +160,7 @@ def captions_to_transcript(text: str) -> str:
         else:
             block.append(raw)
     flush()
-    return "\n".join(lines)
+    return lines
 
 
 # Transcript exports put the speaker and the time on a line of their own and the words on the

@@ -155,6 +155,40 @@ def test_vtt_quotes_carry_speaker_and_timecode(tmp_path, embedder):
     assert (screen.speaker, screen.timecode) == ("Ben", "00:01:10")
 
 
+# as Teams and Zoom caption speech: a cue every few words, wherever the sentence is
+CUT_VTT = """WEBVTT
+
+00:00:01.000 --> 00:00:03.000
+<v Ana Lopez>Okay, so the big one for us is that patients
+
+00:00:03.000 --> 00:00:05.000
+<v Ana Lopez>must be able to cancel their appointment online,
+
+00:00:05.000 --> 00:00:07.000
+<v Ana Lopez>without phoning the practice.
+
+00:00:07.000 --> 00:00:09.000
+<v Ben>Right, and the receptionists need to see every
+
+00:00:09.000 --> 00:00:11.000
+<v Ben>doctor's day on one screen.
+"""
+
+
+def test_a_need_the_captions_cut_over_cues_is_quoted_whole_with_its_first_cue(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "clinic", "meeting.vtt", CUT_VTT.encode())
+    assert run.status == "completed", run.failure_reason
+    quotes = [q for s in stories_of(svc, run.run_id) for q in s.source_quotes]
+    cancel = next(q for q in quotes if "cancel" in q.text)
+    assert "patients must be able to cancel their appointment online" in cancel.text
+    assert cancel.text.endswith("without phoning the practice.")
+    assert (cancel.speaker, cancel.timecode) == ("Ana Lopez", "00:00:01")
+    screen = next(q for q in quotes if "one screen" in q.text)
+    assert screen.text.startswith("Right, and the receptionists need to see every doctor's day")
+    assert (screen.speaker, screen.timecode) == ("Ben", "00:00:07")
+
+
 def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeypatch, capsys):
     from shared.cli import main
     from tests.integration.test_eval_tagging import clean_env
@@ -183,6 +217,19 @@ def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeyp
     assert doc["segmentation_version"].startswith("seg-offline-")
     assert doc["segmentation_version"] in printed and doc["generation_agent_version"] in printed
     assert (doc_path.parent / "capture_stories.jsonl").read_text().count("\n") == row["stories"]
+
+    # the same meeting uploaded as captions of four words a cue: scored on the same statements
+    assert main(["eval", "capture", str(split), "--captions", "4", "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    (captioned,) = [
+        json.loads(p.read_text()) for p in tmp_path.glob("capture-*/capture.json") if p != doc_path
+    ]
+    assert captioned["captions_words_per_cue"] == 4 and captioned["eval_id"] != doc["eval_id"]
+    (row,) = captioned["meetings"]
+    assert row["statements"] == 6 and row["requirement_statements"] == 4
+    assert row["statement_recall"] >= 0.5 and row["stories"] >= 1
+    assert main(["eval", "capture", str(split), "--captions", "0"]) == 2
+    assert "words per cue" in capsys.readouterr().err
 
 
 def test_eval_capture_lomo_runs_each_meeting_with_a_model_that_never_saw_it(

@@ -10,10 +10,19 @@ import pytest
 
 from shared.analysis.capture import CaptureModel, classify, sentences_of
 from shared.embeddings.minilm import MiniLMEmbedder
-from shared.eval.capture import DatasetError, read_meeting, score_meeting
+from shared.eval.capture import (
+    DatasetError,
+    Statement,
+    as_captions,
+    read_meeting,
+    score_meeting,
+    spans_by_words,
+    spoken,
+)
 from shared.eval.train_capture import DEFAULT_DEV, dataset_hash
 from shared.eval.train_capture import main as train_main
 from shared.models import GeneratedItem, SourceQuote
+from shared.text.textio import extract_text, normalize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -152,6 +161,32 @@ def test_scores_count_statements_quotes_and_main_quotes(tmp_path: Path) -> None:
     # traced by what each adds to the title: "red" (statement 3), "blue" (statement 5, talk)
     assert rows[0]["criteria_sources"] == ["3:F", "5:NULL"]
     assert figures["criteria"] == 2 and figures["criterion_precision"] == 0.5
+
+
+def test_a_meeting_as_captions_is_scored_on_the_same_statements(tmp_path: Path) -> None:
+    meeting = read_meeting(
+        write(
+            tmp_path,
+            [
+                ("Ana: Hello .", "NULL"),
+                ("Ana: We need a power button at the top .", "F"),
+                ("Ben: It should be red .", "F"),
+            ],
+        )
+    )
+    vtt = as_captions(meeting, 3)
+    # cues of three words, Ana's two statements one turn: "Hello . We" is one cue
+    assert "<v Ana>Hello . We\n" in vtt and "<v Ben>It should be\n" in vtt
+    transcript = normalize(extract_text(vtt.encode(), "vtt"))
+    spans = spans_by_words(transcript, meeting.statements)
+    said = [transcript[s.start : s.end] for s in spans]
+    assert said[0] == "Hello ."
+    assert " ".join(said[1].split()) == "We need a power button at the top ."
+    assert said[2].startswith("It should") and said[2].endswith("red .")
+    assert spoken(meeting)
+    changed = [Statement(1, "Ana: Hello there .", "NULL")]
+    with pytest.raises(RuntimeError, match="statement 1 is not in the captions' transcript"):
+        spans_by_words(transcript, changed)
 
 
 def test_bad_files_say_what_is_wrong(tmp_path: Path) -> None:

@@ -55,6 +55,41 @@ def test_vtt_becomes_timed_speaker_lines():
     )
 
 
+def test_a_sentence_cut_over_cues_is_one_line_timed_by_its_first_cue():
+    vtt = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ana>So what we really need is a way for</v>\n\n"
+        "00:00:04.000 --> 00:00:07.000\n<v Ana>residents to report a pothole online.</v>\n\n"
+        "00:00:07.000 --> 00:00:09.000\n<v Ana>And a photo.</v>\n\n"
+        "00:00:09.000 --> 00:00:10.000\n<v Bo>Yes, and an email when</v>\n\n"
+        "00:00:10.000 --> 00:00:11.000\n<v Cy>Sorry, go on.</v>\n\n"
+        "00:00:11.000 --> 00:00:12.000\n<v Bo>it's fixed.</v>\n"
+    )
+    assert captions_to_transcript(vtt).splitlines() == [
+        "[00:00:01] Ana: So what we really need is a way for residents to report a pothole online.",
+        "[00:00:07] Ana: And a photo.",  # the sentence before ended: its own cue, its own time
+        "[00:00:09] Bo: Yes, and an email when",  # another speaker came between
+        "[00:00:10] Cy: Sorry, go on.",
+        "[00:00:11] Bo: it's fixed.",
+    ]
+    text = normalize(extract_text(vtt.encode(), "vtt"))
+    assert (
+        "a way for residents to report a pothole online."
+        in [s.text(text) for s in sentence_spans(text)][0]
+    )
+
+
+def test_unpunctuated_captions_keep_one_line_per_cue():
+    srt = "".join(
+        f"{n}\n00:00:0{n},000 --> 00:00:0{n + 1},000\nAna: {words}\n\n"
+        for n, words in enumerate(["so what we need is", "a way to report", "potholes online"], 1)
+    )
+    assert captions_to_transcript(srt).splitlines() == [
+        "[00:00:01] Ana: so what we need is",
+        "[00:00:02] Ana: a way to report",
+        "[00:00:03] Ana: potholes online",
+    ]
+
+
 def test_srt_cues_join_their_lines_and_keep_each_speaker():
     srt = (
         "1\n00:00:01,000 --> 00:00:04,000\nAna: We need reminders\nthe day before.\n\n"

@@ -19,7 +19,10 @@ temporary local store, so what is measured is what a user gets. Then, per meetin
 ``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
 labels of the statements it quotes, for error analysis.
 
-``captions=N`` uploads each meeting as WebVTT captions instead (``as_captions``): every speaker's
+``wrap=N`` uploads each meeting as text hard-wrapped at N columns instead (``as_wrapped``: each
+turn one paragraph, or each line of notes, cut where the line is full, as PDF text, e-mail and
+editors cut them), ``captions=N`` as
+WebVTT captions (``as_captions``): every speaker's
 turn cut into cues of N words, wherever the N-th word falls, as meeting tools caption speech, so
 a sentence often runs over two cues (written notes, whose statements name no speaker, stay
 text). The statements are found again in the transcript the upload
@@ -122,6 +125,42 @@ def spoken(meeting: Meeting) -> bool:
 def as_captions(meeting: Meeting, words_per_cue: int) -> str:
     """The meeting as WebVTT captions: each turn (a speaker's statements in a row) cut into cues
     of ``words_per_cue`` words, two seconds a cue, the speaker as ``<v Name>``."""
+    cues = ["WEBVTT", ""]
+    second = 0
+    for speaker, words in _turns(meeting):
+        for at in range(0, len(words), words_per_cue):
+            said = " ".join(words[at : at + words_per_cue])
+            start, end = _vtt_time(second), _vtt_time(second + 2)
+            cues += [f"{start} --> {end}", f"<v {speaker}>{said}" if speaker else said, ""]
+            second += 2
+    return "\n".join(cues)
+
+
+def as_wrapped(meeting: Meeting, width: int) -> str:
+    """The meeting as text hard-wrapped at ``width`` columns: each turn (a speaker's statements
+    in a row) one paragraph, ``Name: `` on its first line, cut wherever the line is full;
+    written notes line by line, a line's continuation indented as in Markdown."""
+    import textwrap
+
+    lines: list[str] = []
+    if not spoken(meeting):  # notes: each line its own paragraph, its bullet kept
+        for statement in meeting.statements:
+            lines += textwrap.wrap(
+                statement.text,
+                width,
+                subsequent_indent="  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        return "\n".join(lines) + "\n"
+    for speaker, words in _turns(meeting):
+        said = f"{speaker}: {' '.join(words)}" if speaker else " ".join(words)
+        lines += textwrap.wrap(said, width, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines) + "\n"
+
+
+def _turns(meeting: Meeting) -> list[tuple[str | None, list[str]]]:
+    """(speaker, words) of each turn: the statements one speaker says in a row."""
     turns: list[tuple[str | None, list[str]]] = []
     for statement in meeting.statements:
         speaker, content_at = speaker_of(statement.text)
@@ -130,15 +169,7 @@ def as_captions(meeting: Meeting, words_per_cue: int) -> str:
             turns[-1][1].extend(words)
         else:
             turns.append((speaker, words))
-    cues = ["WEBVTT", ""]
-    second = 0
-    for speaker, words in turns:
-        for at in range(0, len(words), words_per_cue):
-            said = " ".join(words[at : at + words_per_cue])
-            start, end = _vtt_time(second), _vtt_time(second + 2)
-            cues += [f"{start} --> {end}", f"<v {speaker}>{said}" if speaker else said, ""]
-            second += 2
-    return "\n".join(cues)
+    return turns
 
 
 def _vtt_time(seconds: int) -> str:
@@ -148,7 +179,7 @@ def _vtt_time(seconds: int) -> str:
 def spans_by_words(transcript: str, statements: list[Statement]) -> list[Span]:
     """Each statement's characters in ``transcript``, found by its words in order (the line
     prefixes ``[hh:mm:ss] Name: `` the captions became are skipped): from its first word to its
-    last, over a line break when the captions cut it."""
+    last, over a line break when the upload cut it."""
     found = []  # (start, end) of every word said, line prefixes left out
     for line in line_spans(transcript):
         text = transcript[line.start : line.end]
@@ -166,7 +197,7 @@ def spans_by_words(transcript: str, statements: list[Statement]) -> list[Span]:
         said = [transcript[a:b] for a, b in found[at : at + n]]
         if said != words:
             raise RuntimeError(
-                f"statement {statement.number} is not in the captions' transcript word for word"
+                f"statement {statement.number} is not in the upload's transcript word for word"
             )
         spans.append(Span(found[at][0], found[at + n - 1][1]))
         at += n
@@ -303,17 +334,21 @@ def _ratio(a: float, b: float) -> float:
 
 
 def _run_meeting(
-    svc: Any, bus: Any, meeting: Meeting, captions: int = 0
+    svc: Any, bus: Any, meeting: Meeting, captions: int = 0, wrap: int = 0
 ) -> tuple[Any, list[GeneratedItem], Any]:
-    """The run of ``meeting`` uploaded as text (or as captions of ``captions`` words a cue, its
-    statements' spans then set anew in the transcript the captions became)."""
+    """The run of ``meeting`` uploaded as text, one statement a line (or as captions of
+    ``captions`` words a cue, or as text wrapped at ``wrap`` columns: its statements' spans then
+    set anew in the transcript the upload became)."""
     from shared import layout
     from shared.models import Segment, TaggingRecord
     from shared.pipeline.runs import load_run, start_run
     from shared.storage import NotFound, read_jsonl
 
     captions = captions if captions and spoken(meeting) else 0  # written notes stay text
-    text = as_captions(meeting, captions) if captions else meeting.transcript
+    if captions:
+        text = as_captions(meeting, captions)
+    else:
+        text = as_wrapped(meeting, wrap) if wrap else meeting.transcript
     data = text.encode("utf-8")
     name = f"{meeting.meeting_id}.{'vtt' if captions else 'txt'}"
     blob_path = layout.transcript_drop(PROJECT, name)
@@ -326,7 +361,7 @@ def _run_meeting(
             f"{meeting.meeting_id}: the run ended {run.status}: {run.failure_reason}"
         )
     transcript = svc.store.get(layout.transcript(run.run_id)).decode()
-    if captions:
+    if captions or wrap:
         for statement, span in zip(
             meeting.statements, spans_by_words(transcript, meeting.statements), strict=True
         ):
@@ -353,13 +388,15 @@ def evaluate(
     held_out_models: dict[str, dict[str, Any]] | None = None,
     embedder: Embedder | None = None,
     captions: int = 0,
+    wrap: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run every meeting through the configured engine; (capture.json, story rows).
     ``held_out_models`` (``train_capture.held_out_models``): each meeting is classified with the
     capture model given for it, trained without it (a leave-one-meeting-out estimate on dev).
     ``embedder``: used instead of the configured one (the training sweep reuses one that keeps
     its vectors). ``captions``: each meeting uploaded as captions of that many words a cue
-    (``as_captions``); 0, as text."""
+    (``as_captions``); ``wrap``: as text wrapped at that many columns (``as_wrapped``); 0, one
+    statement a line."""
     from contextlib import nullcontext
 
     from shared.analysis.capture import CaptureModel, held_out
@@ -393,7 +430,7 @@ def evaluate(
             doc = (held_out_models or {}).get(meeting.meeting_id)
             with held_out(CaptureModel(doc)) if doc else nullcontext():
                 run, items, (records, segments, transcript) = _run_meeting(
-                    svc, bus, meeting, captions
+                    svc, bus, meeting, captions, wrap
                 )
             seconds = time.perf_counter() - began
             stories = [i for i in items if i.type == "User Story"]
@@ -430,6 +467,7 @@ def evaluate(
             "capture_model": shipped,
             "settings": settings.pipeline.generation.model_dump(mode="json"),
             **({"captions": captions} if captions else {}),
+            **({"wrap": wrap} if wrap else {}),
             **(
                 {"held_out": sorted(f"{k}:{d['version']}" for k, d in held_out_models.items())}
                 if held_out_models
@@ -452,6 +490,7 @@ def evaluate(
         "capture_model": shipped,  # None: each meeting had its held-out model
         "leave_one_meeting_out": bool(held_out_models),
         "captions_words_per_cue": captions or None,
+        "wrapped_at_columns": wrap or None,
         "dataset": [
             {"meeting": m.meeting_id, "path": str(m.path), "sha256": m.sha256} for m in meetings
         ],

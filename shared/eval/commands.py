@@ -6,8 +6,9 @@ eval segmentation [GOLD]  Pk / WindowDiff of the configured segmenter, with base
 eval capture [DIR]        requirement capture of the configured engine on a capture dataset
                           (default datasets/capture-v1/test): statement recall, quote and story
                           precision, story checks; --lomo (dev only): each meeting run with a
-                          capture model trained on the others; --captions N: each meeting
-                          uploaded as WebVTT captions of N words a cue
+                          capture model trained on the others; --captions N / --wrap N: each
+                          meeting uploaded as WebVTT captions of N words a cue / as text
+                          wrapped at N columns
 eval judge RUN_ID         story quality of a completed run: the model-free checks, and the LLM
                           judge when a chat model is configured (OPENAI_API_KEY / OPENAI_BASE_URL
                           or AZURE_OPENAI_ENDPOINT)
@@ -170,12 +171,19 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
     if args.captions is not None and args.captions < 1:
         print("error: --captions takes the words per cue, at least 1", file=sys.stderr)
         return 2
+    if args.wrap is not None and args.wrap < 20:
+        print("error: --wrap takes the columns a line holds, at least 20", file=sys.stderr)
+        return 2
+    if args.wrap and args.captions:
+        print("error: --captions or --wrap, not both", file=sys.stderr)
+        return 2
     doc, rows = evaluate(
         settings,
         meetings,
         progress=progress,
         held_out_models=held_out,
         captions=args.captions or 0,
+        wrap=args.wrap or 0,
     )
     where = _write(
         settings,
@@ -425,6 +433,13 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="upload each meeting as WebVTT captions of N words a cue (a sentence often runs "
         "over two cues, as meeting tools caption speech) instead of one statement a line",
+    )
+    cp.add_argument(
+        "--wrap",
+        type=int,
+        metavar="N",
+        help="upload each meeting as text hard-wrapped at N columns (each turn a paragraph, cut "
+        "where the line is full, as PDF text and e-mail are) instead of one statement a line",
     )
     cp.set_defaults(func=cmd_capture)
 

@@ -222,6 +222,45 @@ def _pdf_text(data: bytes) -> str:
         raise UnreadableInput(f"the .pdf file could not be read: {err}") from None
 
 
+# a line cut where a sentence goes on: long enough to have been wrapped, not ending a sentence
+# or a label; the next line going on in lower case, with no speaker, list marker or heading
+_WRAPPED_AT_LEAST = 40
+_LINE_ENDS_A_SENTENCE = re.compile(r"[.!?:;\u2026][\"'\u2019\u201d)\]*]*\s*$")
+_STARTS_A_BLOCK = re.compile(r"^\s*(?:[-*+\u2022>#|]|\d+[.)]\s)")
+_ALIGNED = re.compile(r"\S(?: {3,}|\t)\S")  # columns lined up with spaces: a table, kept
+
+
+def unwrap(text: str) -> str:
+    """``text`` with every line that a fixed width cut mid-sentence joined to the line it goes on
+    from (PDF text, e-mail and editor wrapping: "a way for residents to report a" / "pothole
+    online."), so a sentence is read and quoted whole. A line goes on from the one before when
+    that one is at least ``_WRAPPED_AT_LEAST`` characters long and ends no sentence, label or
+    heading, and it starts in lower case with no speaker, timecode or list marker of its own
+    (lines of a fenced code block or of columns lined up with spaces stay as they are)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    out: list[str] = []
+    fenced = False  # inside a ``` code block, lines stay as they are
+    for line in lines:
+        before = out[-1].rstrip() if out else ""
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if (
+            not fenced
+            and len(before) >= _WRAPPED_AT_LEAST
+            and not _ALIGNED.search(before)
+            and not _ALIGNED.search(line)
+            and not _LINE_ENDS_A_SENTENCE.search(before)
+            and not before.lstrip().startswith(("#", "|"))
+            and re.match(r"\s*[a-z]", line)
+            and not _STARTS_A_BLOCK.match(line)
+            and not line_prefix(line).content_at
+        ):
+            out[-1] = f"{before} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def extract_text(data: bytes, ext: str) -> str:
     """The upload's text, not yet normalized. Raises UnreadableInput with a reason for the user."""
     ext = ext.lower()
@@ -233,12 +272,13 @@ def extract_text(data: bytes, ext: str) -> str:
     if not data:
         raise UnreadableInput("the file is empty")
     if ext == "docx":
-        return _docx_text(data)
+        return unwrap(_docx_text(data))
     if ext == "pdf":
-        return _pdf_text(data)
+        return unwrap(_pdf_text(data))
     text = decode_text(data)
     if ext in ("vtt", "srt"):
         return captions_to_transcript(text)
+    text = unwrap(text)
     lines = text.split("\n")
     folded = speaker_blocks(lines, keep_blank=True)
     return text if folded is lines else "\n".join(folded)

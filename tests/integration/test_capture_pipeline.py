@@ -231,6 +231,17 @@ def test_eval_capture_runs_each_meeting_and_writes_its_figures(tmp_path, monkeyp
     assert main(["eval", "capture", str(split), "--captions", "0"]) == 2
     assert "words per cue" in capsys.readouterr().err
 
+    # and as text wrapped at 30 columns (a sentence runs over two lines)
+    wrapped = tmp_path / "wrapped"
+    assert main(["eval", "capture", str(split), "--wrap", "30", "--out", str(wrapped)]) == 0
+    (doc_path,) = wrapped.glob("capture-*/capture.json")
+    as_text = json.loads(doc_path.read_text())
+    assert as_text["wrapped_at_columns"] == 30 and as_text["captions_words_per_cue"] is None
+    (row,) = as_text["meetings"]
+    assert row["statements"] == 6 and row["statement_recall"] >= 0.5
+    assert main(["eval", "capture", str(split), "--wrap", "40", "--captions", "4"]) == 2
+    assert "not both" in capsys.readouterr().err
+
 
 def test_eval_capture_lomo_runs_each_meeting_with_a_model_that_never_saw_it(
     tmp_path, monkeypatch, capsys

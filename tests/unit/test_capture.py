@@ -14,6 +14,7 @@ from shared.eval.capture import (
     DatasetError,
     Statement,
     as_captions,
+    as_wrapped,
     read_meeting,
     score_meeting,
     spans_by_words,
@@ -184,8 +185,13 @@ def test_a_meeting_as_captions_is_scored_on_the_same_statements(tmp_path: Path) 
     assert " ".join(said[1].split()) == "We need a power button at the top ."
     assert said[2].startswith("It should") and said[2].endswith("red .")
     assert spoken(meeting)
+    text = as_wrapped(meeting, 45)
+    assert text.splitlines()[:2] == ["Ana: Hello . We need a power button at the", "top ."]
+    transcript = normalize(extract_text(text.encode(), "txt"))
+    said = [transcript[s.start : s.end] for s in spans_by_words(transcript, meeting.statements)]
+    assert said[1] == "We need a power button at the top ."  # the lines cut it, unwrap joined
     changed = [Statement(1, "Ana: Hello there .", "NULL")]
-    with pytest.raises(RuntimeError, match="statement 1 is not in the captions' transcript"):
+    with pytest.raises(RuntimeError, match="statement 1 is not in the upload's transcript"):
         spans_by_words(transcript, changed)
 
 

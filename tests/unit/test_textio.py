@@ -18,6 +18,7 @@ from shared.text.textio import (
     normalize,
     sentence_spans,
     speaker_blocks,
+    unwrap,
 )
 
 
@@ -88,6 +89,46 @@ def test_unpunctuated_captions_keep_one_line_per_cue():
         "[00:00:02] Ana: a way to report",
         "[00:00:03] Ana: potholes online",
     ]
+
+
+def test_lines_a_fixed_width_cut_mid_sentence_are_joined():
+    wrapped = (
+        "Ana: So what we really need is a way for residents to report a\n"
+        "pothole online, with a photo, and an email to them when it is\n"
+        "fixed.\n"
+        "Ben: Yes, and the reports should be sorted by how dangerous they\n"
+        "are. Crews see them on their phones.\n"
+    )
+    text = normalize(extract_text(wrapped.encode(), "txt"))
+    assert text.splitlines() == [
+        "Ana: So what we really need is a way for residents to report a pothole online, with a "
+        "photo, and an email to them when it is fixed.",
+        "Ben: Yes, and the reports should be sorted by how dangerous they are. Crews see them on "
+        "their phones.",
+    ]
+    assert unwrap(wrapped.replace("\n", "\r\n")) == "\n".join(text.splitlines()) + "\n"
+
+
+def test_lines_that_end_a_sentence_or_start_their_own_stay_lines():
+    kept = (
+        "Ana: We need reminders the evening before each collection day\n"  # a speaker follows
+        "Ben: yes, by text for the people without a smartphone please\n"
+        "- reminders by text for everyone who signs up for them online\n"  # a list item
+        "- and by e-mail\n"
+        "## Decisions taken in the meeting about the reminders and texts\n"  # a heading
+        "texts cost money, e-mails do not\n"
+        "Short line without an end\n"  # too short to have been wrapped
+        "and a line after it\n"
+        "The reminders go out at six in the evening, the day before.\n"  # a sentence ends
+        "then the crews start at six in the morning\n"
+        "```\n"
+        "a code block whose lines are long enough to look wrapped\n"
+        "and go on in lower case but are code\n"
+        "```\n"
+        "resident      collection day      reminder time    channel\n"  # aligned columns
+        "north         tuesday             18:00            text\n"
+    )
+    assert unwrap(kept) == kept
 
 
 def test_srt_cues_join_their_lines_and_keep_each_speaker():

@@ -171,8 +171,10 @@ _TIME = r"(?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d{1,3})?"
 _CAPITAL = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
 _HEADER_NAME = rf"(?:\*\*)?{_CAPITAL}[\w .'-]{{0,40}}?(?:\*\*)?"
 _SPEAKER_HEADER = re.compile(
-    rf"^\s*(?:(?P<name>{_HEADER_NAME})\s+(?:(?P<time>{_TIME})|[(\[](?P<time3>{_TIME})[)\]]:?)"
-    rf"|\[(?P<time2>{_TIME})\]\s+(?P<name2>{_HEADER_NAME}))\s*$"
+    rf"^\s*(?:(?P<name>{_HEADER_NAME})\s+(?:[-\u2013\u2014|]\s+)?"  # "Ana Lopez - 0:03" too
+    rf"(?:(?P<time>{_TIME})|[(\[](?P<time3>{_TIME})[)\]]:?)"
+    rf"|\[(?P<time2>{_TIME})\]\s+(?P<name2>{_HEADER_NAME})"
+    rf"|\[(?P<name4>{_HEADER_NAME})\]\s+(?P<time4>{_TIME}))\s*$"  # "[Ana Lopez] 10:03:15" (Zoom)
 )
 
 
@@ -187,8 +189,14 @@ def speaker_blocks(paragraphs: list[str], keep_blank: bool = False) -> list[str]
     current: tuple[str, str] | None = None
     for paragraph, header in zip(paragraphs, headers, strict=True):
         if header:
-            name = (header.group("name") or header.group("name2")).strip(" *")
-            stamp = header.group("time") or header.group("time2") or header.group("time3")
+            name = header.group("name") or header.group("name2") or header.group("name4")
+            name = name.strip(" *")
+            stamp = (
+                header.group("time")
+                or header.group("time2")
+                or header.group("time3")
+                or header.group("time4")
+            )
             current = (name, _clock(stamp))
         elif paragraph.strip() and current:
             out.append(f"[{current[1]}] {current[0]}: {paragraph.strip()}")
@@ -338,11 +346,15 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 # "Marketing: ...", "[00:01:02] Ana Lopez: ...", "00:01:02 Ana: ..." (an unbracketed time only
 # before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words", and as
 # exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ...",
-# "Tom (librarian): ..." (the speaker "Tom (librarian)")
+# "Ana Lopez [00:01:02]: ...", "[SPEAKER_00]: ...", "Tom (librarian): ..." (the speaker
+# "Tom (librarian)")
 _LINE_PREFIX = re.compile(
     rf"^(?:\[(?P<tc>{_TIME})\]\s+|(?P<tc2>{_TIME})\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
-    rf"(?:(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
-    rf"(?:\s+\((?:(?P<tc3>{_TIME})|(?P<role>[A-Za-z][\w .'/&-]{{0,40}}))\))?"
+    # "[SPEAKER_00]: ..." (diarization output), "[Ana Lopez]: ..."
+    rf"(?:\[(?P<bracketed>{_CAPITAL}[\w .'-]{{0,40}}?)\]:\s+"
+    rf"|(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
+    rf"(?:\s+\((?:(?P<tc3>{_TIME})|(?P<role>[A-Za-z][\w .'/&-]{{0,40}}))\)"
+    rf"|\s+\[(?P<tc4>{_TIME})\])?"  # "Ana Lopez [00:01:02]: ..."
     r"(?(bold)(?::\*\*|\*\*:)|:)\s+)?"
 )
 # what notes label a line with, never a speaker, when a bracket follows ("Action (Tom): ...")
@@ -368,8 +380,8 @@ def line_prefix(line: str) -> LinePrefix:
     m = _LINE_PREFIX.match(line)
     if not m or not m.end():
         return LinePrefix(None, None, 0)
-    stamp = m.group("tc") or m.group("tc2") or m.group("tc3")
-    speaker = m.group("speaker")
+    stamp = m.group("tc") or m.group("tc2") or m.group("tc3") or m.group("tc4")
+    speaker = m.group("speaker") or m.group("bracketed")
     if speaker and m.group("role"):
         if speaker.strip().lower() in _NOTE_LABELS:  # "Note (important): ...": no one speaks
             return LinePrefix(None, None, 0)

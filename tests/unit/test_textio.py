@@ -167,7 +167,9 @@ def test_transcript_exports_fold_speaker_headers():
 def test_text_uploads_in_export_formats_name_their_speakers():
     otter = "Ana Lopez  0:03\nWe need reminders.\n\nBo Chen  1:02:09\nAgreed.\n"
     rev = "Ana Lopez (00:00:03):\nWe need reminders.\n\nBo Chen (01:02:09):\nAgreed.\n"
-    for upload in (otter, rev):
+    zoom = "[Ana Lopez] 00:00:03\nWe need reminders.\n\n[Bo Chen] 01:02:09\nAgreed.\n"
+    dashed = "Ana Lopez - 00:03\nWe need reminders.\n\nBo Chen - 1:02:09\nAgreed.\n"
+    for upload in (otter, rev, zoom, dashed):
         assert extract_text(upload.encode(), "txt").splitlines() == [
             "[00:00:03] Ana Lopez: We need reminders.",
             "",
@@ -180,6 +182,9 @@ def test_text_uploads_in_export_formats_name_their_speakers():
         ("Élodie Martin: We need reminders.", "Élodie Martin", None),
         ("Tom (librarian): We need reminders.", "Tom (librarian)", None),
         ("Priya (product owner): We need reminders.", "Priya (product owner)", None),
+        ("Ana Lopez [00:01:02]: We need reminders.", "Ana Lopez", "00:01:02"),
+        ("[SPEAKER_00]: We need reminders.", "SPEAKER_00", None),  # diarization output
+        ("[00:01:02] [SPEAKER_01]: We need reminders.", "SPEAKER_01", "00:01:02"),
     ):
         prefix = line_prefix(line)
         assert (prefix.speaker, prefix.timecode) == (speaker, timecode), line

@@ -346,12 +346,13 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 # "Marketing: ...", "[00:01:02] Ana Lopez: ...", "00:01:02 Ana: ..." (an unbracketed time only
 # before a speaker, so "12:30 is the deadline" keeps its words), "[00:01:02] words", and as
 # exports and notes write them: "**Ana Lopez:** ...", "**Ana**: ...", "Ana Lopez (00:01:02): ...",
-# "Ana Lopez [00:01:02]: ...", "[SPEAKER_00]: ...", "Tom (librarian): ..." (the speaker
-# "Tom (librarian)")
+# "Ana Lopez [00:01:02]: ...", "[SPEAKER_00]: ...", "(PERSON4) ...", "Tom (librarian): ..." (the
+# speaker "Tom (librarian)")
 _LINE_PREFIX = re.compile(
     rf"^(?:\[(?P<tc>{_TIME})\]\s+|(?P<tc2>{_TIME})\s+(?={_CAPITAL}[\w .'-]{{0,40}}:\s))?"
-    # "[SPEAKER_00]: ..." (diarization output), "[Ana Lopez]: ..."
+    # "[SPEAKER_00]: ..." (diarization output), "[Ana Lopez]: ...", "(PERSON4) ..." (ELITR)
     rf"(?:\[(?P<bracketed>{_CAPITAL}[\w .'-]{{0,40}}?)\]:\s+"
+    r"|\((?P<parenthesized>[A-Z][A-Za-z_ ]{0,20}?\d{1,3})\):?\s+"  # a numbered speaker only
     rf"|(?P<bold>\*\*)?(?P<speaker>{_CAPITAL}[\w .'-]{{0,40}}?|[A-Z]{{2,}}\d*)"
     rf"(?:\s+\((?:(?P<tc3>{_TIME})|(?P<role>[A-Za-z][\w .'/&-]{{0,40}}))\)"
     rf"|\s+\[(?P<tc4>{_TIME})\])?"  # "Ana Lopez [00:01:02]: ..."
@@ -381,7 +382,7 @@ def line_prefix(line: str) -> LinePrefix:
     if not m or not m.end():
         return LinePrefix(None, None, 0)
     stamp = m.group("tc") or m.group("tc2") or m.group("tc3") or m.group("tc4")
-    speaker = m.group("speaker") or m.group("bracketed")
+    speaker = m.group("speaker") or m.group("bracketed") or m.group("parenthesized")
     if speaker and m.group("role"):
         if speaker.strip().lower() in _NOTE_LABELS:  # "Note (important): ...": no one speaks
             return LinePrefix(None, None, 0)

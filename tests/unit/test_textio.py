@@ -185,6 +185,7 @@ def test_text_uploads_in_export_formats_name_their_speakers():
         ("Ana Lopez [00:01:02]: We need reminders.", "Ana Lopez", "00:01:02"),
         ("[SPEAKER_00]: We need reminders.", "SPEAKER_00", None),  # diarization output
         ("[00:01:02] [SPEAKER_01]: We need reminders.", "SPEAKER_01", "00:01:02"),
+        ("(PERSON4) We need reminders.", "PERSON4", None),  # ELITR minuting corpus
     ):
         prefix = line_prefix(line)
         assert (prefix.speaker, prefix.timecode) == (speaker, timecode), line
@@ -193,6 +194,7 @@ def test_text_uploads_in_export_formats_name_their_speakers():
     assert extract_text(notes.encode(), "txt") == notes  # not an export: as it was
     assert line_prefix("Note (important): we need reminders.").speaker is None
     assert line_prefix("Action (Tom): we need reminders.").speaker is None
+    assert line_prefix("(Optional) Export to Excel.") == LinePrefix(None, None, 0)  # no speaker
 
 
 def test_line_spans_tile_the_text():

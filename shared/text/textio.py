@@ -128,38 +128,50 @@ def captions_to_transcript(text: str) -> str:
 
 
 def _caption_turns(text: str) -> list[tuple[str, str | None, str]]:
-    """(start time, speaker or None, words) per cue and speaker, in order."""
-    lines: list[tuple[str, str | None, str]] = []
-    block: list[str] = []
-
-    def flush() -> None:
-        for i, line in enumerate(block):
-            timing = _CAPTION_TIMING.match(line)
-            if not timing:
-                continue
-            stamp = _clock(timing.group("start"))
-            turns: list[tuple[str | None, list[str]]] = []
-            for raw in block[i + 1 :]:
-                speaker, words = _caption_parts(raw)
-                if not words:
-                    continue
-                if turns and (speaker is None or speaker == turns[-1][0]):
-                    turns[-1][1].append(words)
-                else:
-                    turns.append((speaker, [words]))
-            for speaker, spoken in turns:
-                lines.append((stamp, speaker, " ".join(spoken)))
-            break
-        block.clear()
-
+    """(start time, speaker or None, words) per cue and speaker, in order. A cue is its timing
+    line and the lines after it up to the next cue's number or timing line (a line of spaces
+    inside a cue, as YouTube writes them, does not end it); headers, NOTE, STYLE and REGION
+    blocks are skipped."""
+    cues: list[tuple[str, list[str]]] = []
+    skipping = False  # inside a header or comment block
+    after_blank = True
+    maybe_number = False  # the line just before came after a blank: the next cue's number?
     for raw in text.splitlines():
-        if raw.strip() == "":
-            flush()
-        elif raw.startswith(("WEBVTT", "NOTE", "STYLE", "REGION")) and not block:
-            block.append("")  # header or comment block: skipped by flush (no timing line)
-        else:
-            block.append(raw)
-    flush()
+        line = raw.rstrip()
+        if not line.strip():
+            after_blank, skipping, maybe_number = True, False, False
+            continue
+        timing = _CAPTION_TIMING.match(line)
+        if timing:
+            if maybe_number and cues and cues[-1][1]:
+                cues[-1][1].pop()  # "2" or a cue id before the timing: no words
+            cues.append((_clock(timing.group("start")), []))
+            skipping = maybe_number = False
+        elif after_blank and line.startswith(("WEBVTT", "NOTE", "STYLE", "REGION")):
+            skipping = True
+        elif not skipping:
+            maybe_number = after_blank
+            if cues:
+                cues[-1][1].append(line)
+        after_blank = False
+    lines: list[tuple[str, str | None, str]] = []
+    shown: list[tuple[str | None, str]] = []  # the lines the cue before showed
+    for stamp, raw_lines in cues:
+        cue = [_caption_parts(raw) for raw in raw_lines]
+        said = [(speaker, words) for speaker, words in cue if words]
+        # rolling captions (YouTube's) show the line before again above the new one: said
+        # once (a line of a few words, the same speaker; "Yes." may well be said twice)
+        fresh = said
+        while fresh and fresh[0] in shown and len(fresh[0][1].split()) >= 3:
+            fresh = fresh[1:]
+        shown = said
+        turns: list[tuple[str | None, list[str]]] = []
+        for speaker, words in fresh:
+            if turns and (speaker is None or speaker == turns[-1][0]):
+                turns[-1][1].append(words)
+            else:
+                turns.append((speaker, [words]))
+        lines += [(stamp, speaker, " ".join(spoken)) for speaker, spoken in turns]
     return lines
 
 

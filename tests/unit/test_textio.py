@@ -91,6 +91,30 @@ def test_unpunctuated_captions_keep_one_line_per_cue():
     ]
 
 
+def test_rolling_captions_say_each_line_once():
+    # as YouTube writes them: each cue shows the line before again above the new words, and a
+    # short cue holds the line alone
+    vtt = (
+        "WEBVTT\nKind: captions\nLanguage: en\n\n"
+        "00:00:00.000 --> 00:00:02.350 align:start position:0%\n \n"
+        "so<00:00:00.480><c> what</c><00:00:00.640><c> we</c><00:00:00.800><c> need</c>\n\n"
+        "00:00:02.350 --> 00:00:02.360 align:start position:0%\nso what we need\n \n\n"
+        "00:00:02.360 --> 00:00:05.000 align:start position:0%\nso what we need\n"
+        "is<00:00:02.500><c> a</c><00:00:02.700><c> way</c><00:00:02.900><c> to</c> report\n\n"
+        "00:00:05.000 --> 00:00:07.000 align:start position:0%\nis a way to report\n"
+        "potholes online\n"
+    )
+    assert captions_to_transcript(vtt).splitlines() == [
+        "[00:00:00] so what we need",
+        "[00:00:02] is a way to report",
+        "[00:00:05] potholes online",
+    ]
+    said_twice = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nYes.\n\n00:00:02.000 --> 00:00:03.000\nYes.\n"
+    )
+    assert captions_to_transcript(said_twice).splitlines() == ["[00:00:01] Yes.", "[00:00:02] Yes."]
+
+
 def test_lines_a_fixed_width_cut_mid_sentence_are_joined():
     wrapped = (
         "Ana: So what we really need is a way for residents to report a\n"

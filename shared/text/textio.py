@@ -281,6 +281,14 @@ def unwrap(text: str) -> str:
     return "\n".join(out)
 
 
+def _are_captions(text: str) -> bool:
+    """Whether a text upload holds captions saved under another name (a ``.txt`` of WebVTT or
+    SubRip cues): at least two cue timing lines, and one for every eight lines or fewer."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    timed = sum(1 for line in lines if _CAPTION_TIMING.match(line))
+    return timed >= 2 and timed * 8 >= len(lines)
+
+
 def extract_text(data: bytes, ext: str) -> str:
     """The upload's text, not yet normalized. Raises UnreadableInput with a reason for the user."""
     ext = ext.lower()
@@ -292,11 +300,12 @@ def extract_text(data: bytes, ext: str) -> str:
     if not data:
         raise UnreadableInput("the file is empty")
     if ext == "docx":
-        return unwrap(_docx_text(data))
+        text = _docx_text(data)
+        return captions_to_transcript(text) if _are_captions(text) else unwrap(text)
     if ext == "pdf":
         return unwrap(_pdf_text(data))
     text = decode_text(data)
-    if ext in ("vtt", "srt"):
+    if ext in ("vtt", "srt") or _are_captions(text):
         return captions_to_transcript(text)
     text = unwrap(text)
     lines = text.split("\n")

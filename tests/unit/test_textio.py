@@ -166,6 +166,10 @@ def test_srt_cues_join_their_lines_and_keep_each_speaker():
         "[00:02:05] Cy: No."
     )
     assert extract_text(srt.encode(), "srt").startswith("[00:00:01] Ana: We need")
+    # captions saved as a text file are captions all the same
+    assert extract_text(srt.encode(), "txt") == extract_text(srt.encode(), "srt")
+    notes = "Agenda\n00:00:01,000 --> 00:00:04,000 is the format of a cue\nWe need reminders.\n"
+    assert extract_text(notes.encode(), "txt") == notes  # one timing line: not captions
 
 
 def test_line_prefix_reads_timecode_and_speaker():

@@ -64,9 +64,14 @@ def decode_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-_CAPTION_TIMING = re.compile(
-    r"^\s*(?P<start>(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3})\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}"
+_CAPTION_TIMING = re.compile(  # "00:01:02.500 --> ...", "1:02,500 --> ...", "0:0:3.48 --> ..."
+    r"^\s*(?P<start>(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3})\s+-->\s+"
+    r"(?:\d{1,2}:)?\d{1,2}:\d{1,2}[.,]\d{1,3}"
 )
+# a speaker's name on a line of its own at the top of each cue (Teams' older transcripts:
+# "0:0:0.0 --> 0:0:3.480" / "Ana Lopez" / "We need reminders.")
+_NAME_LINE = re.compile(r"[A-Z\u00c0-\u00de][\w.'-]*(?: [\w.'-]+){0,3}")
+_MAX_SPEAKERS = 20
 _VTT_VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
 _TAG = re.compile(r"</?[^>]+>")
 _BRACKET_NAME = re.compile(r"^\s*(?:-\s*)?\[(?P<name>[^\]\d][^\]]{0,40})\]\s*(?P<text>.*)$")
@@ -127,6 +132,20 @@ def captions_to_transcript(text: str) -> str:
     )
 
 
+def _names_on_their_own_line(cues: list[tuple[str, list[str]]]) -> set[str]:
+    """The speakers' names when the captions put one on a line of its own at the top of every
+    cue of two lines or more (a few names, each a short capitalised line that ends no sentence,
+    each heading two cues on average); empty otherwise."""
+    firsts = [raw[0].strip() for _, raw in cues if len(raw) >= 2]
+    if len(cues) < 2 or len(firsts) < 0.8 * len(cues):
+        return set()
+    names = {f for f in firsts if _NAME_LINE.fullmatch(f) and not _VTT_VOICE.search(f)}
+    if sum(1 for f in firsts if f in names) < 0.9 * len(firsts) or len(names) > _MAX_SPEAKERS:
+        return set()
+    # names come back cue after cue; the first lines of wrapped subtitles do not
+    return names if 2 * len(names) <= len(firsts) else set()
+
+
 def _caption_turns(text: str) -> list[tuple[str, str | None, str]]:
     """(start time, speaker or None, words) per cue and speaker, in order. A cue is its timing
     line and the lines after it up to the next cue's number or timing line (a line of spaces
@@ -154,10 +173,13 @@ def _caption_turns(text: str) -> list[tuple[str, str | None, str]]:
             if cues:
                 cues[-1][1].append(line)
         after_blank = False
+    named = _names_on_their_own_line(cues)
     lines: list[tuple[str, str | None, str]] = []
     shown: list[tuple[str | None, str]] = []  # the lines the cue before showed
     for stamp, raw_lines in cues:
         cue = [_caption_parts(raw) for raw in raw_lines]
+        if named and len(raw_lines) >= 2 and raw_lines[0].strip() in named:
+            cue = [(raw_lines[0].strip(), " ".join(words for _, words in cue[1:] if words))]
         said = [(speaker, words) for speaker, words in cue if words]
         # rolling captions (YouTube's) show the line before again above the new one: said
         # once (a line of a few words, the same speaker; "Yes." may well be said twice)

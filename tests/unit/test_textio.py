@@ -115,6 +115,33 @@ def test_rolling_captions_say_each_line_once():
     assert captions_to_transcript(said_twice).splitlines() == ["[00:00:01] Yes.", "[00:00:02] Yes."]
 
 
+def test_captions_that_name_the_speaker_on_a_line_of_their_own():
+    # Teams' older transcripts, saved as .txt or .docx: the name above the words of each cue
+    teams = (
+        "0:0:0.0 --> 0:0:3.480\nAna Lopez\nSo what we really need is a way for\n\n"
+        "0:0:3.480 --> 0:0:6.0\nAna Lopez\nresidents to report a pothole online.\n\n"
+        "0:0:6.0 --> 0:0:8.120\nBo Chen\nYes, agreed.\n\n"
+        "0:0:8.120 --> 0:0:9.0\nAna Lopez\nWith a photo.\n"
+    )
+    assert extract_text(teams.encode(), "txt").splitlines() == [
+        "[00:00:00] Ana Lopez: So what we really need is a way for residents to report a pothole "
+        "online.",
+        "[00:00:06] Bo Chen: Yes, agreed.",
+        "[00:00:08] Ana Lopez: With a photo.",
+    ]
+    # subtitles wrapped over two lines: their first lines are no names
+    wrapped = "".join(
+        f"00:00:0{n}.000 --> 00:00:0{n + 1}.000\n{first}\n{second}\n\n"
+        for n, (first, second) in enumerate(
+            [("So what we need", "is a way to report."), ("And then the crews", "fix it.")], 1
+        )
+    )
+    assert captions_to_transcript(wrapped).splitlines() == [
+        "[00:00:01] So what we need is a way to report.",
+        "[00:00:02] And then the crews fix it.",
+    ]
+
+
 def test_lines_a_fixed_width_cut_mid_sentence_are_joined():
     wrapped = (
         "Ana: So what we really need is a way for residents to report a\n"

@@ -107,7 +107,8 @@ def document_text(data: bytes, name: str) -> str:
             + ")"
         )
     try:
-        return normalize(extract_text(data, ext))
+        # the splitter reads the document's own structure: its lines stay as written
+        return normalize(extract_text(data, ext, join_cut_lines=False))
     except UnreadableInput:
         raise
     except Exception as err:  # noqa: BLE001 - parsers of hostile files raise anything

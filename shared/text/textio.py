@@ -311,8 +311,10 @@ def _are_captions(text: str) -> bool:
     return timed >= 2 and timed * 8 >= len(lines)
 
 
-def extract_text(data: bytes, ext: str) -> str:
-    """The upload's text, not yet normalized. Raises UnreadableInput with a reason for the user."""
+def extract_text(data: bytes, ext: str, *, join_cut_lines: bool = True) -> str:
+    """The upload's text, not yet normalized. Raises UnreadableInput with a reason for the user.
+    ``join_cut_lines``: lines a fixed width cut mid-sentence are joined (``unwrap``), as a
+    transcript is read; documents chunked by their own structure keep their lines (False)."""
     ext = ext.lower()
     if ext not in SUPPORTED_EXTENSIONS:
         raise UnreadableInput(
@@ -321,15 +323,16 @@ def extract_text(data: bytes, ext: str) -> str:
         )
     if not data:
         raise UnreadableInput("the file is empty")
+    keep: Callable[[str], str] = unwrap if join_cut_lines else str
     if ext == "docx":
         text = _docx_text(data)
-        return captions_to_transcript(text) if _are_captions(text) else unwrap(text)
+        return captions_to_transcript(text) if _are_captions(text) else keep(text)
     if ext == "pdf":
-        return unwrap(_pdf_text(data))
+        return keep(_pdf_text(data))
     text = decode_text(data)
     if ext in ("vtt", "srt") or _are_captions(text):
         return captions_to_transcript(text)
-    text = unwrap(text)
+    text = keep(text)
     lines = text.split("\n")
     folded = speaker_blocks(lines, keep_blank=True)
     return text if folded is lines else "\n".join(folded)

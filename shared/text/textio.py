@@ -278,8 +278,16 @@ def unwrap(text: str) -> str:
     online."), so a sentence is read and quoted whole. A line goes on from the one before when
     that one is at least ``_WRAPPED_AT_LEAST`` characters long and ends no sentence, label or
     heading, and it starts in lower case with no speaker, timecode or list marker of its own
-    (lines of a fenced code block or of columns lined up with spaces stay as they are)."""
+    (lines of a fenced code block or of columns lined up with spaces stay as they are). A text
+    with few sentence ends (under ``_PUNCTUATED_SHARE`` of its lines hold one) is left as it is:
+    its lines are the only boundaries it has."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    said = [line for line in lines if line.strip()]
+    ends = sum(1 for line in said if re.search(r"[.!?\u2026](?:\s|$)", line))
+    if ends < _PUNCTUATED_SHARE * len(said):
+        # no sentence ends to go by (speech recognised one utterance a line, unpunctuated):
+        # joining would run the whole text into one line
+        return text
     out: list[str] = []
     fenced = False  # inside a ``` code block, lines stay as they are
     for line in lines:

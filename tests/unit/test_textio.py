@@ -180,6 +180,12 @@ def test_lines_that_end_a_sentence_or_start_their_own_stay_lines():
         "north         tuesday             18:00            text\n"
     )
     assert unwrap(kept) == kept
+    unpunctuated = (  # speech recognised one utterance a line: the lines are all it has
+        "so i think we should start with the remote control design today\n"
+        "and then we can talk about the buttons and the colours of the case\n"
+        "yeah that sounds good to me and to the rest of the team i think\n"
+    )
+    assert unwrap(unpunctuated) == unpunctuated
 
 
 def test_srt_cues_join_their_lines_and_keep_each_speaker():

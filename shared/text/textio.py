@@ -447,12 +447,33 @@ def line_prefix(line: str) -> LinePrefix:
 
 
 def prefix_at(text: str, position: int) -> LinePrefix:
-    """The speaker and timecode of the line of ``text`` that holds ``position``."""
+    """The speaker and timecode of the line of ``text`` that holds ``position``; a line that
+    names none goes on with the turn above it ("Ana: We need reminders." / "They go out at six."
+    is Ana's), up to a blank line or ``_TURN_LINES`` lines back; a list item or a heading is
+    no one's."""
     if not 0 <= position <= len(text):
         return LinePrefix(None, None, 0)
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", start)
-    return line_prefix(text[start : len(text) if end < 0 else end])
+    here = text[start : len(text) if end < 0 else end]
+    own = line_prefix(here)
+    at = start
+    said = own.speaker is None and not _STARTS_A_BLOCK.match(here)  # no list item of notes
+    for _ in range(_TURN_LINES if said else 0):
+        if at == 0:
+            break
+        above = text.rfind("\n", 0, at - 1) + 1
+        line = text[above : at - 1]
+        if not line.strip():
+            break  # a blank line ends the turn
+        turn = line_prefix(line)
+        if turn.speaker:
+            return LinePrefix(turn.speaker, own.timecode or turn.timecode, own.content_at)
+        at = above
+    return own
+
+
+_TURN_LINES = 50  # how far above a line without a speaker its turn's speaker is looked for
 
 
 def speaker_of(line: str) -> tuple[str | None, int]:

@@ -131,6 +131,22 @@ def test_quotes_carry_the_speaker_of_name_text_lines(tmp_path, embedder):
     assert all(q.timecode is None for q in quotes)
 
 
+def test_a_turn_over_several_lines_is_its_speakers_throughout(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    said = (
+        "Ana: Okay, the reminders.\n"
+        "Patients must get a text reminder the day before their appointment.\n"
+        "Ben: And the receptionists need to see every doctor's day on one screen.\n"
+    )
+    run = run_file(svc, bus, "clinic", "meeting.txt", said.encode())
+    assert run.status == "completed", run.failure_reason
+    quotes = {q.text: q for s in stories_of(svc, run.run_id) for q in s.source_quotes}
+    reminder = next(q for text, q in quotes.items() if "reminder the day before" in text)
+    assert reminder.speaker == "Ana"  # the line names no one: it goes on with Ana's turn
+    screen = next(q for text, q in quotes.items() if "one screen" in text)
+    assert screen.speaker == "Ben"
+
+
 VTT = """WEBVTT
 
 1

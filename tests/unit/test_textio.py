@@ -16,6 +16,7 @@ from shared.text.textio import (
     line_prefix,
     line_spans,
     normalize,
+    prefix_at,
     sentence_spans,
     speaker_blocks,
     unwrap,
@@ -256,6 +257,23 @@ def test_text_uploads_in_export_formats_name_their_speakers():
     assert line_prefix("Note (important): we need reminders.").speaker is None
     assert line_prefix("Action (Tom): we need reminders.").speaker is None
     assert line_prefix("(Optional) Export to Excel.") == LinePrefix(None, None, 0)  # no speaker
+
+
+def test_a_line_without_a_speaker_goes_on_with_the_turn_above():
+    text = (
+        "Ana: We need reminders.\nThey go out at six.\n\nNobody said this.\n"
+        "[00:01:02] Bo: Yes.\nAnd by text.\nPresent: Ana, Bo\n- Reminders by text.\n"
+    )
+
+    def at(words: str) -> tuple[str | None, str | None]:
+        prefix = prefix_at(text, text.index(words))
+        return prefix.speaker, prefix.timecode
+
+    assert at("They go out") == ("Ana", None)
+    assert at("Nobody") == (None, None)  # a blank line ended the turn
+    assert at("And by text") == ("Bo", "00:01:02")
+    assert at("Reminders by text") == (None, None)  # a list item of notes is no one's
+    assert prefix_at(text, text.index("They go out")).content_at == 0
 
 
 def test_line_spans_tile_the_text():

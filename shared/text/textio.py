@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from shared.errors import SynthesizerError
 
@@ -70,7 +70,7 @@ _CAPTION_TIMING = re.compile(  # "00:01:02.500 --> ...", "1:02,500 --> ...", "0:
 )
 # a speaker's name on a line of its own at the top of each cue (Teams' older transcripts:
 # "0:0:0.0 --> 0:0:3.480" / "Ana Lopez" / "We need reminders.")
-_NAME_LINE = re.compile(r"[A-Z\u00c0-\u00de][\w.'-]*(?: [\w.'-]+){0,3}")
+_NAME_LINE = re.compile(r"[A-Z\u00c0-\u00de][\w.'-]*(?: [\w.'-]+){0,3}(?<![.])")
 _MAX_SPEAKERS = 20
 _VTT_VOICE = re.compile(r"<v(?:\.[^ >]*)?\s+([^>]+)>")
 _TAG = re.compile(r"</?[^>]+>")
@@ -242,13 +242,49 @@ def speaker_blocks(paragraphs: list[str], keep_blank: bool = False) -> list[str]
 def _docx_text(data: bytes) -> str:
     try:
         import docx  # python-docx
+        from docx.table import Table
     except ImportError as err:  # pragma: no cover - it is a pinned dependency
         raise UnreadableInput("reading .docx needs python-docx") from err
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as err:  # noqa: BLE001 - python-docx on a hostile file raises anything
         raise UnreadableInput(f"the .docx file could not be read: {err}") from None
-    return "\n".join(speaker_blocks([p.text for p in document.paragraphs]))
+    lines: list[str] = []
+    for block in document.iter_inner_content():  # paragraphs and tables, in document order
+        if isinstance(block, Table):
+            lines += _table_lines(block)
+        else:
+            lines.append(block.text)
+    return "\n".join(speaker_blocks(lines))
+
+
+def _table_lines(table: Any) -> list[str]:
+    """A table's rows as lines: ``[0:03] Ana Lopez: words`` for a transcript's rows (a short
+    name and a time, then the words), else its cells joined by " | " (merged cells once)."""
+    out = []
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            text = " ".join(cell.text.split())
+            if text and (not cells or cells[-1] != text):
+                cells.append(text)
+        if not cells:
+            continue
+        timed = [c for c in cells if re.fullmatch(_TIME, c)]
+        named = [c for c in cells if c not in timed and _NAME_LINE.fullmatch(c)]
+        words = [c for c in cells if c not in timed and c not in named]
+        if (
+            len(cells) in (2, 3)
+            and len(named) == 1
+            and len(timed) <= 1
+            and len(words) == 1
+            and cells[-1] == words[0]  # the words last: "Decision | Owner" rows name an owner
+        ):
+            stamp = f"[{_clock(timed[0])}] " if timed else ""
+            out.append(f"{stamp}{named[0]}: {words[0]}")
+        else:
+            out.append(" | ".join(cells))
+    return out
 
 
 def _pdf_text(data: bytes) -> str:

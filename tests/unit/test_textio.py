@@ -311,6 +311,39 @@ def test_docx_transcript_export_keeps_speakers_and_times():
     )
 
 
+def test_docx_tables_are_read_in_place_not_lost():
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Meeting notes")
+    said = document.add_table(rows=2, cols=3)  # a transcript kept as a table
+    for r, row in enumerate(
+        [("Ana Lopez", "0:03", "We need reminders."), ("Bo Chen", "", "Agreed.")]
+    ):
+        for c, text in enumerate(row):
+            said.cell(r, c).text = text
+    document.add_paragraph("Decisions")
+    decided = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([("Decision", "Owner"), ("Reminders go out at six.", "Ana")]):
+        for c, text in enumerate(row):
+            decided.cell(r, c).text = text
+    merged = document.add_table(rows=1, cols=2)
+    merged.cell(0, 0).merge(merged.cell(0, 1)).text = "Open: the price of texts."
+    buffer = io.BytesIO()
+    document.save(buffer)
+    assert extract_text(buffer.getvalue(), "docx").splitlines() == [
+        "Meeting notes",
+        "[00:00:03] Ana Lopez: We need reminders.",
+        "Bo Chen: Agreed.",
+        "Decisions",
+        "Decision | Owner",
+        "Reminders go out at six. | Ana",  # an owner named last is no speaker
+        "Open: the price of texts.",  # a merged cell once
+    ]
+
+
 @pytest.mark.parametrize(
     ("spoken", "clean"),
     [

@@ -19,14 +19,13 @@ temporary local store, so what is measured is what a user gets. Then, per meetin
 ``eval/{eval_id}/capture.json`` holds the figures, ``capture_stories.jsonl`` every story with the
 labels of the statements it quotes, for error analysis.
 
-``wrap=N`` uploads each meeting as text hard-wrapped at N columns instead (``as_wrapped``: each
-turn one paragraph, or each line of notes, cut where the line is full, as PDF text, e-mail and
-editors cut them), ``captions=N`` as
-WebVTT captions (``as_captions``): every speaker's
-turn cut into cues of N words, wherever the N-th word falls, as meeting tools caption speech, so
-a sentence often runs over two cues (written notes, whose statements name no speaker, stay
-text). The statements are found again in the transcript the upload
-became by their words (``spans_by_words``) and scored the same way.
+Other forms of the same meeting: ``captions=N`` uploads each spoken meeting as WebVTT captions
+(``as_captions``), every turn cut into cues of N words wherever the N-th word falls, as meeting
+tools caption speech, so a sentence often runs over two cues (written notes stay text);
+``wrap=N`` uploads it as text hard-wrapped at N columns (``as_wrapped``: each turn one
+paragraph, or each line of notes, cut where the line is full, as PDF text, e-mail and editors
+cut them). The statements are found again, word for word, in the transcript the upload became
+(``spans_by_words``) and scored the same way.
 """
 
 from __future__ import annotations

@@ -216,27 +216,58 @@ def speaker_blocks(paragraphs: list[str], keep_blank: bool = False) -> list[str]
     """Paragraphs with ``Name  0:03`` header lines folded into ``[00:00:03] Name: text`` lines;
     unchanged when fewer than two such headers appear (then it is not a transcript export).
     ``keep_blank`` keeps the empty paragraphs (the blank lines of a text file)."""
-    headers = [_SPEAKER_HEADER.match(p) for p in paragraphs]
+    headers: list[tuple[str, str | None] | None] = []
+    for p in paragraphs:
+        header = _SPEAKER_HEADER.match(p)
+        if header is None:
+            headers.append(None)
+            continue
+        name = header.group("name") or header.group("name2") or header.group("name4")
+        stamp = (
+            header.group("time")
+            or header.group("time2")
+            or header.group("time3")
+            or header.group("time4")
+        )
+        headers.append((name.strip(" *"), _clock(stamp)))
     if sum(1 for h in headers if h) < 2:
-        return paragraphs
+        headers = _names_alone(paragraphs)
+        if not any(headers):
+            return paragraphs
     out: list[str] = []
-    current: tuple[str, str] | None = None
-    for paragraph, header in zip(paragraphs, headers, strict=True):
-        if header:
-            name = header.group("name") or header.group("name2") or header.group("name4")
-            name = name.strip(" *")
-            stamp = (
-                header.group("time")
-                or header.group("time2")
-                or header.group("time3")
-                or header.group("time4")
-            )
-            current = (name, _clock(stamp))
+    current: tuple[str, str | None] | None = None
+    for paragraph, found in zip(paragraphs, headers, strict=True):
+        if found:
+            current = found
         elif paragraph.strip() and current:
-            out.append(f"[{current[1]}] {current[0]}: {paragraph.strip()}")
+            stamp = f"[{current[1]}] " if current[1] else ""
+            out.append(f"{stamp}{current[0]}: {paragraph.strip()}")
         elif paragraph.strip() or keep_blank:
             out.append(paragraph)
     return out
+
+
+# a speaker's name alone on a line above their words, with no time ("ANA LOPEZ:", "Ana:")
+_NAME_ALONE = re.compile(
+    rf"^\s*(?:\*\*)?(?P<name>{_CAPITAL}[\w .'-]{{0,40}}?)(?:\*\*)?:(?:\*\*)?\s*$"
+)
+
+
+def _names_alone(paragraphs: list[str]) -> list[tuple[str, str | None] | None]:
+    """Per paragraph, the speaker whose name it holds alone ("Ana Lopez:"), when the text is a
+    transcript written that way: three such lines or more, two names or more, each name back
+    twice on average (labels of notes, "Scope:" / "Budget:", come once each) and none a label
+    of notes ("Decision:", "Action:"); all None otherwise."""
+    found = [_NAME_ALONE.match(p) for p in paragraphs]
+    names = [m.group("name").strip() for m in found if m]
+    if (
+        len(names) < 3
+        or not 2 <= len(set(names)) <= _MAX_SPEAKERS
+        or 2 * len(set(names)) > len(names) + 1
+        or any(n.lower() in _NOTE_LABELS for n in names)
+    ):
+        return [None] * len(paragraphs)
+    return [(m.group("name").strip(), None) if m else None for m in found]
 
 
 def _docx_text(data: bytes) -> str:

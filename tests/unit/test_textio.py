@@ -224,6 +224,17 @@ def test_transcript_exports_fold_speaker_headers():
     ]
     plain = ["Meeting notes", "Ana 10:30 is fine", "We need reminders."]
     assert speaker_blocks(plain) == plain  # one header-like line is not an export
+    # names alone on their line above the words, no time (hearings, some exports)
+    named = ["ANA LOPEZ:", "We need reminders.", "BO CHEN:", "Agreed.", "ANA LOPEZ:", "By text."]
+    assert speaker_blocks(named) == [
+        "ANA LOPEZ: We need reminders.",
+        "BO CHEN: Agreed.",
+        "ANA LOPEZ: By text.",
+    ]
+    labels = ["Scope:", "TV only.", "Budget:", "12.50 EUR.", "Timeline:", "Spring."]
+    assert speaker_blocks(labels) == labels  # labels of notes come once each
+    decided = ["Decision:", "- TV only.", "Action:", "- Prices.", "Decision:", "- Texts."]
+    assert speaker_blocks(decided) == decided  # and "Decision:" is no one's name
 
 
 def test_text_uploads_in_export_formats_name_their_speakers():

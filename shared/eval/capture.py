@@ -36,7 +36,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -334,10 +334,11 @@ def _ratio(a: float, b: float) -> float:
 
 def _run_meeting(
     svc: Any, bus: Any, meeting: Meeting, captions: int = 0, wrap: int = 0
-) -> tuple[Any, list[GeneratedItem], Any]:
+) -> tuple[Any, list[GeneratedItem], Any, Meeting]:
     """The run of ``meeting`` uploaded as text, one statement a line (or as captions of
-    ``captions`` words a cue, or as text wrapped at ``wrap`` columns: its statements' spans then
-    set anew in the transcript the upload became)."""
+    ``captions`` words a cue, or as text wrapped at ``wrap`` columns), and the meeting to score
+    it by: ``meeting`` itself, or a copy whose statements are spanned in the transcript the
+    captions or the wrapped text became."""
     from shared import layout
     from shared.models import Segment, TaggingRecord
     from shared.pipeline.runs import load_run, start_run
@@ -360,11 +361,15 @@ def _run_meeting(
             f"{meeting.meeting_id}: the run ended {run.status}: {run.failure_reason}"
         )
     transcript = svc.store.get(layout.transcript(run.run_id)).decode()
+    scored = meeting
     if captions or wrap:
-        for statement, span in zip(
-            meeting.statements, spans_by_words(transcript, meeting.statements), strict=True
-        ):
-            statement.span = span
+        spans = spans_by_words(transcript, meeting.statements)
+        scored = replace(
+            meeting,
+            statements=[
+                replace(s, span=span) for s, span in zip(meeting.statements, spans, strict=True)
+            ],
+        )
     elif transcript != meeting.transcript:
         raise RuntimeError(
             f"{meeting.meeting_id}: the normalized transcript differs from the statements joined "
@@ -376,7 +381,7 @@ def _run_meeting(
     except NotFound:
         records = []
     segments = read_jsonl(svc.store, layout.segments(run.run_id), Segment)
-    return run, items, (records, segments, transcript)
+    return run, items, (records, segments, transcript), scored
 
 
 def evaluate(
@@ -428,12 +433,12 @@ def evaluate(
             began = time.perf_counter()
             doc = (held_out_models or {}).get(meeting.meeting_id)
             with held_out(CaptureModel(doc)) if doc else nullcontext():
-                run, items, (records, segments, transcript) = _run_meeting(
+                run, items, (records, segments, transcript), scored = _run_meeting(
                     svc, bus, meeting, captions, wrap
                 )
             seconds = time.perf_counter() - began
             stories = [i for i in items if i.type == "User Story"]
-            figures, srows = score_meeting(meeting, stories)
+            figures, srows = score_meeting(scored, stories)
             checked, judged = judge_run(items, records, segments, transcript)
             failing = {
                 r["story_id"]: [name for name, c in r["checks"].items() if not c["passed"]]

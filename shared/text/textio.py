@@ -102,7 +102,9 @@ def _caption_parts(raw: str) -> tuple[str | None, str]:
 
 
 # a caption that ends a sentence ("... online.", "... fixed?\"", "... so.)")
-_ENDS_A_SENTENCE = re.compile(r"[.!?\u2026][\"'\u2019\u201d)\]]*$")
+_STOP = "[.!?\u2026]"  # what ends a sentence
+_CLOSERS = "[\"'\u2019\u201d)\\]]*"  # closing quotes and brackets after it
+_ENDS_A_SENTENCE = re.compile(rf"{_STOP}{_CLOSERS}$")
 # captions punctuated (most cues end a sentence somewhere): only then does a cue that ends
 # without one continue into the next; unpunctuated automatic captions keep one line per cue
 _PUNCTUATED_SHARE = 0.3
@@ -117,7 +119,7 @@ def captions_to_transcript(text: str) -> str:
     the same speaker goes on and the captions are punctuated: the engine reads and quotes it
     whole."""
     turns = _caption_turns(text)
-    punctuated = [bool(re.search(r"[.!?\u2026]", said)) for _, _, said in turns]
+    punctuated = [bool(re.search(_STOP, said)) for _, _, said in turns]
     join = bool(turns) and sum(punctuated) >= _PUNCTUATED_SHARE * len(turns)
     lines: list[tuple[str, str | None, str]] = []
     for stamp, speaker, said in turns:
@@ -334,7 +336,7 @@ def _pdf_text(data: bytes) -> str:
 # a line cut where a sentence goes on: long enough to have been wrapped, not ending a sentence
 # or a label; the next line going on in lower case, with no speaker, list marker or heading
 _WRAPPED_AT_LEAST = 40
-_LINE_ENDS_A_SENTENCE = re.compile(r"[.!?:;\u2026][\"'\u2019\u201d)\]*]*\s*$")
+_LINE_ENDS_A_SENTENCE = re.compile(rf"(?:{_STOP}|[:;]){_CLOSERS}\**\s*$")  # or a label
 _STARTS_A_BLOCK = re.compile(r"^\s*(?:[-*+\u2022>#|]|\d+[.)]\s)")
 _ALIGNED = re.compile(r"\S(?: {3,}|\t)\S")  # columns lined up with spaces: a table, kept
 
@@ -350,7 +352,7 @@ def unwrap(text: str) -> str:
     its lines are the only boundaries it has."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     said = [line for line in lines if line.strip()]
-    ends = sum(1 for line in said if re.search(r"[.!?\u2026](?:\s|$)", line))
+    ends = sum(1 for line in said if re.search(rf"{_STOP}(?:\s|$)", line))
     if ends < _PUNCTUATED_SHARE * len(said):
         # no sentence ends to go by (speech recognised one utterance a line, unpunctuated):
         # joining would run the whole text into one line

@@ -5583,3 +5583,51 @@ def test_a_question_written_without_its_mark_is_no_criterion() -> None:
         ]
     )
     assert not any(c.startswith("Whether") for c in whether.acceptance_criteria)
+
+
+def test_a_time_said_first_by_its_figure_is_when_not_the_need() -> None:
+    """Was "Provide a month before expiry" for "A month before expiry, alert the coordinator
+    ...": a time said first by its figure, then a comma, is when the need holds."""
+    draft = write_story(["Two days before the shift, text each volunteer a reminder."])
+    assert draft.title == "Text each volunteer a reminder"
+    assert "two days before the shift" in draft.description
+    ahead = write_story(["Ten working days ahead of the start date, send the welcome pack."])
+    assert ahead.title == "Send the welcome pack"
+
+
+def test_rules_named_as_a_thing_are_complied_with() -> None:
+    """Was "Provide public sector accessibility regulations"; a thing merely called standard is
+    still provided."""
+    draft = write_story(["Accessibility regulations for the public sector, WCAG 2.2 AA."])
+    assert draft.title.startswith("Comply with ")
+    assert draft.description.endswith("I want the product to comply with " + draft.title[12:] + ".")
+    assert write_story(["The GDPR, obviously."]).title == "Comply with the GDPR"
+    assert write_story(["Standard buttons."]).title == "Provide standard buttons"
+    assert write_story(["A standard remote control."]).title == "Provide a standard remote control"
+
+
+def test_what_the_people_doing_something_must_have_is_required_of_them() -> None:
+    """Was "Provide an enhanced DBS check" ("As a user, I want an enhanced DBS check"): the people
+    it is required of, described over commas, were lost."""
+    draft = write_story(
+        [
+            "So anyone running the youth club, with the teenagers, or visits to elderly members, has"
+            " to have an enhanced DBS check."
+        ]
+    )
+    assert draft.title == "Require an enhanced DBS check"
+    assert "for anyone running the youth club or visits to elderly members" in draft.description
+    assert any("youth club" in c for c in draft.acceptance_criteria)
+    short = write_story(["Everyone working in the kitchen must have a food hygiene certificate."])
+    assert short.title == "Require a food hygiene certificate"
+    assert "for everyone working in the kitchen" in short.description
+
+
+def test_the_need_said_after_so_is_whose_the_persona_is() -> None:
+    """Was "As a crew, I want to know the night before" for "The crews start at six in the
+    morning, so people need to know the night before": the fact before "so" names who starts
+    early, not whose need it is."""
+    draft = write_story(["The porters start at seven, so patients need to know the night before."])
+    assert draft.description.startswith("As a patient,")
+    unnamed = write_story(["The drivers start at six, so people need to know the night before."])
+    assert not unnamed.description.startswith("As a driver")

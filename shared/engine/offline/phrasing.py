@@ -892,7 +892,9 @@ def _speaker_role(speaker: str | None) -> str:
 
 def _persona_named(quotes: Sequence[str]) -> str:
     """The role these statements name for the need, or ""."""
-    joined = " ".join(unframed(clean(t)) for t in quotes)  # "the thing would be letting ..."
+    # "the thing would be letting ...": what the frame says; "the crews start at six, so people
+    # need to know the night before": the need said after "so" is whose it is, not the reason's
+    joined = " ".join(_need_said_after_so(unframed(clean(t))) for t in quotes)
     # "for staff" names the persona only in a statement's first clause, not in a list of rules
     # ("seven days for desks, ..., and end of next term for staff")
     need = " ".join(re.split(r"[,;:]", clean(t))[0] for t in quotes)
@@ -908,7 +910,7 @@ def _persona_named(quotes: Sequence[str]) -> str:
         if m:
             return qualified_persona(said, m.start(1), m.end(1))
     for text in quotes:
-        said = unframed(body(text))  # "can we make sure that managers get ..."
+        said = _need_said_after_so(unframed(body(text)))  # "can we make sure that managers get"
         first = condition_first(said)
         if first and not _PERSONA_START.match(said):
             said = first.group("main")  # "if an item is out of stock, the picker marks it ..."
@@ -932,6 +934,24 @@ def _persona_named(quotes: Sequence[str]) -> str:
             if agent.group("verb").lower() in PEOPLE_VERBS:
                 return agent.group("who").lower()[:-1]  # "walkers see their walks": a walker
     return ""
+
+
+_SO_NEED = re.compile(
+    r"^(?P<why>[^,;]+),\s+so\s+(?!that\b)(?P<need>[^,;]*\b(?:need|needs|must|should|have to"
+    r"|has to|want|wants)\b.*)$",
+    re.IGNORECASE,
+)
+
+
+def _need_said_after_so(text: str) -> str:
+    """The need of "<a fact>, so <the need>" ("the crews start at six, so people need to know
+    the night before"); the text as it is when the fact says no need of its own."""
+    found = _SO_NEED.match(text)
+    if found is None or re.search(
+        r"\b(?:need|needs|must|should|have to|has to|want|wants)\b", found.group("why"), re.I
+    ):
+        return text
+    return found.group("need")
 
 
 # people the lexicon does not name, said as who does what people do ("Walkers see their walks

@@ -230,7 +230,13 @@ def condition_first(text: str) -> re.Match[str] | None:
 _PLACE_FIRST = re.compile(
     r"^(?P<where>(?:in|on|at|for|inside|outside|within|from|during|after|before|every|each)\s+"
     r"(?:[\w'-]+\s+){0,2}"
-    r"[\w'-]+),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
+    r"[\w'-]+"
+    # ... or a time by its figure ("A month before expiry, alert the coordinator", "Two days
+    # before the shift, ...")
+    rf"|(?:a|an|\d+|{'|'.join(sorted(NUMBER_WORDS))})(?:[\s-]+(?:{'|'.join(sorted(NUMBER_WORDS))}))*"
+    r"\s+(?:working\s+|business\s+)?(?:minute|hour|day|week|month|year)s?\s+"
+    r"(?:before|after|ahead of|prior to)(?:\s+[\w'-]+){1,3}"
+    r"),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
     # ... or said without a comma before who does it ("for overseas trips we pay ...", "outside
     # office hours it should show the help centre")
     r"|^(?P<where2>(?:in|on|at|for|outside|during)\s+"
@@ -865,6 +871,11 @@ def _parse(text: str) -> _Requirement:
         if groups.get("neg") and not re.match(r"(?:not|never)\b", rest, re.IGNORECASE):
             rest = f"not {rest}"
         subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
+        said_of = _LEAD.sub("", ", ".join(clauses[:k])).strip(" ,")
+        if not subject and k and _PEOPLE_QUALIFIED.match(said_of):
+            # "anyone doing the lunch club, with the children, or home deliveries, has to have
+            # ...": the people the rule is said of, over the commas of their description
+            subject, clause = said_of, f"{said_of}, {clause}"
         tail = _SUBJECT_TAIL.search(subject)
         embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
             # not "needs at least one photo": a limit on the thing needed
@@ -1545,6 +1556,8 @@ def _capability(text: str) -> Capability:
     # a subject of more than eight words is a clause said before the need, unless it names the
     # people and who they are ("students with a support plan from the disability service")
     longest = 14 if re.match(rf"(?:the |all |our )?(?:{PERSONA_FORMS})\b", subject, re.I) else 8
+    if _PEOPLE_QUALIFIED.match(subject):
+        longest = 24  # "anyone doing the lunch club, with the children, or home deliveries ..."
     if req.embedded or (req.kind and len(_named(req.subject).split()) > longest):
         return _plain(req.clause)
     if req.kind == "np":
@@ -1813,7 +1826,17 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
             else f"{acting.group('who')} to {vp}"
         )
         return Capability(title, means, subject=acting.group("who"))
-    qualified = _QUALIFIED.match(_trim(re.sub(r"\s+(?:still|also|always)$", "", subject.strip())))
+    rule_of = _trim(re.sub(r"\s+(?:still|also|always)$", "", subject.strip()))
+    people = _PEOPLE_QUALIFIED.match(rule_of)
+    if people and len(noun_phrase.split()) <= 5:
+        # "anyone doing home deliveries has to have an enhanced DBS check": required of them;
+        # who they are goes in the title when it has room, else in the description
+        who = _lower_first(re.sub(r",\s+", " ", re.sub(r",\s+with\s+[^,]+,", "", rule_of)))
+        means = f"{noun_phrase} for {who}"
+        short = f"Require {noun_phrase}"
+        title = f"Require {means}" if len(means.split()) < MAX_TITLE_WORDS else short
+        return Capability(title, f"to require {means}", obj=noun_phrase, subject=subject)
+    qualified = _QUALIFIED.match(rule_of)
     if qualified and len(noun_phrase.split()) <= 5:
         # "anything above five hundred pounds also needs the finance director": what the rule
         # is said of, and a person it needs is required, not provided
@@ -1826,6 +1849,15 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
         means = f"{noun_phrase} for {_lower_first(qualified.group(0))}"
     if _CHARGE_AT.match(noun_phrase):  # "VAT at twenty percent on everything except ...": a rate
         return Capability(f"Charge {noun_phrase}", f"to charge {means}", obj=noun_phrase)
+    if _RULES_TO_MEET.match(noun_phrase):
+        # "Public sector accessibility regulations, WCAG 2.2, level AA.": rules are complied
+        # with, not provided
+        return Capability(
+            f"Comply with {means}",
+            f"the product to comply with {means}",
+            obj=noun_phrase,
+            subject=subject,
+        )
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
     title = f"{verb} {means}"
     if re.match(r"(?:by|via)\s", means, re.IGNORECASE):
@@ -1833,6 +1865,13 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     return Capability(title=title, means=means, obj=noun_phrase, subject=subject)
 
 
+# rules the product must meet, named as a thing ("public sector accessibility regulations",
+# "the GDPR", "WCAG 2.2")
+_RULES_TO_MEET = re.compile(
+    r"^(?:(?:the|all|any|our|their|its)\s+)?(?:[\w-]+\s+){0,3}?(?:(?:regulations?|legislation"
+    r"|laws?|standards|guidelines)(?=\s*(?:[,;.]|$)|\s+(?:for|of|on)\s)|(?:gdpr|wcag|hipaa|pci[\s-]dss)\b)",
+    re.IGNORECASE,
+)
 # a role needed to do something ("a finance manager to approve the refund")
 _ROLE_TO_ACT = re.compile(
     rf"^(?P<who>(?:the|a|an|our)\s+(?:[a-z-]+\s+)?(?:{PERSONA_FORMS}))\s+to\s+(?P<vp>[a-z].*)$",
@@ -1859,6 +1898,13 @@ _MESSAGE = re.compile(
 _QUALIFIED = re.compile(
     r"^(?:anything|everything|any\s+[a-z]+|all\s+[a-z]+|every\s+[a-z]+|[a-z]+s)\s+"
     r"(?:above|over|under|below|more than|less than|older than|marked|flagged|tagged)\s+\S.*$",
+    re.IGNORECASE,
+)
+# the people a rule is said of, by what they do ("anyone doing the holiday lunch club", "everyone
+# working with children"): what they must have is required of them
+_PEOPLE_QUALIFIED = re.compile(
+    r"^(?:anyone|anybody|everyone|everybody|any\s+[a-z]+|all\s+[a-z]+|every\s+[a-z]+)\s+"
+    r"(?:doing|working|driving|running|leading|handling|visiting|who)\s+\S.*$",
     re.IGNORECASE,
 )
 

@@ -5631,3 +5631,16 @@ def test_the_need_said_after_so_is_whose_the_persona_is() -> None:
     assert draft.description.startswith("As a patient,")
     unnamed = write_story(["The drivers start at six, so people need to know the night before."])
     assert not unnamed.description.startswith("As a driver")
+
+
+def test_what_a_thing_depends_on_is_said_of_it() -> None:
+    """Was "Make slot length depends on the appointment type" ("As a user, I want slot length
+    depends on the appointment to type": the last noun read as the verb; dev clinic-booking)."""
+    draft = write_story(["Okay, so the deposit depends on the room size."])
+    assert draft.title == "Make the deposit depend on the room size"
+    assert draft.description == "As a user, I want the deposit to depend on the room size."
+    assert write_story(["The discount applies to members only."]).title.startswith(
+        "Make the discount apply to members"
+    )
+    # "it depends on ..." is talk, read as before
+    assert not write_story(["It depends on the cost."]).title.startswith("Make it depend")

@@ -2704,6 +2704,15 @@ _DETERMINERS = frozenset(
 
 
 # verbs in -s that are never a plural noun
+# a verb that only says how one thing goes with another, said of a thing ("slot length depends on
+# the appointment type", "the discount applies to members only")
+_DEPENDS = re.compile(
+    r"^(?!(?:it|this|that|which|everything|all|that's|it's|well|so)\b)"  # "it depends": talk
+    r"(?P<subject>(?:the |all |our |each |every )?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+"
+    r"(?P<verb>depends|depend|applies|apply|varies|vary|differs|differ)\s+(?P<rest>(?:on|to|by"
+    r"|with|from)\b.*)$",
+    re.IGNORECASE,
+)
 _THIRD_PERSON_ONLY = frozenset("goes does has says is was stays remains".split())
 # a word that is a verb and, with no object after it, a state ("under sixteens free, with an
 # adult": free of charge, not "to free" them)
@@ -2824,6 +2833,19 @@ def _plain(clause: str) -> Capability:
         if verb in VERBS and verb not in ("be", "have"):
             action = " ".join(words[k:])
             return Capability(_cap(action), f"to {action}", subject=persona.group(0))
+    depends = _DEPENDS.match(clause)
+    if depends:
+        # "slot length depends on the appointment type": what it depends on, said of it (was
+        # "Make slot length depends on the appointment type", "type" read as the verb)
+        subject = _lower_first(depends.group("subject"))
+        verb = base_form(depends.group("verb").lower())
+        rest = depends.group("rest").rstrip(" .!")
+        return Capability(
+            _cap(f"make {subject} {verb} {rest}"),
+            f"{subject} to {verb} {rest}",
+            obj=subject,
+            subject=subject,
+        )
     allowed = _EACH_GETS.match(clause)
     # "each household gets sixty visitor hours a month", "staff over sixty get an extra day"
     if allowed and (not persona or allowed.group("who").strip() != persona.group(0).strip()):

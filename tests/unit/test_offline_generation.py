@@ -3254,3 +3254,29 @@ def test_a_statement_lifted_by_dense_talk_is_quoted_but_not_drafted(
     [story] = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert story.source_quotes == ["We need a big power button .", "It should be red ."]
     assert any("red" in c for c in story.acceptance_criteria) is drafted, story.acceptance_criteria
+
+
+def test_a_thing_proposed_as_a_question_and_confirmed_is_the_need_with_what_the_yes_adds(
+    generator: OfflineGenerator,
+) -> None:
+    """Was "Provide something two days before" (the answer's own words as the title) after
+    "Good question, a reminder to the approver before the cut-off?" (dev expense-claims)."""
+    text = normalize(
+        "Ana: Will the drivers know if a delivery slot is about to close?\n"
+        "Ben: Good question, a text message to the driver before the slot closes?\n"
+        "Cleo: Yes, something like two hours before, any open orders get flagged.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert "Send a text message to the driver" in titles, titles
+    story = stories[titles.index("Send a text message to the driver")]
+    assert "before the slot closes" in story.description
+    assert "Two hours before, any open orders get flagged." in story.acceptance_criteria
+    # a check of which one was meant names no thing to want
+    check = normalize(
+        "Ana: Drivers should see their route on the tablet.\n"
+        "Ben: The red one?\n"
+        "Cleo: Yes, the red one.\n"
+    )
+    stories = generator.generate(segment_of(check), GenerationContext()).draft.stories
+    assert not any("red one" in s.title for s in stories), [s.title for s in stories]

@@ -297,11 +297,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         topic = _confirmed_topic(sentences, k)
         if topic is not None:  # "What about subscriptions? Like a loaf every Saturday." "Yes,
             said_as, raised = topic  # people ask for that all the time.": "We need subscriptions."
-            stories.append(
-                _Story(
-                    [k, *raised], max(verdict.p_requirement, JOIN_AT), writing=k, said_as=said_as
-                )
+            story = _Story(
+                [k, *raised], max(verdict.p_requirement, JOIN_AT), writing=k, said_as=said_as
             )
+            adds = _CONFIRMS_THEN.match(clean(sentences[k].text))
+            if _THING_PROPOSED.match(clean(sentences[raised[0]].text)) and adds:
+                # "a reminder to the approver before the cut-off?" "Yes, something like two days
+                # before, anything still waiting for me gets a nudge.": what the yes adds is a
+                # criterion of the thing proposed
+                story.answered[k] = capital(adds.group("rest"))
+            stories.append(story)
             continue
         said_whole = _said_with_its_question(sentences, k)  # "Can they ...?" "Yes, ..."
         figure_answer = (
@@ -931,6 +936,15 @@ _YES_NO = re.compile(r"^(?:yes|yeah|yep|no|nope)\b", re.IGNORECASE)
 _TOPIC_QUESTION = re.compile(
     r"^(?:(?:so|okay|ok|right|and)[\s,]+)*(?:and|what about|how about)\s+"
     r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,3})(?:,\s*(?:like|such as|say)\s+[^?]+)?\s*\?$",
+    re.IGNORECASE,
+)
+
+# a thing proposed as a question ("Good question, a reminder to the approver before the
+# cut-off?"): said with "a", "an" or "some" and two content words or more, so not a check of
+# which one was meant ("The red one?")
+_THING_PROPOSED = re.compile(
+    r"^(?:(?:good question|so|okay|ok|right|and|maybe|perhaps)[\s,]+)*"
+    r"(?P<topic>(?:an?|some)\s+[\w'-]+(?:\s+[\w'-]+){1,9})\s*\?$",
     re.IGNORECASE,
 )
 
@@ -1573,6 +1587,14 @@ _CONFIRMS = re.compile(
     re.IGNORECASE,
 )
 
+# a yes and what it adds, of three words or more ("Yes, something like two days before, ...")
+_CONFIRMS_THEN = re.compile(
+    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely)\W+"
+    r"(?:(?:something|maybe|probably|say|about|roughly)(?:\s+like)?\s+)?"  # how sure, no detail
+    r"(?P<rest>\w+(?:\W+\w+){2,}.*)$",
+    re.IGNORECASE,
+)
+
 
 def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     """The need a question proposed and sentence ``k`` confirms, said as a need ("the system
@@ -1602,13 +1624,17 @@ def _confirmed_topic(sentences: list[Sentence], k: int) -> tuple[str, list[int]]
         and meaningful_word_count(sentences[asked].text) <= SHORT_FOLLOW_UP_WORDS
     ):
         asked -= 1
-    raised = _TOPIC_QUESTION.match(clean(sentences[asked].text))
+    raised = _TOPIC_QUESTION.match(clean(sentences[asked].text)) or _THING_PROPOSED.match(
+        clean(sentences[asked].text)
+    )
     if raised is None or sentences[asked].speaker == sentences[k].speaker:
         return None
     thing = raised.group("topic").strip()
     words = thing.lower().split()
     if not content_words(thing) or words[0].endswith("ing"):
         return None  # "And then?", "What about sending it twice?": no thing to want
+    if raised.re is _THING_PROPOSED and len(content_words(thing)) < 2:
+        return None  # "A lot?": no thing named
     return f"We need {_lower_first(thing)}.", list(range(asked, k))
 
 

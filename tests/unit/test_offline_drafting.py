@@ -5644,3 +5644,14 @@ def test_what_a_thing_depends_on_is_said_of_it() -> None:
     )
     # "it depends on ..." is talk, read as before
     assert not write_story(["It depends on the cost."]).title.startswith("Make it depend")
+
+
+def test_a_bound_said_of_a_thing_named_first_keeps_the_thing() -> None:
+    """Was "Provide minimum two people" for "Group rooms, minimum two people." (dev
+    room-booking): the thing the bound is of was lost."""
+    assert (
+        write_story(["Okay, meeting pods, minimum three people."]).title
+        == "Require at least three people for meeting pods"
+    )
+    assert write_story(["Lockers, two days max."]).title == "Limit lockers to two days"
+    assert write_story(["And parking, at most two hours."]).title == "Limit parking to two hours"

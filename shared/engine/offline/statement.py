@@ -1479,6 +1479,24 @@ def _required_or_limited(text: str) -> Capability | None:
         return Capability(
             f"Require {needed} for {thing}", f"{needed} for {thing}", obj=thing, subject=thing
         )
+    bound = _LABELLED_BOUND.match(said)
+    if bound and names_a_thing(bound.group("thing").lower().split()):
+        # "Group rooms, minimum two people.", "Desks, four hours max.": a bound of the thing
+        # named first (was "Provide minimum two people", the thing lost)
+        thing = _lower_first(bound.group("thing"))
+        amount = (
+            f"{bound.group('n') or bound.group('n2')} {bound.group('unit') or bound.group('unit2')}"
+        )
+        if bound.group("low") or bound.group("low2"):
+            return Capability(
+                f"Require at least {amount} for {thing}",
+                f"at least {amount} for {thing}",
+                obj=thing,
+                subject=thing,
+            )
+        return Capability(
+            f"Limit {thing} to {amount}", f"{thing} limited to {amount}", obj=thing, subject=thing
+        )
     only = _ONLY_WHERE.match(said)
     if only:
         verb = _DONE_AS[only.group("what").lower()]
@@ -2652,6 +2670,20 @@ _BOUND_FIRST = re.compile(
     r"^(?:no more than|not more than|at most|max(?:imum)?|up to)\s+"
     rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)\s+"
     r"(?P<thing>[a-z][\w' -]*[a-z])[.!]?$",
+    re.IGNORECASE,
+)
+
+
+# a bound said of a thing named first, as notes and recaps say it ("Group rooms, minimum two
+# people.", "Desks, four hours max.", "And bookings, at most two a week.")
+_FIGURE_SAID = rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)"
+_LABELLED_BOUND = re.compile(
+    r"^(?:(?:and|so|okay|ok|right)[\s,]+)*"
+    r"(?P<thing>(?:the\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}),\s+(?:"
+    rf"(?:(?P<low>minimum|min|at least)|(?:maximum|max|at most|up to|no more than))\s+"
+    rf"(?P<n>{_FIGURE_SAID})\s+(?P<unit>[a-z]+(?:\s+(?:a|per)\s+[a-z]+)?)"
+    rf"|(?P<n2>{_FIGURE_SAID})\s+(?P<unit2>[a-z]+)\s+(?:(?P<low2>minimum|min)|max|maximum|tops)"
+    r")\b[^,;]*?(?:[,;]|[.!]?$)",
     re.IGNORECASE,
 )
 

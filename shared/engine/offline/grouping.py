@@ -1373,7 +1373,18 @@ def states_a_need(text: str) -> bool:
         or (bool(_NOTIFIED.search(said)) and not said.rstrip().endswith("?"))
         or unframed(said) != said  # "we were thinking maybe a weekly digest email"
         or bool(_WOULD_WANT.search(said))  # "for health data we'd want it hosted in the UK"
+        or bool(_LETS_SETTLE.search(clean(text)))  # "let's say for now the system checks ..."
     )
+
+
+# what the meeting settles ("Okay, let's say for now the system checks the category limits and
+# blocks anything over", "let's change it to twenty minutes for rooms"); not a case imagined
+# ("let's say I am on channel eight now")
+_LETS_SETTLE = re.compile(
+    r"\blet's\s+(?:say|change|make|keep|set|stick with)\b"
+    r"(?!\s+(?:i|i'm|you|we|we're|someone|somebody|a user|the user|he|she|they)\b)",
+    re.IGNORECASE,
+)
 
 
 # a need said as what one would want or need ("we'd want it hosted in the UK", "what I'd want is
@@ -1948,11 +1959,28 @@ _PEOPLE_NEED_TO = re.compile(
 )
 
 
+# ... or said by one of them of themselves ("And I want to find a room by what's in it.", "I'd
+# like to see all my team's claims in one list"); not the meeting's own work ("I need to talk to
+# the partners", "I want to go back to cancelling"), whose verbs are no people's verbs here
+_I_NEED_TO = re.compile(
+    r"^(?:(?:and|so|also|but|then|plus|oh|yes|yeah|well|okay|honestly|personally)[\s,]+)*"
+    r"i(?:'d|\s+would|\s+really|\s+also|\s+just)*\s+(?:want|need|like)\s+to\s+"
+    r"(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+# what people do with a product, said of themselves, beyond ``PEOPLE_VERBS``
+_OWN_USE_VERBS = frozenset("find export block filter sort compare track".split())
+
+
 def people_need_to(text: str) -> bool:
     """Whether the sentence says people need or want to do what only people do
-    (``_PEOPLE_NEED_TO``)."""
-    found = _PEOPLE_NEED_TO.match(clean(text))
-    return found is not None and found.group("verb").lower() in PEOPLE_VERBS
+    (``_PEOPLE_NEED_TO``), or one of them says so of themselves (``_I_NEED_TO``)."""
+    said = clean(text)
+    found = _PEOPLE_NEED_TO.match(said)
+    if found is not None and found.group("verb").lower() in PEOPLE_VERBS:
+        return True
+    own = _I_NEED_TO.match(said)
+    return own is not None and own.group("verb").lower() in PEOPLE_VERBS | _OWN_USE_VERBS
 
 
 def answer_said_whole(question: str, answer: str) -> str | None:

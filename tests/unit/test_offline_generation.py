@@ -3325,3 +3325,28 @@ def test_what_someone_wants_to_do_with_the_product_said_of_themselves_is_a_need(
     from shared.engine.offline.grouping import people_need_to
 
     assert people_need_to(said) is wanted
+
+
+@pytest.mark.parametrize(
+    ("said", "past"),
+    [
+        (
+            "When I was in Frankfurt I paid for stuff in euros and then I had to work out the"
+            " exchange rate myself.",
+            True,
+        ),
+        ("I used to send fifty texts a day, you know.", True),
+        ("People will get used to it.", False),
+        ("We had to cut some things down, so we need a cheaper case.", False),  # needed now
+        ("Patients have to ring us.", False),
+    ],
+)
+def test_an_account_of_what_happened_starts_no_need(said: str, past: bool) -> None:
+    """ "When I was in Frankfurt ... I had to work out the exchange rate myself." was the story
+    "Work out the exchange rate" (dev expense-claims, leave one meeting out): why a need is felt
+    is quoted with the need, never a need of its own."""
+    from shared.engine.offline.grouping import _said_of_a_need, tells_what_happened
+
+    assert tells_what_happened(said) is past
+    if past:
+        assert _said_of_a_need(said)

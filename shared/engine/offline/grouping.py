@@ -1077,7 +1077,30 @@ def _said_of_a_need(text: str) -> bool:
         or judges_a_figure(text)
         or breaks_off(text)
         or states_a_dependency(text)
+        or tells_what_happened(text)
     )
+
+
+# an account of what happened ("When I was in Frankfurt I paid for stuff in euros and then I had
+# to work out the exchange rate myself.", "I used to send fifty texts a day"): why a need is
+# felt, never the need; on dev every such sentence is talk (five of five with "had to")
+_PAST_ACCOUNT = re.compile(
+    r"\b(?:i|we|they|he|she|you|people)\s+(?:had to|used to\s+(?!(?:it|that|this|the|them)\b)"
+    r"[a-z]+)\b|\bwhen (?:i|we|they) (?:was|were)\b",
+    re.IGNORECASE,
+)
+_NEEDED_NOW = re.compile(
+    r"\b(?:need|needs|must|should|has to|have to|want|wants|'d like|would like|going to|will"
+    r"|'ll|can't|cannot)\b",
+    re.IGNORECASE,
+)
+
+
+def tells_what_happened(text: str) -> bool:
+    """Whether a sentence tells what happened or used to happen (``_PAST_ACCOUNT``) and says
+    nothing needed now."""
+    said = clean(text)
+    return bool(_PAST_ACCOUNT.search(said)) and not _NEEDED_NOW.search(said)
 
 
 def _seeds(text: str, p: float) -> bool:

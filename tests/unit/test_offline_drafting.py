@@ -5655,3 +5655,18 @@ def test_a_bound_said_of_a_thing_named_first_keeps_the_thing() -> None:
     )
     assert write_story(["Lockers, two days max."]).title == "Limit lockers to two days"
     assert write_story(["And parking, at most two hours."]).title == "Limit parking to two hours"
+
+
+def test_the_next_topic_announced_is_no_criterion() -> None:
+    """Was "Another thing, currencies." a criterion of "Send a notification when it changes"
+    (dev expense-claims, leave one meeting out): the next topic named, nothing to check."""
+    draft = write_story(
+        [
+            "Status tracking with notifications, okay.",
+            "Another thing, currencies.",
+            "Oh, and one more thing, the colours.",
+            "Another thing, the export has to run nightly.",
+        ]
+    )
+    assert not any("thing" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+    assert "The export runs nightly." in draft.acceptance_criteria

@@ -243,6 +243,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             continue  # "Depends on the cost.": a clause without its subject, no check
         if k and _A_THING_NAMED.match(statement) and not _has_verb(statement):
             continue  # "Okay so, um, the club app.": a thing named, the topic, no check
+        announced = _TOPIC_ANNOUNCED.match(statement)
+        if k and announced and len(announced.group("what").split()) <= 4:
+            continue  # "Another thing, currencies.": the next topic named, no check
         numbers = [q.text.lower() for q in quantities(text) if q.text.lower() not in figures]
         figures.update(numbers)
         if numbers or k > 0 or adds_to_title(statement, title, persona):
@@ -361,6 +364,12 @@ _FRAGMENT = re.compile(
 # a thing named with "the" and nothing said of it ("The club app.", "The wood thing.")
 _A_THING_NAMED = re.compile(
     r"^(?:the|this|that|these|those|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\W*$", re.I
+)
+# the next topic announced ("Another thing, currencies.", "One more thing: the colours.")
+_TOPIC_ANNOUNCED = re.compile(
+    r"^(?:(?:oh|and|so|okay|ok|right)[\s,]+)*(?:another|one more|the other|the next|next)\s+"
+    r"(?:thing|point|topic|question|one)\s*[,:;-]\s*(?P<what>[^,.;!?]+)\W*$",
+    re.IGNORECASE,
 )
 _BEHAVIOUR = re.compile(r"^(?:they|it)\s+(?:then\s+|also\s+|automatically\s+)?([a-z]+)\s+\w+", re.I)
 _BEHAVIOUR_VERBS = frozenset(

@@ -3116,10 +3116,10 @@ def test_signals_decisions_left_out_and_batching(statement: str, title: str) -> 
             "Provide proof of address",
             "As a user, I want proof of address.",
         ),
-        (
+        (  # who the product is for, said as a label: aimed at (was "Provide 15 to 35 ...")
             "- Target group confirmed: 15 to 35 year olds.",
-            "Provide 15 to 35 year olds",
-            "As a user, I want 15 to 35 year olds.",
+            "Aim at 15 to 35 year olds",
+            "As a user, I want to aim at 15 to 35 year olds.",
         ),
         (
             "Locator: the remote beeps when you clap.",
@@ -5670,3 +5670,15 @@ def test_the_next_topic_announced_is_no_criterion() -> None:
     )
     assert not any("thing" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
     assert "The export runs nightly." in draft.acceptance_criteria
+
+
+def test_what_a_message_may_only_say_limits_it() -> None:
+    """Was "Send messages only ever say date" / "As a user, I want messages only ever say date."
+    (dev clinic-booking): what the messages may hold, cut at its first comma."""
+    draft = write_story(
+        ["So reminders only ever show the time, the room and the tutor, nothing else."]
+    )
+    assert draft.title == "Limit reminders to the time, the room and the tutor"
+    assert draft.description == (
+        "As a user, I want reminders to only ever show the time, the room and the tutor."
+    )

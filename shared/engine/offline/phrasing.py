@@ -219,6 +219,9 @@ def write_story(
             # "Visitors' permits: 20 days per household per year": the label names the thing,
             # what follows it is a detail (a criterion)
             main = f"we need {_lower_first(label.group('label'))}"
+        aimed = _TARGET_LABEL.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
+        if aimed:  # "Target group confirmed: 15 to 35 year olds, ...": who the product is for
+            main = f"we should aim at {aimed.group('who')}"
         said_of = _LABEL_IS.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
         if said_of:  # "Cancellations: free up to 24h before, ...": how the thing labelled is
             thing = said_of.group("label")
@@ -447,6 +450,12 @@ _DOUBT = re.compile(
 # a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days
 # per household per year"); not a meta label ("NEW:", "Decision:"), nor a label of one word: that
 # is a category ("Locator:", "Battery:") and what follows it is the need
+# who the product is for, said as a label ("Target group confirmed: 15 to 35 year olds, ...")
+_TARGET_LABEL = re.compile(
+    r"^(?:the\s+|our\s+)?target\s+(?:group|audience|users|market|customers)"
+    r"(?:\s+(?:confirmed|agreed|decided|is|are))?\s*:\s+(?P<who>[^,;.]+)",
+    re.IGNORECASE,
+)
 _THING_LABEL = re.compile(
     r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"

@@ -1479,6 +1479,14 @@ def _required_or_limited(text: str) -> Capability | None:
         return Capability(
             f"Require {needed} for {thing}", f"{needed} for {thing}", obj=thing, subject=thing
         )
+    only_says = _ONLY_SAYS.match(said)
+    if only_says:
+        # "messages only ever say date, time and doctor, nothing clinical": what they may hold
+        thing = _lower_first(only_says.group("thing"))
+        what = _trim(only_says.group("what"))
+        return Capability(
+            f"Limit {thing} to {what}", f"{thing} to {only_says.group('rest')}", obj=thing
+        )
     bound = _LABELLED_BOUND.match(said)
     if bound and names_a_thing(bound.group("thing").lower().split()):
         # "Group rooms, minimum two people.", "Desks, four hours max.": a bound of the thing
@@ -2736,6 +2744,13 @@ _DETERMINERS = frozenset(
 
 
 # verbs in -s that are never a plural noun
+# what a message or a screen may hold ("messages only ever say date, time and doctor")
+_ONLY_SAYS = re.compile(
+    r"^(?P<thing>(?:the |all |our )?(?:[a-z-]+\s+)?(?:messages|texts|emails|notifications|reminders"
+    r"|screens|labels|receipts|reports))\s+(?P<rest>only\s+(?:ever\s+)?(?:say|show|contain|include"
+    r"|list)\s+(?P<what>[^;.!?]+?))(?:,\s+(?:nothing|no)\s+[^,;.!?]+)?[.!]?$",
+    re.IGNORECASE,
+)
 # a verb that only says how one thing goes with another, said of a thing ("slot length depends on
 # the appointment type", "the discount applies to members only")
 _DEPENDS = re.compile(

@@ -5682,3 +5682,22 @@ def test_what_a_message_may_only_say_limits_it() -> None:
     assert draft.description == (
         "As a user, I want reminders to only ever show the time, the room and the tutor."
     )
+
+
+def test_an_action_asked_for_then_what_it_should_do_is_the_action_and_its_result() -> None:
+    """Was "Come back to me automatically when I'm back" for "Yes, delegate them to another
+    manager for a date range, and it should come back to me automatically when I'm back, ..."
+    (dev expense-claims): the clause with the modal was taken for the need."""
+    draft = write_story(
+        [
+            "Yes, hand the rota to another coordinator for a week, and it should come back to me"
+            " automatically when I'm back, because I'll forget."
+        ]
+    )
+    assert draft.title == "Hand the rota to another coordinator for a week"
+    assert any("comes back to me automatically" in c for c in draft.acceptance_criteria)
+    scan = write_story(
+        ["Okay, so scan the code on the door, and it should book the room for an hour."]
+    )
+    assert scan.title == "Scan the code on the door"
+    assert any("books the room for an hour" in c for c in scan.acceptance_criteria)

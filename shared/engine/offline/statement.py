@@ -1467,6 +1467,16 @@ _DONE_AS = {
 }
 
 
+# an action asked for, then what it should do ("scan the code on the door, and it should book the
+# room for an hour"): the action is the need, the rest its result
+ACTION_THEN_RESULT = re.compile(
+    r"^(?P<act>[a-z]+\b[^,;]{8,}?),?\s+and\s+(?:then\s+)?(?P<it>it|this|that)\s+"
+    r"(?:should|will|must|has to|would|needs to)\s+(?P<result>[a-z]+\b[^;]*?)"
+    r"(?:,\s*(?:because|'cause|since|so)\b.*)?[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def _required_or_limited(text: str) -> Capability | None:
     """'Cakes need forty-eight hours notice.' -> 'Require forty-eight hours notice for cakes'
     (was "Provide forty-eight hours notice"); 'Delivery is only within three miles of the shop.'
@@ -1521,6 +1531,11 @@ def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
+    done_then = ACTION_THEN_RESULT.match(text)
+    if done_then and is_base_verb(done_then.group("act").split()[0].lower()):
+        # "delegate them to another manager for a date range, and it should come back to me
+        # when I'm back": the action asked for is the need, what it then does its criterion
+        return _capability(done_then.group("act"))
     charged = _charged(text)
     if charged:
         return charged

@@ -5701,3 +5701,25 @@ def test_an_action_asked_for_then_what_it_should_do_is_the_action_and_its_result
     )
     assert scan.title == "Scan the code on the door"
     assert any("books the room for an hour" in c for c in scan.acceptance_criteria)
+
+
+def test_the_best_option_is_what_it_names() -> None:
+    """Was "Make the best option to use the basic battery" (dev TS3010c): the frame round the
+    need read as a thing to make; "the best option would be a rubber case" names a thing."""
+    assert (
+        write_story(["Uh, I think the best option is to use uh the basic charger ."]).title
+        == "Use the basic charger"
+    )
+    assert write_story(["The best option would be a rubber case."]).title == "Provide a rubber case"
+
+
+def test_how_many_choices_there_are_is_no_criterion() -> None:
+    """ "The battery, there are few options." became a criterion once the title no longer said
+    "option" (dev TS3010c): the choices talked of, nothing to check."""
+    draft = write_story(
+        [
+            "We need a charger that works in the car .",
+            "The charger , there are few options .",
+        ]
+    )
+    assert not any("options" in c for c in draft.acceptance_criteria), draft.acceptance_criteria

@@ -243,6 +243,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             continue  # "Depends on the cost.": a clause without its subject, no check
         if k and _A_THING_NAMED.match(statement) and not _has_verb(statement):
             continue  # "Okay so, um, the club app.": a thing named, the topic, no check
+        if k and _OPTIONS_ARE.search(statement):
+            continue  # "The battery, there are few options.": the choices talked of, no check
         announced = _TOPIC_ANNOUNCED.match(statement)
         if k and announced and len(announced.group("what").split()) <= 4:
             continue  # "Another thing, currencies.": the next topic named, no check
@@ -364,6 +366,13 @@ _FRAGMENT = re.compile(
 # a thing named with "the" and nothing said of it ("The club app.", "The wood thing.")
 _A_THING_NAMED = re.compile(
     r"^(?:the|this|that|these|those|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\W*$", re.I
+)
+# how many choices there are ("there are few options", "there are several possibilities")
+_OPTIONS_ARE = re.compile(
+    r"\bthere(?:'s| is| are)\s+(?:only\s+)?(?:a few|few|many|several|some|lots of|a lot of|not many"
+    r"|no other|other|two|three|four|different)\s+(?:\w+\s+)?(?:options|choices|possibilities"
+    r"|alternatives|ways)\b",
+    re.IGNORECASE,
 )
 # the next topic announced ("Another thing, currencies.", "One more thing: the colours.")
 _TOPIC_ANNOUNCED = re.compile(

@@ -1075,12 +1075,15 @@ _FRAMES = (
     ),
     re.compile(
         _OPENING_WORDS + r"(?:(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest"
-        r"|important|first|one|other|next)\s+)?|another\s+)"
+        r"|important|first|one|other|next|best|easiest|simplest|cheapest|safest)\s+)?|another\s+)"
         r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion|ask|request|brief"
+        r"|option|solution|choice|approach"
         r"|(?:(?<=key )|(?<=main )|(?<=big )|(?<=biggest )|(?<=important )|(?<=other ))one)"
         + _FOR_US
         + r"(?:\s+from\s+(?:the\s+|our\s+)?[\w-]+)?"  # "the ask from the business is that ..."
-        + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+))$",
+        + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+)"
+        # "the best option would be a rubber case": the thing it names
+        r"|(?P<np>an?\s+(?!(?:bit|lot|little|good|great|nice|real|big)\b)[a-z][^,;]*))$",
         re.IGNORECASE,
     ),
     re.compile(

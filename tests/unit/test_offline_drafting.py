@@ -5723,3 +5723,18 @@ def test_how_many_choices_there_are_is_no_criterion() -> None:
         ]
     )
     assert not any("options" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("said", "broken"),
+    [
+        ("Uh , still we need to cha {vocalsound}", True),  # was the story "Provide a cha"
+        ("We need to print .", False),
+        ("I want to zap .", False),
+        ("We need to update it.", False),
+    ],
+)
+def test_a_need_whose_verb_was_cut_off_breaks_off(said: str, broken: bool) -> None:
+    """ "Uh , still we need to cha {vocalsound}" (dev IS1006d, leave one meeting out) was the
+    story "Provide a cha": the verb after "need to" is no verb, it was cut off as it was said."""
+    assert breaks_off(said) is broken

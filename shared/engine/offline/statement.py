@@ -464,6 +464,15 @@ def breaks_off(sentence: str) -> bool:
     last, prev = words[-1], (words[-2].lower() if len(words) > 1 else "")
     if cut and last.lower() in _BREAKS_AFTER:
         return True
+    before = words[-3].lower() if len(words) > 2 else ""
+    if (
+        prev == "to"
+        and before in ("need", "needs", "want", "wants", "have", "has", "going")
+        and last.isalpha()
+        and last.islower()
+        and not is_verb(last)
+    ):
+        return True  # "still we need to cha {vocalsound}": the verb itself was cut off
     return len(words) > 1 and _stray(last, False, prev, "")
 
 

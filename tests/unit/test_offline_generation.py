@@ -3312,6 +3312,7 @@ def test_what_the_meeting_settles_with_lets_say_is_a_need_said_plainly(
         ("And I want to find a room by what's in it.", True),
         ("And I'd like to see all my team's claims that are waiting for me in one list.", True),
         ("I'd need to talk to the partners.", False),  # the meeting's own work
+        ("I'd need to ask the data protection officer.", False),  # a task of the speaker's
         ("I want to go back to cancelling, because I'm not sure I've got it clear.", False),
         ("I want to say I'm the secretary, so I make the minutes.", False),
     ],

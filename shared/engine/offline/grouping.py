@@ -1993,6 +1993,9 @@ _I_NEED_TO = re.compile(
 )
 # what people do with a product, said of themselves, beyond ``PEOPLE_VERBS``
 _OWN_USE_VERBS = frozenset("find export block filter sort compare track".split())
+# ... and what they say of themselves as their own task ("I'd need to ask the data protection
+# officer", "I need to call the supplier")
+_OWN_TASK_VERBS = frozenset("ask call phone".split())
 
 
 def people_need_to(text: str) -> bool:
@@ -2003,7 +2006,8 @@ def people_need_to(text: str) -> bool:
     if found is not None and found.group("verb").lower() in PEOPLE_VERBS:
         return True
     own = _I_NEED_TO.match(said)
-    return own is not None and own.group("verb").lower() in PEOPLE_VERBS | _OWN_USE_VERBS
+    verb = own.group("verb").lower() if own else ""
+    return (verb in PEOPLE_VERBS | _OWN_USE_VERBS) and verb not in _OWN_TASK_VERBS
 
 
 def answer_said_whole(question: str, answer: str) -> str | None:

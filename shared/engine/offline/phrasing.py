@@ -219,10 +219,11 @@ def write_story(
             # "Visitors' permits: 20 days per household per year": the label names the thing,
             # what follows it is a detail (a criterion)
             main = f"we need {_lower_first(label.group('label'))}"
-        aimed = _TARGET_LABEL.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
+        item = re.sub(r"^[-*+\u2022]\s+", "", clean(written))
+        aimed = _TARGET_LABEL.match(item)
         if aimed:  # "Target group confirmed: 15 to 35 year olds, ...": who the product is for
             main = f"we should aim at {aimed.group('who')}"
-        said_of = _LABEL_IS.match(re.sub(r"^[-*+\u2022]\s+", "", clean(written)))
+        said_of = _LABEL_IS.match(item)
         if said_of:  # "Cancellations: free up to 24h before, ...": how the thing labelled is
             thing = said_of.group("label")
             be = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
@@ -450,12 +451,6 @@ _DOUBT = re.compile(
 # a list item's label that names a thing, and what it says of it ("Visitors' permits: 20 days
 # per household per year"); not a meta label ("NEW:", "Decision:"), nor a label of one word: that
 # is a category ("Locator:", "Battery:") and what follows it is the need
-# who the product is for, said as a label ("Target group confirmed: 15 to 35 year olds, ...")
-_TARGET_LABEL = re.compile(
-    r"^(?:the\s+|our\s+)?target\s+(?:group|audience|users|market|customers)"
-    r"(?:\s+(?:confirmed|agreed|decided|is|are))?\s*:\s+(?P<who>[^,;.]+)",
-    re.IGNORECASE,
-)
 _THING_LABEL = re.compile(
     r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
@@ -464,6 +459,12 @@ _THING_LABEL = re.compile(
 )
 
 
+# who the product is for, said as a label ("Target group confirmed: 15 to 35 year olds, ...")
+_TARGET_LABEL = re.compile(
+    r"^(?:the\s+|our\s+)?target\s+(?:group|audience|users|market|customers)"
+    r"(?:\s+(?:confirmed|agreed|decided|is|are))?\s*:\s+(?P<who>[^,;.]+)",
+    re.IGNORECASE,
+)
 # a label of one word and how the thing it names is ("Cancellations: free up to 24h before",
 # "Feedback: optional"): said of it, not a need of its own
 _LABEL_IS = re.compile(
@@ -945,10 +946,9 @@ def _persona_named(quotes: Sequence[str]) -> str:
     return ""
 
 
+_NEED_WORD = r"\b(?:need|needs|must|should|have to|has to|want|wants)\b"
 _SO_NEED = re.compile(
-    r"^(?P<why>[^,;]+),\s+so\s+(?!that\b)(?P<need>[^,;]*\b(?:need|needs|must|should|have to"
-    r"|has to|want|wants)\b.*)$",
-    re.IGNORECASE,
+    rf"^(?P<why>[^,;]+),\s+so\s+(?!that\b)(?P<need>[^,;]*{_NEED_WORD}.*)$", re.IGNORECASE
 )
 
 
@@ -956,9 +956,7 @@ def _need_said_after_so(text: str) -> str:
     """The need of "<a fact>, so <the need>" ("the crews start at six, so people need to know
     the night before"); the text as it is when the fact says no need of its own."""
     found = _SO_NEED.match(text)
-    if found is None or re.search(
-        r"\b(?:need|needs|must|should|have to|has to|want|wants)\b", found.group("why"), re.I
-    ):
+    if found is None or re.search(_NEED_WORD, found.group("why"), re.IGNORECASE):
         return text
     return found.group("need")
 

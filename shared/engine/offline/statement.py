@@ -225,6 +225,9 @@ def condition_first(text: str) -> re.Match[str] | None:
     )
 
 
+_NUMBER_WORD = rf"(?:{'|'.join(sorted(NUMBER_WORDS))})"
+# a figure in digits or words ("12", "twenty five", "forty-eight")
+_FIGURE_SAID = rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)"
 # a place, scope or purpose said before the need, cut off by a comma ("In the day view, ...",
 # "For overseas trips, ...")
 _PLACE_FIRST = re.compile(
@@ -233,7 +236,7 @@ _PLACE_FIRST = re.compile(
     r"[\w'-]+"
     # ... or a time by its figure ("A month before expiry, alert the coordinator", "Two days
     # before the shift, ...")
-    rf"|(?:a|an|\d+|{'|'.join(sorted(NUMBER_WORDS))})(?:[\s-]+(?:{'|'.join(sorted(NUMBER_WORDS))}))*"
+    rf"|(?:an?|{_FIGURE_SAID})"
     r"\s+(?:working\s+|business\s+)?(?:minute|hour|day|week|month|year)s?\s+"
     r"(?:before|after|ahead of|prior to)(?:\s+[\w'-]+){1,3}"
     r"),\s*(?!and\b|or\b|but\b)(?P<main>.+)$"
@@ -880,8 +883,8 @@ def _parse(text: str) -> _Requirement:
         if groups.get("neg") and not re.match(r"(?:not|never)\b", rest, re.IGNORECASE):
             rest = f"not {rest}"
         subject = _LEAD.sub("", clause[: m.start()]).strip(" ,")
-        said_of = _LEAD.sub("", ", ".join(clauses[:k])).strip(" ,")
-        if not subject and k and _PEOPLE_QUALIFIED.match(said_of):
+        said_of = _LEAD.sub("", ", ".join(clauses[:k])).strip(" ,") if k and not subject else ""
+        if said_of and _PEOPLE_QUALIFIED.match(said_of):
             # "anyone doing the lunch club, with the children, or home deliveries, has to have
             # ...": the people the rule is said of, over the commas of their description
             subject, clause = said_of, f"{said_of}, {clause}"
@@ -1481,9 +1484,9 @@ _DONE_AS = {
 
 # an action asked for, then what it should do ("scan the code on the door, and it should book the
 # room for an hour"): the action is the need, the rest its result
-ACTION_THEN_RESULT = re.compile(
-    r"^(?P<act>[a-z]+\b[^,;]{8,}?),?\s+and\s+(?:then\s+)?(?P<it>it|this|that)\s+"
-    r"(?:should|will|must|has to|would|needs to)\s+(?P<result>[a-z]+\b[^;]*?)"
+_ACTION_THEN_RESULT = re.compile(
+    r"^(?P<act>[a-z]+\b[^,;]{8,}?),?\s+and\s+(?:then\s+)?(?:it|this|that)\s+"
+    r"(?:should|will|must|has to|would|needs to)\s+[a-z]+\b[^;]*?"
     r"(?:,\s*(?:because|'cause|since|so)\b.*)?[.!]?$",
     re.IGNORECASE,
 )
@@ -1543,7 +1546,7 @@ def _capability(text: str) -> Capability:
     dropped = _dropped(text)
     if dropped:
         return dropped
-    done_then = ACTION_THEN_RESULT.match(text)
+    done_then = _ACTION_THEN_RESULT.match(text)
     if done_then and is_base_verb(done_then.group("act").split()[0].lower()):
         # "delegate them to another manager for a date range, and it should come back to me
         # when I'm back": the action asked for is the need, what it then does its criterion
@@ -1689,7 +1692,6 @@ _SOMETHING_MORE = re.compile(r"^\s*(?:(?:and|or)\s+)?(?:also\s+)?something\s+\w"
 # most twice a day", "..., no more than 5 per claim"), or what it is counted by ("..., per
 # branch")
 # a figure said in words ("twenty", "five")
-_NUMBER_WORD = rf"(?:{'|'.join(sorted(NUMBER_WORDS))})"
 _BOUND_AFTER = re.compile(
     r"^\s*(?:(?:up to|at most|at least|no more than|not more than|max(?:imum)?|min(?:imum)?)\s+"
     rf"(?:once|twice|\d|{_NUMBER_WORD}\b|an?\s+(?:day|week|month|year|hour|minute)\b)"
@@ -2703,7 +2705,7 @@ def _bare_present(word: str) -> str:
 # same day", "max 200 photos on the phone before sync")
 _BOUND_FIRST = re.compile(
     r"^(?:no more than|not more than|at most|max(?:imum)?|up to)\s+"
-    rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)\s+"
+    rf"{_FIGURE_SAID}\s+"
     r"(?P<thing>[a-z][\w' -]*[a-z])[.!]?$",
     re.IGNORECASE,
 )
@@ -2711,7 +2713,6 @@ _BOUND_FIRST = re.compile(
 
 # a bound said of a thing named first, as notes and recaps say it ("Group rooms, minimum two
 # people.", "Desks, four hours max.", "And bookings, at most two a week.")
-_FIGURE_SAID = rf"(?:\d+|{_NUMBER_WORD}(?:[ -]{_NUMBER_WORD})*)"
 _LABELLED_BOUND = re.compile(
     r"^(?:(?:and|so|okay|ok|right)[\s,]+)*"
     r"(?P<thing>(?:the\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}),\s+(?:"
@@ -2770,7 +2771,6 @@ _DETERMINERS = frozenset(
 )
 
 
-# verbs in -s that are never a plural noun
 # what a message or a screen may hold ("messages only ever say date, time and doctor")
 _ONLY_SAYS = re.compile(
     r"^(?P<thing>(?:the |all |our )?(?:[a-z-]+\s+)?(?:messages|texts|emails|notifications|reminders"
@@ -2778,6 +2778,14 @@ _ONLY_SAYS = re.compile(
     r"|list)\s+(?P<what>[^;.!?]+?))(?:,\s+(?:nothing|no)\s+[^,;.!?]+)?[.!]?$",
     re.IGNORECASE,
 )
+
+
+def _made(thing: str, said: str, means: str) -> Capability:
+    """The need that ``thing`` be as ``said`` ("Make slot length depend on the appointment
+    type"), wanted as ``means`` ("slot length to depend on ...")."""
+    return Capability(_cap(f"make {thing} {said}"), f"{thing} to {means}", obj=thing, subject=thing)
+
+
 # a verb that only says how one thing goes with another, said of a thing ("slot length depends on
 # the appointment type", "the discount applies to members only")
 _DEPENDS = re.compile(
@@ -2787,6 +2795,7 @@ _DEPENDS = re.compile(
     r"|with|from)\b.*)$",
     re.IGNORECASE,
 )
+# verbs in -s that are never a plural noun
 _THIRD_PERSON_ONLY = frozenset("goes does has says is was stays remains".split())
 # a word that is a verb and, with no object after it, a state ("under sixteens free, with an
 # adult": free of charge, not "to free" them)
@@ -2911,15 +2920,9 @@ def _plain(clause: str) -> Capability:
     if depends:
         # "slot length depends on the appointment type": what it depends on, said of it (was
         # "Make slot length depends on the appointment type", "type" read as the verb)
-        subject = _lower_first(depends.group("subject"))
         verb = base_form(depends.group("verb").lower())
-        rest = depends.group("rest").rstrip(" .!")
-        return Capability(
-            _cap(f"make {subject} {verb} {rest}"),
-            f"{subject} to {verb} {rest}",
-            obj=subject,
-            subject=subject,
-        )
+        said = f"{verb} {depends.group('rest').rstrip(' .!')}"
+        return _made(_lower_first(depends.group("subject")), said, said)
     allowed = _EACH_GETS.match(clause)
     # "each household gets sixty visitor hours a month", "staff over sixty get an extra day"
     if allowed and (not persona or allowed.group("who").strip() != persona.group(0).strip()):
@@ -2950,14 +2953,8 @@ def _plain(clause: str) -> Capability:
         and plural.group("verb").lower() in _ALSO_A_STATE
         and _NO_OBJECT_AFTER.match(plural.group("rest"))
     ):  # "Under sixteens free, with an adult.": how they are, a state
-        subject, state = _lower_first(plural.group("subject")), plural.group("verb").lower()
-        rest = plural.group("rest").rstrip(" .!")
-        return Capability(
-            _cap(f"make {subject} {state}{rest}"),
-            f"{subject} to be {state}{rest}",
-            obj=subject,
-            subject=subject,
-        )
+        said = f"{plural.group('verb').lower()}{plural.group('rest').rstrip(' .!')}"
+        return _made(_lower_first(plural.group("subject")), said, f"be {said}")
     if (
         plural
         and plural.group("verb").lower() in VERBS

@@ -3351,3 +3351,24 @@ def test_an_account_of_what_happened_starts_no_need(said: str, past: bool) -> No
     assert tells_what_happened(said) is past
     if past:
         assert _said_of_a_need(said)
+
+
+def test_a_need_named_again_and_acknowledged_is_quoted_with_it_never_drafted(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Route planning for drivers, okay." the criterion "Route planning for drivers." (and
+    on the dev split's expense meeting "An automatic match suggestion, okay." a story of its own
+    with no criterion): the name another speaker gives the need just said is quoted with it."""
+    text = normalize(
+        "Omar: So drivers want to see the whole day's route on their phone, with the stops in"
+        " order.\n"
+        "Jess: Route planning for drivers, okay.\n"
+        "Omar: And customers get a text with a delivery window on the morning of delivery.\n"
+        "Jess: Delivery window texts, got it.\n"
+        "Omar: Returns have to be collected within three working days.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 3, [s.title for s in stories]
+    for story, recap in zip(stories, ["Route planning", "Delivery window texts"], strict=False):
+        assert any(q.startswith(recap) for q in story.source_quotes), story.source_quotes
+        assert not any(recap.lower() in c.lower() for c in story.acceptance_criteria)

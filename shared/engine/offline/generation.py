@@ -198,7 +198,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v85"
+    version = "gen-offline-v86"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -409,6 +409,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         p = verdict.p_requirement
         if p < JOIN_AT:
             continue
+        recapped = _recapped(stories, sentences, vectors, k)
+        if recapped is not None:  # "Suggest the match, same amount, same date." "An automatic
+            _join(recapped, sentences, k, min(p, recapped.strength))  # match suggestion, okay.":
+            recapped.evidence.add(k)  # the need just said, named again: quoted, no story
+            continue
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
@@ -509,6 +514,66 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
 # a reply that keeps or rejects what was put to it; not a recap ("Okay, so bulky bookings are up
 # to five items for thirty pounds.": what the meeting settles, said in full)
 _REPLIES = re.compile(r"^(?:no|yes|yeah|fine)\b\W(?!\s*so\b)", re.IGNORECASE)
+
+
+# a recap: the need just said named again as a thing and acknowledged ("Performance at peak,
+# okay.", "Status tracking with notifications, okay.")
+_RECAP = re.compile(
+    r"^(?:(?:ha|oh|ooh|so|and)\W+)*(?P<named>[^,.;:?!]+?)\s*,\s*"
+    r"(?:okay|ok|yeah|yes|yep|sure|got it|noted|fine|good|great|nice|lovely|perfect|right)"
+    r"(?:\W+(?:okay|ok))?\W*$",
+    re.IGNORECASE,
+)
+RECAP_WORDS = 2, 8
+_DETERMINERS = frozenset("the a an their our my your its his her every each all this that".split())
+
+
+def _has_a_subject(named: str) -> bool:
+    """Whether words said as a name read as a clause: a verb after the first word with its
+    object after it ("Finance maintains the rates"); "Override the distance with a reason" is
+    the need said as an action, "An automatic match suggestion" a thing."""
+    words = re.findall(r"[a-z'-]+", named.lower())
+    return any(
+        is_verb(w) and words[i + 1] in _DETERMINERS for i, w in enumerate(words[1:-1], start=1)
+    )
+
+
+def _recapped(
+    stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
+) -> _Story | None:
+    """The story just before sentence ``k`` when another speaker names its need again as a
+    thing and acknowledges it (``_RECAP``: "Status tracking with notifications, okay." after
+    "And a notification when it changes, I'd like that for my own claims too."): the words or
+    the meaning of the need (a word of its statements, or cosine >= ``ELABORATION_SIMILARITY``)
+    in a name with no clause of its own. One need, one story: the recap is quoted with it."""
+    said = clean(sentences[k].text)
+    recap = _RECAP.match(said)
+    if recap is None or states_a_need(said):
+        return None
+    named = recap.group("named")
+    if _SAYS_A_CLAUSE.search(named) or _has_a_subject(named):
+        return None
+    if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1]:
+        return None
+    story = _just_before(stories, k, sentences)
+    if story is None or sentences[story.writing].speaker == sentences[k].speaker:
+        return None
+    words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
+    same_words = any(_same_word(a, lemma(b)) for a in words for b in content_words(named))
+    return story if same_words or _similar(vectors, story, k) else None
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Whether two lemmas are one word in another form ("book" and "booking", "save" and
+    "saved"): equal, or one of four letters or more begins the other."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and long.startswith(short)
+
+
+def _similar(vectors: np.ndarray, story: _Story, k: int) -> bool:
+    """Whether sentence ``k`` is about the need of ``story`` (cosine to its statements >=
+    ``ELABORATION_SIMILARITY``)."""
+    return float(vectors[k] @ _centroid(vectors, story)) >= ELABORATION_SIMILARITY
 
 
 def _figure_said_again(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:

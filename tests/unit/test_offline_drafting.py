@@ -10,7 +10,7 @@ from shared.analysis.revision import leads_with_a_figure, revise_text, revision
 from shared.engine.offline.criteria import _vague, adds_to_title
 from shared.engine.offline.generation import readable
 from shared.engine.offline.grouping import only_said_whole, scope_said_whole
-from shared.engine.offline.lexicon import reads_as_capability
+from shared.engine.offline.lexicon import is_quality_word, reads_as_capability
 from shared.engine.offline.phrasing import make_title, split_vague, write_story
 from shared.engine.offline.statement import (
     _reduced_passive,
@@ -139,6 +139,9 @@ def test_titles_are_short_verb_phrases_in_the_meetings_words(statement: str, tit
         "Provide the most expensive",
         "Provide a lot higher",
         "Provide banana's yellow, yeah",
+        # a comparison's second half, cut from what it compares ("as long as it is flat, than
+        # that will work")
+        "Provide than that will work",
     ],
 )
 def test_a_clause_of_talk_in_a_title_is_not_a_title(title: str) -> None:
@@ -5738,3 +5741,21 @@ def test_a_need_whose_verb_was_cut_off_breaks_off(said: str, broken: bool) -> No
     """ "Uh , still we need to cha {vocalsound}" (dev IS1006d, leave one meeting out) was the
     story "Provide a cha": the verb after "need to" is no verb, it was cut off as it was said."""
     assert breaks_off(said) is broken
+
+
+@pytest.mark.parametrize(
+    ("word", "quality"),
+    [
+        ("recognisable", True),
+        ("adjustable", True),
+        ("washable", True),
+        ("timetable", False),
+        ("vegetable", False),
+        ("table", False),
+        ("cable", False),
+    ],
+)
+def test_a_word_of_what_it_can_be_done_to_is_a_quality(word: str, quality: bool) -> None:
+    """Was: "Recognisable." said alone the story "Provide a recognisable" (no thing); now how
+    the product must be, as "washable" was; a timetable is still a thing."""
+    assert is_quality_word(word) is quality

@@ -211,7 +211,7 @@ def is_participle(word: str) -> bool:
 # what a product is like, said alone ("Baby-proof.", "Heavy .", "Small , round ."): a quality
 # word by its ending, or one of the plain ones a meeting says of a product
 _QUALITY_ENDING = re.compile(
-    r"[a-z]{2}-?(?:proof|free|friendly|resistant|ible|ful|less|ous|curved|shaped|coloured"
+    r"[a-z]{2}-?(?:proof|free|friendly|resistant|ible|(?<!et)able|ful|less|ous|curved|shaped|coloured"
     r"|colored|looking|sized|weight)$"
 )
 _QUALITY_WORDS = frozenset(
@@ -621,7 +621,7 @@ def leaves_out(title: str) -> bool:
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
 _NOT_A_THING_OPENING = frozenset(
-    """and or but so to that that's there's it's let's what's not never with in into on at of per
+    """and or but so to than that that's there's it's let's what's not never with in into on at of per
     say yeah thus t plus which who whom whose where inside within during after before until
     without out it'd it'll that'd that'll""".split()
 )

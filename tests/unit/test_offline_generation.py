@@ -3372,3 +3372,48 @@ def test_a_need_named_again_and_acknowledged_is_quoted_with_it_never_drafted(
     for story, recap in zip(stories, ["Route planning", "Delivery window texts"], strict=False):
         assert any(q.startswith(recap) for q in story.source_quotes), story.source_quotes
         assert not any(recap.lower() in c.lower() for c in story.acceptance_criteria)
+
+
+def test_another_time_than_the_one_asked_is_a_criterion_of_the_need_and_a_share_of_people_is_how_it_is(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Hmm, I'd say up to three hours before." the story "Provide up to three hours
+    before", and "Most walk-ins are people who ..." (a hyphenated noun) a criterion: how things
+    are now, said of the need."""
+    text = normalize(
+        "Coach: Members need to be able to cancel a class online.\n"
+        "Coach: Most walk-ins are people who didn't know the class was full, and then they go home"
+        " annoyed.\n"
+        "Ana: Can they cancel ten minutes before?\n"
+        "Coach: Hmm, I'd say up to three hours before.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Cancel a class online"]
+    assert stories[0].acceptance_criteria == ["They can cancel up to three hours before."]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "whole"),
+    [
+        (
+            "Can members cancel a class an hour before?",
+            "Um, I'd say up to three hours before.",
+            "Members can cancel a class up to three hours before.",
+        ),
+        (
+            "So should we send it a week ahead?",
+            "Two weeks ahead, I think.",
+            "We should send it two weeks ahead.",
+        ),
+        ("Can they cancel five minutes before?", "Yes.", None),
+        ("Can they book a day ahead?", "Two days ahead at the moment.", None),
+        ("Can they book a day ahead?", "Two days ahead would mean nobody gets a slot.", None),
+        ("Is a day ahead enough?", "Two days ahead.", None),
+    ],
+)
+def test_a_time_said_instead_of_the_one_asked_is_said_with_the_questions_words(
+    question: str, answer: str, whole: str | None
+) -> None:
+    from shared.engine.offline.grouping import answer_said_whole
+
+    assert answer_said_whole(question, answer) == whole

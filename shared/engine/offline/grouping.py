@@ -2075,12 +2075,59 @@ def people_need_to(text: str) -> bool:
     return (verb in PEOPLE_VERBS | _OWN_USE_VERBS) and verb not in _OWN_TASK_VERBS
 
 
+# a time proposed for what people may do, asked for a yes ("Can they cancel five minutes
+# before?", "Should we send it a week ahead?")
+_TIME_PROPOSED = re.compile(
+    rf"{_ASKED_FIRST}(?P<aux>can|could|should|must|will)\s+(?P<who>they|we|you|people|[a-z]+s)\s+"
+    r"(?P<done>[a-z]+(?:\s+[a-z']+){0,4}?)\s+(?P<figure>(?:\d+|a|an|one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|forty-eight|sixty)\s+(?:working\s+)?"
+    r"(?:minutes?|hours?|days?|weeks?|months?)\s+(?:before|ahead|after|in advance|beforehand)"
+    r"(?:\s+[a-z']+){0,3})\s*\?\s*$",
+    re.IGNORECASE,
+)
+# how far a time an answer gives goes ("up to two hours before", "a day ahead")
+_TIME_GIVEN = re.compile(
+    r"^(?:(?:up to|at least|at most|no more than|no later than|about|around|only|just)\s+)?"
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty"
+    r"|forty|forty-eight|sixty|half an?)\s+(?:working\s+)?(?:minutes?|hours?|days?|weeks?"
+    r"|months?)\s+(?:before|ahead|after|in advance|beforehand)(?:\s+[a-z']+){0,3}$",
+    re.IGNORECASE,
+)
+# the hedge an answer opens with ("Um, I'd say ...", "Hmm, probably ...")
+_HEDGE_FIRST = re.compile(
+    r"^(?:(?:um|uh|erm|hmm|well|so|no|nah|oh)\W+)*(?:(?:i'd say|i would say|i think|i guess"
+    r"|probably|maybe|let's say)\W+)*",
+    re.IGNORECASE,
+)
+
+
+def time_said_whole(question: str, answer: str) -> str | None:
+    """Another time than the one a question proposes, said with the question's words ("Can they
+    cancel five minutes before?" "Um, I'd say up to two hours before." -> "They can cancel up to
+    two hours before."), or None when the question proposes no time for what people may do or
+    the answer is more than a time."""
+    asked = _TIME_PROPOSED.match(clean(question))
+    if asked is None or _AS_IS.search(clean(answer)):
+        return None
+    said = _HEDGE_FIRST.sub("", clean(answer)).split(",")[0].strip(" .!?")
+    if not _TIME_GIVEN.match(said):
+        return None
+    who = asked.group("who")
+    who = who if who.lower() in ("they", "we", "you") else who.lower()
+    aux, done = asked.group("aux").lower(), asked.group("done")
+    return capital(f"{who} {aux} {done} {_lower_first(said)}") + "."
+
+
 def answer_said_whole(question: str, answer: str) -> str | None:
     """The figure an answer gives, said with the question's words ("How far ahead can they
     book?" "Six weeks, I'd say." -> "They can book six weeks ahead."; "How quickly does
     maintenance have to respond?" "Within four hours for normal faults." -> "Maintenance has to
-    respond within four hours for normal faults."), or None when the question asks no figure of
-    someone doing something or the answer gives none."""
+    respond within four hours for normal faults."; "Can they cancel five minutes before?" "Up
+    to two hours before." -> "They can cancel up to two hours before."), or None when the
+    question asks no figure of someone doing something or the answer gives none."""
+    proposed = time_said_whole(question, answer)
+    if proposed is not None:
+        return proposed
     asked = _HOW_MUCH.match(clean(question))
     if _AS_IS.search(clean(answer)):
         return None  # "Seven days at the moment.": how it is now, not what was decided

@@ -3417,3 +3417,54 @@ def test_a_time_said_instead_of_the_one_asked_is_said_with_the_questions_words(
     from shared.engine.offline.grouping import answer_said_whole
 
     assert answer_said_whole(question, answer) == whole
+
+
+def test_who_a_need_is_for_is_its_criterion_and_how_hard_something_is_no_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "For over sixties only." a piece of talk, and "The guest thing is harder, legally,
+    that's a licensing question." the story "Make the guest thing harder" that took it."""
+    text = normalize(
+        "Ria: So a member should be able to book a free swim from their own account.\n"
+        "Dev: Yes, that's the big one.\n"
+        "Dev: For over sixties only.\n"
+        "Ola: The guest thing is harder, legally, that's a licensing question.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert [s.title for s in stories] == ["Book a free swim from their own account"]
+    assert stories[0].acceptance_criteria == ["For over sixties."]
+
+
+@pytest.mark.parametrize(
+    ("said", "whom"),
+    [
+        ("For under sixteens anyway.", "For under sixteens"),
+        ("Only for staff.", "Only for staff"),
+        ("Yes, for volunteers, of course.", "For volunteers"),
+        ("For the locator.", None),
+        ("For sure.", None),
+        ("For staff it's mostly the laptops.", None),
+    ],
+)
+def test_who_a_need_is_for_said_alone(said: str, whom: str | None) -> None:
+    from shared.engine.offline.statement import for_whom
+
+    assert for_whom(said) == whom
+
+
+@pytest.mark.parametrize(
+    ("said", "judges"),
+    [
+        ("The carers thing is harder, legally.", True),
+        ("Yeah, that's much more complicated.", True),
+        ("The rubber is harder, so it won't dent.", False),
+        ("The voice recognition is simpler, we have it in-house.", False),
+        ("Refunds are more complicated than they look.", True),
+        ("Deleting a member should be harder than adding one.", False),
+        ("The login has to be easier for older people.", False),
+    ],
+)
+def test_how_hard_something_is_said_without_a_need(said: str, judges: bool) -> None:
+    from shared.engine.offline.statement import judges_the_work
+
+    assert judges_the_work(said) is judges

@@ -58,9 +58,11 @@ from shared.engine.offline.statement import (
     _subject_words,
     _trim_clause,
     condition_first,
+    for_whom,
     is_finding,
     is_people_description,
     judges_a_figure,
+    judges_the_work,
     limits_the_need_before,
     says_nobody,
     thing_acted_on,
@@ -150,6 +152,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if k and (out or main_said):
                 limited = out.pop() if out else f"{main_said}."
                 out.append(f"{limited.rstrip('.')} {_lower_first(limit)}.")
+            continue
+        whom = for_whom(spoken) if k else None
+        if whom:  # "For under sixteens anyway.": who the need is for
+            out.append(f"{whom}.")
             continue
         if k and _ONLY_RULE.match(spoken):
             out.append(f"{_trim(spoken)}.")  # "Only checkouts need an inspection.": a rule as said
@@ -857,8 +863,8 @@ def _talk(text: str) -> bool:
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
     if is_people_description(bare) or is_finding(bare):  # "people find teletext relevant"
         return True
-    if judges_a_figure(bare):  # "two weeks is harsh": said of the figure, nothing to check
-        return True
+    if judges_a_figure(bare) or judges_the_work(bare):  # "two weeks is harsh", "the carers
+        return True  # thing is harder": said of the figure or the work, nothing to check
     return _remark(bare)
 
 
@@ -1270,8 +1276,8 @@ def _vague(criterion: str) -> bool:
         return True
     if quantities(text) or re.search(r"\d", text):
         return False
-    if _PIECE_FIRST.match(text) and not _has_verb(text):
-        return True
+    if _PIECE_FIRST.match(text) and not _has_verb(text) and not for_whom(text):
+        return True  # "On the LCD."; "For under sixteens." says who the need is for
     if _TALK_FIRST.match(text):
         return True
     return bool(_VAGUE.match(text)) and not _THERE_IS_NO.match(text)

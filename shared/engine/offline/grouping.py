@@ -56,7 +56,9 @@ from shared.engine.offline.statement import (
     PEOPLE_VERBS,
     body,
     breaks_off,
+    for_whom_only,
     judges_a_figure,
+    judges_the_work,
     limits_the_need_before,
     states_a_dependency,
     unframed,
@@ -381,6 +383,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _just_before(stories, k, sentences)
             if alone
             or limits_the_need_before(text)
+            or for_whom_only(text)
             or _capacity_of_the_need_before(stories, sentences, k)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             else None
@@ -1143,6 +1146,7 @@ def _said_of_a_need(text: str) -> bool:
         or breaks_off(text)
         or states_a_dependency(text)
         or tells_what_happened(text)
+        or judges_the_work(text)
     )
 
 

@@ -2606,6 +2606,57 @@ def limits_the_need_before(text: str) -> str | None:
     return m.group("cond") if m else None
 
 
+# who a need is for, said alone after it ("For under sixteens anyway.", "Only for staff.")
+_FOR_WHOM = re.compile(
+    r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*(?P<only>only\s+|just\s+)?for\s+"
+    r"(?P<who>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)(?:\s*,?\s*(?:anyway|only|though|at least|for now|obviously"
+    r"|of course))?\W*$",
+    re.IGNORECASE,
+)
+
+
+def for_whom(text: str) -> str | None:
+    """Which people the need just said is for, when a sentence says only that: a role ("Only
+    for staff." -> "Only for staff") or an age ("For under sixteens anyway." -> "For under
+    sixteens"), a limit of that need; None otherwise."""
+    said = _FOR_WHOM.match(clean(text))
+    if said is None:
+        return None
+    who = said.group("who")
+    if not (PERSONA.search(who) or re.match(r"(?:the\s+)?(?:under|over)[\s-]+\w+", who, re.I)):
+        return None
+    return f"{'Only for' if said.group('only') else 'For'} {who}"
+
+
+def for_whom_only(text: str) -> bool:
+    """Whether a sentence only says which people the need just said is for (``for_whom``)."""
+    return for_whom(text) is not None
+
+
+# how hard something is to do, said of it ("The carers thing is harder, legally, that's consent
+# stuff.", "Refunds are more complicated"): a judgement of the work, no need (a need says it with
+# a modal: "it should be harder to delete"; "the voice recognition is simpler" and "the rubber
+# is harder" say what a thing is like)
+_JUDGES_THE_WORK = re.compile(
+    r"^(?:(?:and|but|so|well|yeah|yes|no|oh|um|uh)\W+)*(?:(?:the|that|this)\s+)?[\w -]{0,40}?"
+    r"\w(?:\s+(?:is|are|gets|get)|'s)\s+(?:a\s+lot\s+|a\s+bit\s+|much\s+|way\s+|far\s+|even\s+)?"
+    r"(?:harder(?=\s*,?\s*(?:legally|technically|to\s))|trickier"
+    r"|more\s+(?:difficult|complicated|work|painful))\b",
+    re.IGNORECASE,
+)
+_A_NEED_SAID = re.compile(
+    r"\b(?:need|needs|must|should|has to|have to|want|wants|'d like|would like|will|'ll)\b",
+    re.IGNORECASE,
+)
+
+
+def judges_the_work(text: str) -> bool:
+    """Whether a sentence only judges how hard something is (``_JUDGES_THE_WORK``) and says
+    nothing needed."""
+    said = clean(text)
+    return bool(_JUDGES_THE_WORK.match(said)) and not _A_NEED_SAID.search(said)
+
+
 def judges_a_figure(text: str) -> bool:
     """Whether a sentence only judges a figure ("two weeks is harsh"): ``_JUDGES_A_FIGURE``."""
     m = _JUDGES_A_FIGURE.match(clean(text))

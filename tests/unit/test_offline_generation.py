@@ -3468,3 +3468,75 @@ def test_how_hard_something_is_said_without_a_need(said: str, judges: bool) -> N
     from shared.engine.offline.statement import judges_the_work
 
     assert judges_the_work(said) is judges
+
+
+def test_how_a_need_is_met_said_alone_after_it_is_its_criterion(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "By phone, ideally, because they never read letters." the story "Send by phone" with
+    no criterion beside the need it says how to meet."""
+    text = normalize(
+        "Kim: So when a class is cancelled, the members booked on it are told automatically.\n"
+        "Lou: By phone, ideally, because they never read letters.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 1, [s.title for s in stories]
+    assert f"{stories[0].title} by phone." in stories[0].acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("said", "by"),
+    [
+        ("By text, ideally, because it's important.", "By text"),
+        ("By email, please.", "By email"),
+        ("Yes, by phone or email.", "By phone or email"),
+        ("By the way, the app is slow.", None),
+        ("By text, but only for reminders.", None),
+        ("Or by text?", None),
+        ("By text or email?", None),
+    ],
+)
+def test_how_a_need_is_met_said_alone(said: str, by: str | None) -> None:
+    from shared.engine.offline.statement import by_what
+
+    assert by_what(said) == by
+
+
+def test_a_need_said_as_what_someone_wants_is_that_need_and_its_summing_up_is_more_of_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "So what I'd want, really, is to ..." the title "Make what I'd want, to ...", no story
+    of its own; the view ending "but I'd need to check with the insurer" a story ("Check with
+    the insurer") that took it; and "So, a ... " summing the need up a criterion of the next."""
+    text = normalize(
+        "Jo: So what I'd want, really, is to scan the parcel label on my phone at the door, and"
+        " then I can skip the paper slip.\n"
+        "Sam: Well, can she skip the slip, that's the question.\n"
+        "Ray: I think a scan is enough for the courier now, but I'd need to check with the"
+        " insurer.\n"
+        "Sam: I'll note that down.\n"
+        "Kai: So, a scan of the parcel label taken on the phone, stored with the delivery.\n"
+        "Jo: And if it could read the label, like, pull out the postcode and the weight, that"
+        " would save me loads of typing.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    titles = [s.title for s in stories]
+    assert titles[0] == "Scan the parcel label on my phone at the door", titles
+    assert not any("insurer" in t for t in titles), titles
+    assert any(q.startswith("So, a scan of the parcel") for q in stories[0].source_quotes)
+    assert not any("insurer" in q for s in stories for q in s.acceptance_criteria)
+
+
+@pytest.mark.parametrize(
+    ("said", "task"),
+    [
+        ("I think a scan is enough now, but I'd need to check with the insurer.", True),
+        ("It's probably fine, but Tom will find out.", True),
+        ("We need a scan of every label, but I'll check with the insurer.", False),
+        ("I'd need to check with the insurer, but a scan is enough.", False),
+    ],
+)
+def test_a_task_taken_on_after_a_view_is_the_meetings_work(said: str, task: bool) -> None:
+    from shared.engine.offline.generation import _task_after_but
+
+    assert _task_after_but(said) is task

@@ -57,6 +57,7 @@ from shared.engine.offline.statement import (
     _Requirement,
     _subject_words,
     _trim_clause,
+    by_what,
     condition_first,
     for_whom,
     is_finding,
@@ -156,6 +157,10 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
         whom = for_whom(spoken) if k else None
         if whom:  # "For under sixteens anyway.": who the need is for
             out.append(f"{whom}.")
+            continue
+        by = by_what(spoken) if k else None
+        if by and title:  # "By text, ideally, ...": how, said with the need ("Notify the
+            out.append(f"{title} {_lower_first(by)}.")  # patient automatically by text.")
             continue
         if k and _ONLY_RULE.match(spoken):
             out.append(f"{_trim(spoken)}.")  # "Only checkouts need an inspection.": a rule as said

@@ -226,6 +226,7 @@ class OfflineGenerator:
         team_work |= _action_items(sentences)
         tasks = {k for k, s in enumerate(sentences) if _OWN_TASK.search(clean(s.text))}
         tasks |= {k for k, s in enumerate(sentences) if _SURVEY_SHARE.search(clean(s.text))}
+        tasks |= {k for k, s in enumerate(sentences) if _task_after_but(clean(s.text))}
         grouped = _group(sentences, verdicts, vectors)
         answered = {
             st.writing
@@ -742,6 +743,22 @@ _OWN_TASK = re.compile(
     rf"|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
     re.IGNORECASE,
 )
+
+# a task taken on after a view of one's own ("I think a clear image is acceptable to HMRC now,
+# but I'd need to check with the auditors.")
+_TASK_AFTER_BUT = re.compile(
+    rf",?\s+but\s+(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})\b"
+    r"(?!.*\bbut\b)",
+    re.IGNORECASE,
+)
+
+
+def _task_after_but(text: str) -> bool:
+    """Whether a sentence ends on a task someone takes on (``_TASK_AFTER_BUT``) after words
+    that state no need: the meeting's own work, no need (a need before the "but" stays one: "We
+    need the receipt photo, but I'll check with the auditors")."""
+    task = _TASK_AFTER_BUT.search(text)
+    return task is not None and not states_a_need(text[: task.start()])
 
 
 # a survey finding: a share of people who do, find or want something ("Seventy five percent of

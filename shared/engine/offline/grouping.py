@@ -56,6 +56,7 @@ from shared.engine.offline.statement import (
     PEOPLE_VERBS,
     body,
     breaks_off,
+    by_what,
     for_whom_only,
     judges_a_figure,
     judges_the_work,
@@ -384,6 +385,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             if alone
             or limits_the_need_before(text)
             or for_whom_only(text)
+            or by_what(text) is not None
             or _capacity_of_the_need_before(stories, sentences, k)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             else None
@@ -417,6 +419,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _join(recapped, sentences, k, min(p, recapped.strength))  # match suggestion, okay.":
             recapped.evidence.add(k)  # the need just said, named again: quoted, no story
             continue
+        summed = _summed_up(stories, sentences, k)
+        if summed is not None:  # "So what I'd want is to take a photo of the receipt ..." ...
+            _join(summed, sentences, k, min(p, summed.strength))  # "So, a photo of the receipt
+            continue  # taken on the phone, attached to the expense line.": more of that need
         # a statement that would start a need (a confident one, or one that states a need
         # plainly) is a need of its own unless it is close to the one before
         item = _whole_item(sentences, k)  # "- Engineers see today's jobs on their phone."
@@ -564,6 +570,40 @@ def _recapped(
     words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
     same_words = any(_same_word(a, lemma(b)) for a in words for b in content_words(named))
     return story if same_words or _similar(vectors, story, k) else None
+
+
+# a need said a few statements back, summed up by another speaker as a thing ("So, a photo of
+# the receipt taken on the phone, attached to the expense line.")
+_SUMS_UP = re.compile(
+    r"^(?:(?:okay|ok|right|yes|yeah)\W+)*so\W+(?P<named>(?:an?|the|some)\s+[^.;:?!]+?)\W*$",
+    re.IGNORECASE,
+)
+SUM_UP_GAP = 5  # statements from the need's last quote (talk between it and the summing up)
+
+
+def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The latest story whose need sentence ``k``, another speaker's words, sums up as a thing
+    (``_SUMS_UP``) naming two words of its statements, said within ``SUM_UP_GAP`` statements of
+    it with no new topic between ("So what I'd want, really, is to take a photo of the receipt on
+    my phone, ..." ... "So, a photo of the receipt taken on the phone, attached to the expense
+    line."): more of that need, not a need of its own."""
+    said = clean(sentences[k].text)
+    summed = _SUMS_UP.match(said)
+    if summed is None or states_a_need(said) or not stories:
+        return None
+    named = summed.group("named")
+    if _SAYS_A_CLAUSE.search(named) or _has_a_subject(named):
+        return None
+    for story in reversed(stories):
+        if not 0 < k - story.last <= SUM_UP_GAP or _heading_between(sentences, story.last, k):
+            return None
+        if sentences[story.writing].speaker == sentences[k].speaker:
+            continue
+        words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
+        shared = [b for b in content_words(named) if any(_same_word(a, lemma(b)) for a in words)]
+        if len(shared) >= 2:
+            return story
+    return None
 
 
 def _same_word(a: str, b: str) -> bool:

@@ -1110,6 +1110,12 @@ _FRAMES = (
         r"(?:\s+down)?|in\s+writing|on\s+record|recorded)[,:;]\s+(?P<clause>.+)$",
         re.IGNORECASE,
     ),
+    re.compile(  # "what I'd want, really, is to take a photo of the receipt on my phone"
+        _OPENING_WORDS + r"what\s+(?P<who>i|we|they|people|users)(?:'d|\s+would|\s+really"
+        r"|\s+actually)*\s+(?:want|need|like)(?:\s*,?\s*(?:really|honestly|ideally))?\s*,?\s+is"
+        r"\s+(?:to\s+(?P<vp>.+)|that\s+(?P<clause>.+))$",
+        re.IGNORECASE,
+    ),
     re.compile(  # "it should be possible to reopen a closed claim"
         _OPENING_WORDS + r"it\s+(?:should|must|needs to|has to|will|would)\s+be\s+possible"
         r"(?:\s+for\s+(?P<who>(?:the\s+|our\s+)?[a-z]+))?\s+to\s+(?P<vp>.+)$",
@@ -2626,6 +2632,24 @@ def for_whom(text: str) -> str | None:
     if not (PERSONA.search(who) or re.match(r"(?:the\s+)?(?:under|over)[\s-]+\w+", who, re.I)):
         return None
     return f"{'Only for' if said.group('only') else 'For'} {who}"
+
+
+# how a need is met, said alone after it ("By text, ideally, because it's important.", "By
+# email, please."): the channel or means, a hedge, a reason
+_BY_WHAT = re.compile(
+    r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*(?P<by>by\s+(?!the way\b)"
+    r"(?:(?:a|an|the)\s+)?[\w-]+(?:\s+(?:or|and)\s+(?:(?:a|an|the)\s+)?[\w-]+)?)"
+    r"(?:\s*,?\s*(?:ideally|preferably|please|obviously|of course|if possible|i think|i'd say))*"
+    r"(?:\s*,?\s*(?:because|'cause|since)\b[^?]*)?[^\w?]*$",
+    re.IGNORECASE,
+)
+
+
+def by_what(text: str) -> str | None:
+    """How the need just said is met, when a sentence says only that ("By text, ideally, because
+    it's important." -> "By text"); None otherwise."""
+    said = _BY_WHAT.match(clean(text))
+    return capital(said.group("by")) if said else None
 
 
 def for_whom_only(text: str) -> bool:

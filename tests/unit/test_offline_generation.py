@@ -3340,6 +3340,12 @@ def test_what_someone_wants_to_do_with_the_product_said_of_themselves_is_a_need(
         ("People will get used to it.", False),
         ("We had to cut some things down, so we need a cheaper case.", False),  # needed now
         ("Patients have to ring us.", False),
+        # when it happened, said first (dev expense-claims, leave one meeting out: a criterion
+        # of the delegation story)
+        ("Last winter I was off for a month and came back to forty of them.", True),
+        ("Last time we booked a hall it took a week.", True),
+        ("Last year we need to fix it.", False),
+        ("Next summer I want it to work.", False),
     ],
 )
 def test_an_account_of_what_happened_starts_no_need(said: str, past: bool) -> None:
@@ -3540,3 +3546,56 @@ def test_a_task_taken_on_after_a_view_is_the_meetings_work(said: str, task: bool
     from shared.engine.offline.generation import _task_after_but
 
     assert _task_after_but(said) is task
+
+
+def test_a_need_put_to_its_owner_and_a_yes_with_more_is_one_story(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "So you'd want to ..." a story with no criterion and the "Yes, ..." that says how a
+    story of its own."""
+    text = normalize(
+        "Ana: So you'd want to pass your rota to someone else while you're on leave.\n"
+        "Ben: Yes, hand it to another coordinator for a date range, and it should come back to me"
+        " automatically when I'm back.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 1, [s.title for s in stories]
+    assert len(stories[0].source_quotes) == 2
+    assert stories[0].acceptance_criteria
+
+
+def test_a_want_with_nothing_named_is_no_story(generator: OfflineGenerator) -> None:
+    """Was: "So I want a number." the story "Provide a number", which took the yes to the need
+    said in full after it."""
+    text = normalize(
+        "Lee: How many members renew online versus at the desk.\n"
+        "Lee: The trustees will ask next year whether the website paid for itself.\n"
+        "Lee: So I want a number.\n"
+        "Mo: So the membership secretary sees how many renewals were made online versus at the"
+        " desk, per month.\n"
+        "Lee: Yes, in the same report as the lapsed members, if possible.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert not any("number" in s.title.lower() for s in stories), [s.title for s in stories]
+    assert any(q.startswith("So I want a number") for s in stories for q in s.source_quotes)
+
+
+def test_an_account_of_what_happened_quoted_with_a_need_is_no_criterion_of_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev expense-claims, leave one meeting out): "Last summer I was away for two weeks and
+    came back to, like, fifteen of them, ..." a criterion of the delegation story it is quoted
+    with."""
+    from shared.analysis.capture import Sentence, Span, Verdict
+    from shared.engine.offline.grouping import _Story
+
+    said = [
+        "So you'd want to pass your rota to someone else while you're on leave.",
+        "Last winter I was off for a month and came back to forty of them, and people were cross.",
+    ]
+    sentences = [Sentence(Span(0, len(t)), t, "text", True, None) for t in said]
+    verdicts = [Verdict("F", 0.95, 0.1), Verdict("F", 0.9, 0.1)]
+    story = _Story([0, 1], 0.95)
+    draft = generator._draft(story, sentences, verdicts, "user")
+    assert draft.source_quotes == said
+    assert not any("winter" in c for c in draft.acceptance_criteria), draft.acceptance_criteria

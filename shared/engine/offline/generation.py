@@ -106,6 +106,7 @@ from shared.engine.offline.grouping import (
     people_need_to,
     quote_what_is_said_between,
     states_a_need,
+    tells_what_happened,
 )
 from shared.engine.offline.lexicon import (
     MATERIALS,
@@ -488,6 +489,7 @@ class OfflineGenerator:
                     or names_examples(sentences[k].text)  # "Allergies, inhalers, that kind of ..."
                 )
                 and not describes_now(sentences[k].text)
+                and not tells_what_happened(sentences[k].text)  # "Last summer I was away ..."
                 and not answers_how_it_is(sentences, k)
                 and k not in story.evidence
                 and not (k != story.writing and revised_away & figures_said([sentences[k].text]))

@@ -1020,12 +1020,21 @@ def _elaborated(
     return last if (similar or short or confirms) else None
 
 
+# a need put to the person who has it, to say yes to ("So you'd want to hand your approvals to
+# someone else while you're away.")
+_PUT_TO_THEM = re.compile(
+    r"^(?:(?:so|okay|ok|right|and)\W+)+you(?:'d|\s+would)?\s+(?:(?:really|also)\s+)?"
+    r"(?:want|need|like)\b",
+    re.IGNORECASE,
+)
+
+
 def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
     """Whether sentence ``k`` says yes to a question another speaker asked of ``story`` (the
-    question one of its statements)."""
+    question one of its statements), or to its need put to them (``_PUT_TO_THEM``)."""
     return (
         k - 1 in story.members
-        and _answers(sentences, k)
+        and (_answers(sentences, k) or bool(_PUT_TO_THEM.match(clean(sentences[k - 1].text))))
         and sentences[k - 1].speaker != sentences[k].speaker
         and bool(re.match(r"^(?:yes|yeah|yep)\b", clean(sentences[k].text), re.IGNORECASE))
     )
@@ -1187,7 +1196,17 @@ def _said_of_a_need(text: str) -> bool:
         or states_a_dependency(text)
         or tells_what_happened(text)
         or judges_the_work(text)
+        or bool(_WANTS_NOTHING_NAMED.match(clean(text)))
     )
+
+
+# a want with nothing named ("So I want a number.", "We need something."): what the need is, the
+# statements around it say
+_WANTS_NOTHING_NAMED = re.compile(
+    r"^(?:(?:so|and|but|well|yes|yeah|okay|ok)\W+)*(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|just\s+)?"
+    r"(?:want|need|like)\s+(?:a\s+number|numbers|something|a\s+thing|that|this|it|one|more)\W*$",
+    re.IGNORECASE,
+)
 
 
 # an account of what happened ("When I was in Frankfurt I paid for stuff in euros and then I had
@@ -1195,7 +1214,11 @@ def _said_of_a_need(text: str) -> bool:
 # felt, never the need; on dev every such sentence is talk (five of five with "had to")
 _PAST_ACCOUNT = re.compile(
     r"\b(?:i|we|they|he|she|you|people)\s+(?:had to|used to\s+(?!(?:it|that|this|the|them)\b)"
-    r"[a-z]+)\b|\bwhen (?:i|we|they) (?:was|were)\b",
+    r"[a-z]+)\b|\bwhen (?:i|we|they) (?:was|were)\b"
+    # "Last summer I was away for two weeks and came back to fifteen of them": when it happened
+    r"|^(?:(?:and|so|well|oh|yeah)\W+)*(?:last|one)\s+(?:summer|winter|spring|autumn|year|month"
+    r"|week|time)\W+(?:i|we|they|he|she|someone|somebody)\s+(?:was|were|had|did|got|went|came"
+    r"|[a-z]+ed)\b",
     re.IGNORECASE,
 )
 _NEEDED_NOW = re.compile(

@@ -3599,3 +3599,30 @@ def test_an_account_of_what_happened_quoted_with_a_need_is_no_criterion_of_it(
     draft = generator._draft(story, sentences, verdicts, "user")
     assert draft.source_quotes == said
     assert not any("winter" in c for c in draft.acceptance_criteria), draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("later", "same"),
+    [
+        ("Weekly recurring bookings for staff, for the whole term.", True),
+        ("Recurring bookings for staff.", True),
+        ("Weekly bookings for staff, for the whole term.", False),  # not every word of it
+        ("They said recurring bookings are too hard to build.", False),  # a clause, said of it
+        ("Recurring bookings.", False),  # nothing more
+    ],
+)
+def test_a_need_named_in_a_few_words_then_in_full_is_one_need(later: str, same: bool) -> None:
+    """Was (dev room-booking): "Recurring bookings, by the way." a story with no criterion
+    beside "Provide weekly recurring bookings for staff", the same need named in full two
+    statements later."""
+    from shared.analysis.capture import Sentence, Span
+    from shared.engine.offline.grouping import _named_in_full, _Story
+
+    said = [
+        ("Ngozi", "Recurring bookings, by the way."),
+        ("Ngozi", "I have office hours every Tuesday, and I don't want to book that twelve times."),
+        ("Gareth", later),
+    ]
+    sentences = [Sentence(Span(0, len(t)), t, "text", True, who) for who, t in said]
+    stories = [_Story([0], 0.9), _Story([1], 0.9)]
+    assert (_named_in_full(stories, sentences, 2) is stories[0]) is same

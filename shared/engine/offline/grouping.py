@@ -419,6 +419,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _join(recapped, sentences, k, min(p, recapped.strength))  # match suggestion, okay.":
             recapped.evidence.add(k)  # the need just said, named again: quoted, no story
             continue
+        named_in_full = _named_in_full(stories, sentences, k)
+        if named_in_full is not None:  # "Recurring bookings, by the way." ... "Weekly recurring
+            named_in_full.restated_by(k, p)  # bookings for staff, for the whole term.": the need
+            continue  # named in full is the main statement
         summed = _summed_up(stories, sentences, k)
         if summed is not None:  # "So what I'd want is to take a photo of the receipt ..." ...
             _join(summed, sentences, k, min(p, summed.strength))  # "So, a photo of the receipt
@@ -602,6 +606,35 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
         words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
         shared = [b for b in content_words(named) if any(_same_word(a, lemma(b)) for a in words)]
         if len(shared) >= 2:
+            return story
+    return None
+
+
+NAMED_SHORT_WORDS = 4  # a need named in a few words ("Recurring bookings, by the way.")
+
+
+def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """One of the last two stories, said within ``ELABORATION_GAP`` + 1 statements before
+    sentence ``k``, when it names its need in a few words with no clause ("Recurring bookings,
+    by the way.") and ``k`` names the same thing in full, as a thing too, with every content word
+    of it ("Weekly recurring bookings for staff, for the whole term."): one need, said again in
+    full."""
+    said = clean(sentences[k].text)
+    first = re.split(r"[,;:]", said)[0]
+    if states_a_need(said) or _SAYS_A_CLAUSE.search(first) or _has_a_subject(first):
+        return None
+    full = {lemma(w) for w in content_words(first)}
+    for story in stories[-2:][::-1]:
+        if len(story.members) != 1 or story.superseded or story.said_as:
+            continue
+        if not 0 < k - story.writing <= ELABORATION_GAP + 1:
+            continue
+        named = clean(sentences[story.writing].text)
+        short = re.split(r"[,;:]", named)[0]
+        if states_a_need(named) or _SAYS_A_CLAUSE.search(short):
+            continue
+        words = {lemma(w) for w in content_words(short)}
+        if 2 <= len(words) and meaningful_word_count(short) <= NAMED_SHORT_WORDS and words < full:
             return story
     return None
 

@@ -1236,8 +1236,9 @@ def _said_of_a_need(text: str) -> bool:
 # a want with nothing named ("So I want a number.", "We need something."): what the need is, the
 # statements around it say
 _WANTS_NOTHING_NAMED = re.compile(
-    r"^(?:(?:so|and|but|well|yes|yeah|okay|ok)\W+)*(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|just\s+)?"
-    r"(?:want|need|like)\s+(?:a\s+number|numbers|something|a\s+thing|that|this|it|one|more)\W*$",
+    r"^(?:(?:so|and|but|well|yes|yeah|okay|ok)\W+)*(?:i|we)(?:'d|\s+would)?\s+"
+    r"(?:really\s+|just\s+)?(?:want|need|like)\s+"
+    r"(?:a\s+number|numbers|something|a\s+thing|that|this|it|one|more)\W*$",
     re.IGNORECASE,
 )
 

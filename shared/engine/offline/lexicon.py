@@ -211,8 +211,8 @@ def is_participle(word: str) -> bool:
 # what a product is like, said alone ("Baby-proof.", "Heavy .", "Small , round ."): a quality
 # word by its ending, or one of the plain ones a meeting says of a product
 _QUALITY_ENDING = re.compile(
-    r"[a-z]{2}-?(?:proof|free|friendly|resistant|ible|(?<!et)able|ful|less|ous|curved|shaped|coloured"
-    r"|colored|looking|sized|weight)$"
+    r"[a-z]{2}-?(?:proof|free|friendly|resistant|ible|(?<!et)able|ful|less|ous|curved|shaped"
+    r"|coloured|colored|looking|sized|weight)$"
 )
 _QUALITY_WORDS = frozenset(
     """red green blue yellow black white grey gray orange purple pink brown silver gold
@@ -621,8 +621,8 @@ def leaves_out(title: str) -> bool:
 # preposition, "to", a negation or a word of talk ("Provide and should be red", "Leave out to
 # deal", "Provide with the LCD screen", "Provide yeah it must be a remote")
 _NOT_A_THING_OPENING = frozenset(
-    """and or but so to than that that's there's it's let's what's not never with in into on at of per
-    say yeah thus t plus which who whom whose where inside within during after before until
+    """and or but so to than that that's there's it's let's what's not never with in into on at of
+    per say yeah thus t plus which who whom whose where inside within during after before until
     without out it'd it'll that'd that'll""".split()
 )
 # what a thing is like or what was done to it, with the when or where of it after it, is how
@@ -687,8 +687,8 @@ AS_IS = (
     r"|(?:we|they|people|staff|everyone|you)\s+still\s+(?!need|want|have|has|must|should|can"
     r"|could|would|will|get|use)[a-z]+s?\s+(?:a|an|the|all|every|each|it|them)\b"
     # "most trips cost something, ten or fifteen pounds": how most things are, a fact
-    r"|^(?:most|many|half|a lot|lots)(?: of)?(?: (?:the|our|their))? [a-z][a-z-]*s (?:cost|take|come"
-    r"|go|are|have|use|get|run|last)\b"
+    r"|^(?:most|many|half|a lot|lots)(?: of)?(?: (?:the|our|their))? [a-z][a-z-]*s"
+    r" (?:cost|take|come|go|are|have|use|get|run|last)\b"
     # "trip consent is on paper today": "today" said last, of how it is done
     r"|today(?=\s*(?:,\s*[A-Z][a-z]+\s*)?(?:[;.!?]|$))"
     # "the current system emails a PDF timetable every Friday": what is replaced

@@ -2615,8 +2615,8 @@ def limits_the_need_before(text: str) -> str | None:
 # who a need is for, said alone after it ("For under sixteens anyway.", "Only for staff.")
 _FOR_WHOM = re.compile(
     r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*(?P<only>only\s+|just\s+)?for\s+"
-    r"(?P<who>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)(?:\s*,?\s*(?:anyway|only|though|at least|for now|obviously"
-    r"|of course))?\W*$",
+    r"(?P<who>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)"
+    r"(?:\s*,?\s*(?:anyway|only|though|at least|for now|obviously|of course))?\W*$",
     re.IGNORECASE,
 )
 

@@ -18,7 +18,11 @@ density made it (``capture.relative_to_density``); starting a story reads it nev
 the classifier said (``Verdict.p_to_write``, which the drafting reads for criteria too): dense
 talk quotes more, it does not split into more needs. A short wish said as a frame round a thing
 ("Photos would help a lot.") and said in full by the same speaker right after is one need
-(``_wished_then_said``).
+(``_wished_then_said``). Another speaker's naming of the need just said ("An automatic match
+suggestion, okay.", ``_recapped``), summing it up a few statements later ("So, a photo of the
+receipt taken on the phone, ...", ``_summed_up``) or naming in full a need named in a few words
+("Recurring bookings, by the way." ... "Weekly recurring bookings for staff, ...",
+``_named_in_full``) is more of that need, never one of its own.
 
 Deterministic: a pure function of the sentences, their verdicts and their vectors.
 """
@@ -57,7 +61,7 @@ from shared.engine.offline.statement import (
     body,
     breaks_off,
     by_what,
-    for_whom_only,
+    for_whom,
     judges_a_figure,
     judges_the_work,
     limits_the_need_before,
@@ -384,7 +388,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _just_before(stories, k, sentences)
             if alone
             or limits_the_need_before(text)
-            or for_whom_only(text)
+            or for_whom(text) is not None
             or by_what(text) is not None
             or _capacity_of_the_need_before(stories, sentences, k)
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
@@ -551,6 +555,13 @@ def _has_a_subject(named: str) -> bool:
     )
 
 
+def _a_name(words: str) -> bool:
+    """Whether words name a thing (or an action), with no clause of their own: no pronoun, form
+    of "be" / "have" or "not" (``_SAYS_A_CLAUSE``), no subject before a verb
+    (``_has_a_subject``)."""
+    return not (_SAYS_A_CLAUSE.search(words) or _has_a_subject(words))
+
+
 def _recapped(
     stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
 ) -> _Story | None:
@@ -564,7 +575,7 @@ def _recapped(
     if recap is None or states_a_need(said):
         return None
     named = recap.group("named")
-    if _SAYS_A_CLAUSE.search(named) or _has_a_subject(named):
+    if not _a_name(named):
         return None
     if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1]:
         return None
@@ -596,7 +607,7 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
     if summed is None or states_a_need(said) or not stories:
         return None
     named = summed.group("named")
-    if _SAYS_A_CLAUSE.search(named) or _has_a_subject(named):
+    if not _a_name(named):
         return None
     for story in reversed(stories):
         if not 0 < k - story.last <= SUM_UP_GAP or _heading_between(sentences, story.last, k):
@@ -621,7 +632,7 @@ def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> 
     full."""
     said = clean(sentences[k].text)
     first = re.split(r"[,;:]", said)[0]
-    if states_a_need(said) or _SAYS_A_CLAUSE.search(first) or _has_a_subject(first):
+    if states_a_need(said) or not _a_name(first):
         return None
     full = {lemma(w) for w in content_words(first)}
     for story in stories[-2:][::-1]:
@@ -2186,7 +2197,7 @@ _TIME_PROPOSED = re.compile(
     r"(?:\s+[a-z']+){0,3})\s*\?\s*$",
     re.IGNORECASE,
 )
-# how far a time an answer gives goes ("up to two hours before", "a day ahead")
+# the time an answer gives ("up to two hours before", "a day ahead")
 _TIME_GIVEN = re.compile(
     r"^(?:(?:up to|at least|at most|no more than|no later than|about|around|only|just)\s+)?"
     r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty"

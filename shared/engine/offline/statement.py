@@ -2652,11 +2652,6 @@ def by_what(text: str) -> str | None:
     return capital(said.group("by")) if said else None
 
 
-def for_whom_only(text: str) -> bool:
-    """Whether a sentence only says which people the need just said is for (``for_whom``)."""
-    return for_whom(text) is not None
-
-
 # how hard something is to do, said of it ("The carers thing is harder, legally, that's consent
 # stuff.", "Refunds are more complicated"): a judgement of the work, no need (a need says it with
 # a modal: "it should be harder to delete"; "the voice recognition is simpler" and "the rubber

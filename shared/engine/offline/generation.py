@@ -740,19 +740,16 @@ _ANYONES_TASK = (  # said with "we" too
     r"|confirm (?:\w+ )?with|sign off|circulate|write up|investigate|ask around"
 )
 _PERSONS_TASK = r"ask|send|sort out|note|take (?:a )?notes?|email|chase|dig out"  # not "we"
+# someone taking a task on ("I'll check with finance", "Tom will send the policy")
+_TAKES_A_TASK = rf"(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})"
 _OWN_TASK = re.compile(
-    rf"{_OPENING}(?:(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})"
-    rf"|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
+    rf"{_OPENING}(?:{_TAKES_A_TASK}|we{_TAKES_ON}(?:{_ANYONES_TASK}))\b(?!.*\bbut\b)",
     re.IGNORECASE,
 )
 
 # a task taken on after a view of one's own ("I think a clear image is acceptable to HMRC now,
 # but I'd need to check with the auditors.")
-_TASK_AFTER_BUT = re.compile(
-    rf",?\s+but\s+(?:i|you|{_NAME}){_TAKES_ON}(?:{_ANYONES_TASK}|{_PERSONS_TASK})\b"
-    r"(?!.*\bbut\b)",
-    re.IGNORECASE,
-)
+_TASK_AFTER_BUT = re.compile(rf",?\s+but\s+{_TAKES_A_TASK}\b(?!.*\bbut\b)", re.IGNORECASE)
 
 
 def _task_after_but(text: str) -> bool:

@@ -57,6 +57,8 @@ from shared.engine.offline.lexicon import (
     third_person,
 )
 from shared.engine.offline.statement import (
+    DETERMINERS,
+    NEEDED_NOW,
     PEOPLE_VERBS,
     body,
     breaks_off,
@@ -542,7 +544,6 @@ _RECAP = re.compile(
     re.IGNORECASE,
 )
 RECAP_WORDS = 2, 8
-_DETERMINERS = frozenset("the a an their our my your its his her every each all this that".split())
 
 
 def _has_a_subject(named: str) -> bool:
@@ -551,7 +552,8 @@ def _has_a_subject(named: str) -> bool:
     the need said as an action, "An automatic match suggestion" a thing."""
     words = re.findall(r"[a-z'-]+", named.lower())
     return any(
-        is_verb(w) and words[i + 1] in _DETERMINERS for i, w in enumerate(words[1:-1], start=1)
+        is_verb(w) and words[i + 1] in DETERMINERS | {"that"}
+        for i, w in enumerate(words[1:-1], start=1)
     )
 
 
@@ -582,9 +584,7 @@ def _recapped(
     story = _just_before(stories, k, sentences)
     if story is None or sentences[story.writing].speaker == sentences[k].speaker:
         return None
-    words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
-    same_words = any(_same_word(a, lemma(b)) for a in words for b in content_words(named))
-    return story if same_words or _similar(vectors, story, k) else None
+    return story if _shared_words(story, sentences, named) or _similar(vectors, story, k) else None
 
 
 # a need said a few statements back, summed up by another speaker as a thing ("So, a photo of
@@ -614,9 +614,7 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
             return None
         if sentences[story.writing].speaker == sentences[k].speaker:
             continue
-        words = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
-        shared = [b for b in content_words(named) if any(_same_word(a, lemma(b)) for a in words)]
-        if len(shared) >= 2:
+        if _shared_words(story, sentences, named) >= 2:
             return story
     return None
 
@@ -648,6 +646,13 @@ def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> 
         if 2 <= len(words) and meaningful_word_count(short) <= NAMED_SHORT_WORDS and words < full:
             return story
     return None
+
+
+def _shared_words(story: _Story, sentences: list[Sentence], named: str) -> int:
+    """How many content words of ``named`` the statements of ``story`` say too, in any form
+    (``_same_word``)."""
+    said = {lemma(w) for m in story.members for w in content_words(sentences[m].text)}
+    return sum(any(_same_word(a, lemma(b)) for a in said) for b in content_words(named))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -1266,18 +1271,13 @@ _PAST_ACCOUNT = re.compile(
     r"|[a-z]+ed)\b",
     re.IGNORECASE,
 )
-_NEEDED_NOW = re.compile(
-    r"\b(?:need|needs|must|should|has to|have to|want|wants|'d like|would like|going to|will"
-    r"|'ll|can't|cannot)\b",
-    re.IGNORECASE,
-)
 
 
 def tells_what_happened(text: str) -> bool:
     """Whether a sentence tells what happened or used to happen (``_PAST_ACCOUNT``) and says
     nothing needed now."""
     said = clean(text)
-    return bool(_PAST_ACCOUNT.search(said)) and not _NEEDED_NOW.search(said)
+    return bool(_PAST_ACCOUNT.search(said)) and not NEEDED_NOW.search(said)
 
 
 def _seeds(text: str, p: float) -> bool:

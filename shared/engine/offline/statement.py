@@ -2612,9 +2612,11 @@ def limits_the_need_before(text: str) -> str | None:
     return m.group("cond") if m else None
 
 
+# the words a short reply opens with before what it says ("Yes, ...", "Um, ...")
+_REPLY_OPENING = r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*"
 # who a need is for, said alone after it ("For under sixteens anyway.", "Only for staff.")
 _FOR_WHOM = re.compile(
-    r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*(?P<only>only\s+|just\s+)?for\s+"
+    _REPLY_OPENING + r"(?P<only>only\s+|just\s+)?for\s+"
     r"(?P<who>(?:the\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)"
     r"(?:\s*,?\s*(?:anyway|only|though|at least|for now|obviously|of course))?\W*$",
     re.IGNORECASE,
@@ -2637,7 +2639,7 @@ def for_whom(text: str) -> str | None:
 # how a need is met, said alone after it ("By text, ideally, because it's important.", "By
 # email, please."): the channel or means, a hedge, a reason
 _BY_WHAT = re.compile(
-    r"^(?:(?:and|but|so|yes|yeah|well|okay|ok|um|uh)\W+)*(?P<by>by\s+(?!the way\b)"
+    _REPLY_OPENING + r"(?P<by>by\s+(?!the way\b)"
     r"(?:(?:a|an|the)\s+)?[\w-]+(?:\s+(?:or|and)\s+(?:(?:a|an|the)\s+)?[\w-]+)?)"
     r"(?:\s*,?\s*(?:ideally|preferably|please|obviously|of course|if possible|i think|i'd say))*"
     r"(?:\s*,?\s*(?:because|'cause|since)\b[^?]*)?[^\w?]*$",
@@ -2663,8 +2665,11 @@ _JUDGES_THE_WORK = re.compile(
     r"|more\s+(?:difficult|complicated|work|painful))\b",
     re.IGNORECASE,
 )
-_A_NEED_SAID = re.compile(
-    r"\b(?:need|needs|must|should|has to|have to|want|wants|'d like|would like|will|'ll)\b",
+# words that say something is needed now ("we need ...", "it should ...", "can't"): a sentence
+# with one says more than how things were or how hard they are
+NEEDED_NOW = re.compile(
+    r"\b(?:need|needs|must|should|has to|have to|want|wants|'d like|would like|going to|will"
+    r"|'ll|can't|cannot)\b",
     re.IGNORECASE,
 )
 
@@ -2673,7 +2678,7 @@ def judges_the_work(text: str) -> bool:
     """Whether a sentence only judges how hard something is (``_JUDGES_THE_WORK``) and says
     nothing needed."""
     said = clean(text)
-    return bool(_JUDGES_THE_WORK.match(said)) and not _A_NEED_SAID.search(said)
+    return bool(_JUDGES_THE_WORK.match(said)) and not NEEDED_NOW.search(said)
 
 
 def judges_a_figure(text: str) -> bool:
@@ -2836,7 +2841,7 @@ def _plural_subject_first(words: list[str]) -> bool:
 _PREPOSITION_FIRST = frozenset("to on in at for from with by".split())
 _PARTICLES = frozenset("back up out down off away over through along".split())
 _NOUN_AFTER = frozenset("of per about into".split())  # prepositions, with _PREPOSITION_FIRST
-_DETERMINERS = frozenset(
+DETERMINERS = frozenset(
     "the a an our their your my his her its all each every these those this some any no".split()
 )
 
@@ -3090,7 +3095,7 @@ def _plain(clause: str) -> Capability:
         # ("the system reports are emailed": a plural before a passive is its subject)
         passive = k + 2 < len(words) and words[k + 1].lower() in ("is", "are")
         passive = passive and is_participle(words[k + 2].lower())
-        noun = words[k - 1].lower() in _DETERMINERS and (passive or not w.endswith("s"))
+        noun = words[k - 1].lower() in DETERMINERS and (passive or not w.endswith("s"))
         are = w.endswith("s") and k + 2 < len(words) and words[k + 1] == "are"
         verb_like = verb in VERBS or (k == 1 and words[0].lower() in VERBS)
         if are and not passive and verb_like and words[0].lower() not in _PREPOSITION_FIRST:
@@ -3170,7 +3175,7 @@ def _reduced_passive(words: list[str], k: int) -> bool:
     names a thing (no pronoun, no person speaking, not "a ..." introducing one) and no object or
     agent follows the participle ("staff booked rooms" is something that happened)."""
     w = words[k].lower().strip(",")
-    if not (1 <= k <= 4 and is_participle(w)) or words[k - 1].lower() in _DETERMINERS:
+    if not (1 <= k <= 4 and is_participle(w)) or words[k - 1].lower() in DETERMINERS:
         return False
     subject = [x.lower().strip(",") for x in words[:k]]
     if subject[0] in ("a", "an"):
@@ -3193,7 +3198,7 @@ def _adjective_first(words: list[str]) -> bool:
     pronoun after it: "separate the accounts" is the verb)."""
     if len(words) < 2 or words[0].lower() not in _ADJECTIVE_FIRST:
         return False
-    return words[1].lower().strip(",:;") not in _DETERMINERS | _OBJECT_PRONOUNS
+    return words[1].lower().strip(",:;") not in DETERMINERS | _OBJECT_PRONOUNS
 
 
 _OBJECT_PRONOUNS = frozenset("it them him her me us you everything everyone".split())

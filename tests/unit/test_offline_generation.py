@@ -3626,3 +3626,124 @@ def test_a_need_named_in_a_few_words_then_in_full_is_one_need(later: str, same: 
     sentences = [Sentence(Span(0, len(t)), t, "text", True, who) for who, t in said]
     stories = [_Story([0], 0.9), _Story([1], 0.9)]
     assert (_named_in_full(stories, sentences, 2) is stories[0]) is same
+
+
+def _titles_and_quotes(generator: OfflineGenerator, lines: list[str]) -> list[tuple[str, list]]:
+    text = normalize("\n".join(lines) + "\n")
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    return [(s.title, s.source_quotes) for s in stories]
+
+
+def test_a_need_named_again_right_after_it_in_its_words_is_quoted_with_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Some kind of automatic reading, so OCR." the story "Provide some automatic reading",
+    beside "Pull out the amount and the date" with no criterion (dev expense-claims): another
+    speaker naming the need just said, in a word of it, is no need of its own; nor is "Ooh, yes,
+    a cancel link right in the email, that's good." after "And maybe a link to cancel." (dev
+    clinic-booking)."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Rosa: And honestly, if it could read the meter photo, like, pull out the reading and"
+            " the date, that would save me loads of typing.",
+            "Dev: Some kind of automatic meter reading, so OCR.",
+            "Rosa: Confirmation text with the date, the time and the depot address.",
+            "Rosa: And maybe a link to reschedule.",
+            "Lee: Ooh, yes, a reschedule link right in the text, that's great.",
+        ],
+    )
+    assert len(stories) == 2, [t for t, _ in stories]
+    assert any(q.startswith("Some kind of automatic") for q in stories[0][1]), stories[0]
+    assert any(q.startswith("Ooh, yes, a reschedule link") for q in stories[1][1]), stories[1]
+
+
+def test_a_thing_said_after_a_need_without_its_words_is_no_recap(
+    generator: OfflineGenerator,
+) -> None:
+    """Guard of the recap above: a thing another speaker names that shares no word with the need
+    just said does not name it again; it is drafted as before, not only quoted."""
+    text = normalize(
+        "Rosa: Drivers need to take a photo of the meter at every stop.\n"
+        "Dev: A monthly invoice for each customer, by email.\n"
+    )
+    story = generator.generate(segment_of(text), GenerationContext()).draft.stories[0]
+    assert any("monthly invoice" in c for c in story.acceptance_criteria), story
+
+
+def test_a_need_acknowledged_right_after_it_in_other_words_is_quoted_with_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Performance at peak, okay." the story "Provide performance at peak" with no criterion
+    (dev room-booking), or the criterion "Speed under pressure.": named and acknowledged by
+    another speaker right after the need, it names that need, whatever its words: quoted with
+    it, never drafted."""
+    text = normalize(
+        "Sam: In March, probably a couple of thousand people all trying to file at once.\n"
+        "Priya: So it has to cope with two thousand people at once without falling over.\n"
+        "Gareth: Speed under pressure, okay.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    assert len(stories) == 1, [s.title for s in stories]
+    assert "Speed under pressure, okay." in stories[0].source_quotes
+    assert not any("pressure" in c for c in stories[0].acceptance_criteria), stories[0]
+
+
+def test_yes_to_what_people_want_summed_up_is_more_of_that_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "Yes, book a desk in advance, on the phone, ..." after "So students want to book desks
+    as well as group rooms." the story "Book a desk in advance" with no criterion (dev
+    room-booking): the yes of the people whose want was summed up, in its words, is more of it;
+    a yes that goes on to something else is a need of its own."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Ana: So nurses want to swap shifts as well as see the rota.",
+            "Ben: Yes, swap a shift in advance, on the phone, and know it's confirmed.",
+        ],
+    )
+    assert len(stories) == 1, [t for t, _ in stories]
+    other = _titles_and_quotes(
+        generator,
+        [
+            "Ana: So nurses want to swap shifts as well as see the rota.",
+            "Ben: Yes, and overtime has to be approved by the ward manager.",
+        ],
+    )
+    assert len(other) == 2, [t for t, _ in other]
+
+
+def test_what_the_need_just_said_leaves_is_a_detail_of_it(generator: OfflineGenerator) -> None:
+    """Was: "All the other things can be controlled through the screen." a story of its own
+    beside "Provide only few buttons", neither with a criterion (the demo's meeting, dev
+    IS1006b): said by the same speaker right after, everything else the need leaves is its
+    criterion."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Uma: The kiosk will have just three big keys .",
+            "Uma: All the other settings can be changed through the touch screen .",
+        ],
+    )
+    assert len(stories) == 1, [t for t, _ in stories]
+    text = normalize(
+        "Uma: The kiosk will have just three big keys .\n"
+        "Uma: All the other settings can be changed through the touch screen .\n"
+    )
+    story = generator.generate(segment_of(text), GenerationContext()).draft.stories[0]
+    assert any("other settings" in c for c in story.acceptance_criteria), story
+
+
+def test_what_another_speaker_says_of_the_rest_is_no_detail_of_the_need_before(
+    generator: OfflineGenerator,
+) -> None:
+    """Guard of the detail above: said by another speaker, "the rest" is theirs."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Uma: The kiosk will have just three big keys .",
+            "Joe: All the other settings can be changed through the touch screen .",
+        ],
+    )
+    assert len(stories) == 2, [t for t, _ in stories]

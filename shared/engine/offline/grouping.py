@@ -393,6 +393,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             or for_whom(text) is not None
             or by_what(text) is not None
             or _capacity_of_the_need_before(stories, sentences, k)
+            or (verdict.p_requirement >= JOIN_AT and _points_back(stories, sentences, k))
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             else None
         )
@@ -530,6 +531,38 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     return stories
 
 
+# what a statement is said of, named by the need just said: everything the need leaves ("All the
+# other things can be controlled through the screen.", "And the rest is hard plastic."; not a
+# topic said first: "and everything else, you can forget about ...") or the
+# things it names ("And all these buttons should be easy to find ...", after "We'll need only few
+# buttons.")
+_THE_REST = re.compile(
+    r"^(?:(?:and|but|so|then)\W+)*(?:all the others?|the others|all the rest|the rest|everything"
+    r" else)\b(?!\s*,|\s+of\s+(?:the\s+)?(?:meeting|time|day|week|team|us|you|them)\b)",
+    re.IGNORECASE,
+)
+_THESE = re.compile(
+    r"^(?:(?:and|but|so|then)\W+)*(?:all\s+)?(?:these|those)\s+(?P<thing>[a-z][\w-]*)\s+"
+    r"(?:can|could|should|must|will|need|have to|has to)\b",
+    re.IGNORECASE,
+)
+
+
+def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k``, said right after a need by the speaker who said it, is said of what
+    that need names or leaves (``_THE_REST``, ``_THESE`` with a word of the need): a detail of it."""
+    story = _just_before(stories, k, sentences)
+    if story is None or k - story.last > 2:
+        return False
+    if sentences[story.last].speaker != sentences[k].speaker:
+        return False
+    said = clean(sentences[k].text)
+    if _THE_REST.match(said):
+        return True
+    these = _THESE.match(said)
+    return these is not None and _shared_words(story, sentences, these.group("thing")) > 0
+
+
 # a reply that keeps or rejects what was put to it; not a recap ("Okay, so bulky bookings are up
 # to five items for thirty pounds.": what the meeting settles, said in full)
 _REPLIES = re.compile(r"^(?:no|yes|yeah|fine)\b\W(?!\s*so\b)", re.IGNORECASE)
@@ -544,6 +577,19 @@ _RECAP = re.compile(
     re.IGNORECASE,
 )
 RECAP_WORDS = 2, 8
+# the need just said named again with a "yes" first ("Ooh, yes, a cancel link right in the email,
+# that's good.")
+_YES_THEN_NAMED = re.compile(
+    r"^(?:(?:ha|oh|ooh|ah)\W+)*(?:yes|yeah|yep)\W+(?P<named>(?:an?|some)\s+[^,.;:?!]+?)"
+    r"(?:\s*,\s*(?:that's|that is|that'd be)\s+(?:good|great|nice|lovely|perfect|useful))?\W*$",
+    re.IGNORECASE,
+)
+# the need just said named again as a thing, nothing else ("Some kind of automatic reading, so
+# OCR.", "A prompt in plain language asking for a full VAT receipt.")
+_NAMED_AGAIN = re.compile(
+    r"^(?:(?:so|and)\W+)?(?P<named>(?:an?|some)\s+[^,.;:?!]+?)(?:\s*,\s*(?:so|like)\s+\w+)?\W*$",
+    re.IGNORECASE,
+)
 
 
 def _has_a_subject(named: str) -> bool:
@@ -573,17 +619,23 @@ def _recapped(
     the meaning of the need (a word of its statements, or cosine >= ``ELABORATION_SIMILARITY``)
     in a name with no clause of its own. One need, one story: the recap is quoted with it."""
     said = clean(sentences[k].text)
-    recap = _RECAP.match(said)
+    recap = _RECAP.match(said) or _YES_THEN_NAMED.match(said)
+    plain = None if recap is not None else _NAMED_AGAIN.match(said)
+    recap = recap or plain
     if recap is None or states_a_need(said):
         return None
     named = recap.group("named")
     if not _a_name(named):
         return None
-    if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1]:
+    if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1] + 4 * bool(plain):
         return None
     story = _just_before(stories, k, sentences)
     if story is None or sentences[story.writing].speaker == sentences[k].speaker:
         return None
+    if plain is not None:  # with no acknowledgement: right after the need, in its words
+        return story if k - 1 in story.said and _shared_words(story, sentences, named) else None
+    if k - 1 in story.said:  # acknowledged right after the need ("Performance at peak, okay.")
+        return story
     return story if _shared_words(story, sentences, named) or _similar(vectors, story, k) else None
 
 
@@ -1078,12 +1130,27 @@ _PUT_TO_THEM = re.compile(
 )
 
 
+# what people want, summed up for them to say yes to ("So students want to book desks as well as
+# group rooms.")
+_THEY_WANT = re.compile(
+    r"^(?:(?:so|okay|ok|right)\W+)+(?:the\s+)?[a-z]+s\s+(?:would\s+)?(?:want|need)\s+to\b",
+    re.IGNORECASE,
+)
+
+
 def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
     """Whether sentence ``k`` says yes to a question another speaker asked of ``story`` (the
-    question one of its statements), or to its need put to them (``_PUT_TO_THEM``)."""
+    question one of its statements), or to its need put to them (``_PUT_TO_THEM``), or to what
+    they want summed up (``_THEY_WANT``) in words of it."""
+    before = clean(sentences[k - 1].text)
     return (
         k - 1 in story.members
-        and (_answers(sentences, k) or bool(_PUT_TO_THEM.match(clean(sentences[k - 1].text))))
+        and (
+            _answers(sentences, k)
+            or bool(_PUT_TO_THEM.match(before))
+            or bool(_THEY_WANT.match(before))
+            and bool(set(content_words(before)) & set(content_words(sentences[k].text)))
+        )
         and sentences[k - 1].speaker != sentences[k].speaker
         and bool(re.match(r"^(?:yes|yeah|yep)\b", clean(sentences[k].text), re.IGNORECASE))
     )

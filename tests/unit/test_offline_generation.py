@@ -3747,3 +3747,61 @@ def test_what_another_speaker_says_of_the_rest_is_no_detail_of_the_need_before(
         ],
     )
     assert len(stories) == 2, [t for t, _ in stories]
+
+
+@pytest.mark.parametrize(
+    ("who", "later", "of_it"),
+    [
+        ("Ian", "So we need to have particular pairing codes.", True),
+        ("Ian", "All the other settings can be changed through the screen.", True),
+        ("Ian", "And all these manuals should be easy to find.", True),
+        ("Ian", "So we need a password reset by email too.", False),  # no word of the need
+        ("Ian", "So a reminder by text before the pairing is due.", False),  # a thing, summed up
+        ("Joe", "So we need to have particular pairing codes.", False),  # another speaker's
+        ("Ian", "And everything else, you can forget about it.", False),  # a topic said first
+    ],
+)
+def test_what_is_said_right_after_a_need_of_what_it_names_is_its_detail(
+    who: str, later: str, of_it: bool
+) -> None:
+    """Was (the demo's meeting, dev IS1006b): "So we need to have particular encryption codes."
+    a story with no criterion right after "So we need to check their specifications and do
+    their encryption ..." by the same speaker; "All the other things can be controlled through
+    the screen." one beside "We'll need only few buttons."."""
+    from shared.analysis.capture import Sentence, Span
+    from shared.engine.offline.grouping import _points_back, _Story
+
+    said = [
+        ("Ian", "So we need to check their manuals and do their pairing with the speaker."),
+        (who, later),
+    ]
+    sentences = [Sentence(Span(0, len(t)), t, "text", True, w) for w, t in said]
+    assert _points_back([_Story([0], 0.9)], sentences, 1) is of_it
+
+
+@pytest.mark.parametrize(("away", "drafted"), [(6, False), (1, True)])
+def test_a_statement_attached_by_meaning_alone_far_from_the_need_is_only_quoted(
+    away: int, drafted: bool
+) -> None:
+    """Was (the demo's meeting, dev IS1006b): "but you can't phone your remote control ." said
+    some fifty statements before "People want to have a power button ." joined it by meaning
+    alone and was its criterion "You can't phone your remote control."; said away from the need
+    it is quoted as evidence, said next to it it may still be drafted."""
+    from shared.analysis.capture import Sentence, Span, Verdict
+    from shared.engine.offline.grouping import _group
+
+    said = [
+        "Some of the phones have this kind of little light .",
+        *["Mm-hmm ."] * (away - 1),
+        "People want to have a power button .",
+    ]
+    sentences = [Sentence(Span(0, len(t)), t, "text", True, "Ann") for t in said]
+    verdicts = [Verdict("F", 0.7, 0.1)] + [Verdict("NULL", 0.0, 0.0)] * (away - 1)
+    verdicts.append(Verdict("F", 0.95, 0.1))
+    vectors = np.zeros((len(said), 4))
+    vectors[0] = [0.6, 0.8, 0.0, 0.0]
+    vectors[1:-1] = [0.0, 0.0, 1.0, 0.0]
+    vectors[-1] = [1.0, 0.0, 0.0, 0.0]
+    stories = _group(sentences, verdicts, vectors)
+    assert [s.members for s in stories] == [[away, 0]]
+    assert (0 not in stories[0].evidence) is drafted

@@ -512,7 +512,12 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # waited for the need they are details of; the correction revises the detail
             target.revise_detail(k, *detail)
         elif target is not None:
+            own = [m for m in target.said if m not in target.evidence] or target.said
             _join(target, sentences, k, p)
+            if remark is None and not _said_near(k, own):
+                # attached by its meaning alone, said away from the need: quoted as evidence of
+                # it, never drafted (what is said of something else is no criterion of it)
+                target.evidence.add(k)
         elif start >= ORPHAN_SEED_AT and not _said_of_a_need(sentences[k].text):
             stories.append(_Story([k], p))  # nothing it belongs to: a need of its own
     for story in stories:  # the main statement first, the others in text order
@@ -548,9 +553,18 @@ _THESE = re.compile(
 )
 
 
+# what follows from a need, said as a need by whoever said it ("So we need to have particular
+# encryption codes.")
+_SO_WE_NEED = re.compile(
+    r"^so\W+(?:we|you|they)\s+(?:(?:would|will|'d|'ll|also|still)\s+)?(?:need|have|must|should)\b",
+    re.IGNORECASE,
+)
+
+
 def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k``, said right after a need by the speaker who said it, is said of what
-    that need names or leaves (``_THE_REST``, ``_THESE`` with a word of the need): a detail of it."""
+    that need names or leaves (``_THE_REST``, ``_THESE`` with a word of the need), or follows
+    from it in a word of it ("So ..." right after it): a detail of it."""
     story = _just_before(stories, k, sentences)
     if story is None or k - story.last > 2:
         return False
@@ -559,6 +573,14 @@ def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bo
     said = clean(sentences[k].text)
     if _THE_REST.match(said):
         return True
+    if (
+        _SO_WE_NEED.match(said)
+        and k - 1 in story.said
+        and sentences[story.writing].speaker == sentences[k].speaker
+    ):
+        # "So we need to have particular encryption codes." after "So we need to check their
+        # specifications and do their encryption ...": what follows from the need, in its words
+        return _shared_words(story, sentences, said) > 0
     these = _THESE.match(said)
     return these is not None and _shared_words(story, sentences, these.group("thing")) > 0
 

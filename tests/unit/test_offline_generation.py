@@ -3805,3 +3805,41 @@ def test_a_statement_attached_by_meaning_alone_far_from_the_need_is_only_quoted(
     stories = _group(sentences, verdicts, vectors)
     assert [s.members for s in stories] == [[away, 0]]
     assert (0 not in stories[0].evidence) is drafted
+
+
+def test_talk_after_a_new_topic_is_opened_is_evidence_of_the_next_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev room-booking): after "Let's talk about exams.", "So during exams a load of rooms
+    become exam venues, ..., and those need to be blocked ..." (no title of its own) was quoted
+    under the need said before the new topic, recurring bookings; it is evidence of the next
+    need, the one that says it in full."""
+    text = normalize(
+        "Ann: Recurring bookings, by the way.\n"
+        "Ann: I run a clinic every Monday for the whole term, and I don't want to book that"
+        " twelve times.\n"
+        "Bob: Weekly recurring bookings for staff, for the whole term.\n"
+        "Ann: And if one of them clashes, tell me which one, don't just fail the whole thing.\n"
+        "Bob: Okay, book the ones that work and list the clashes.\n"
+        "Bob: Let's talk about open days.\n"
+        "Ann: Oh good, my favourite.\n"
+        "Eve: Open day is the worst, honestly, the campus is like a zoo.\n"
+        "Bob: So during open days a load of rooms become visitor spaces, the foyer, the big halls,"
+        " some labs, and those need to be held for the whole open day.\n"
+        "Dan: Do open days come from the events system too?\n"
+        "Bob: Separate, the events team has its own spreadsheet. Don't ask.\n"
+        "Bob: So the events team need to be able to hold a set of rooms for a date range, in"
+        " bulk, and ideally import the open day schedule.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    held = "So during open days a load of rooms"
+    by_title = {s.title: s for s in stories}
+    assert any(
+        q.startswith(held) for q in by_title["Hold a set of rooms for a date range"].source_quotes
+    )
+    assert not any(
+        q.startswith(held)
+        for s in stories
+        if not s.title.startswith("Hold")
+        for q in s.source_quotes
+    )

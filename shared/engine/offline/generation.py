@@ -95,6 +95,7 @@ from shared.engine.offline.grouping import (
     ORPHAN_SEED_AT,
     _centroid,
     _group,
+    _heading_between,
     _said_of_a_need,
     _Story,
     _unit,
@@ -262,10 +263,12 @@ class OfflineGenerator:
             elif not st.superseded:
                 # talk around a need ("for instance we see that they zap very often ..."): no
                 # story of its own; its statements stay evidence of the need before it
-                if not drafted:
+                before = drafted[-1][0] if drafted else None
+                if before is None or _heading_between(sentences, before.last, min(st.members)):
+                    # nothing before it, or a new topic opened since ("Let's talk about
+                    # exams."): evidence of the next need
                     waiting.extend(st.members)
                     continue
-                before = drafted[-1][0]
                 if len(set(before.members) | set(st.members)) > MAX_QUOTES:
                     # no room for its statements there: written from a short or a less confident
                     # one rather than lost

@@ -1424,11 +1424,21 @@ _NO_TOPIC_WORDS = frozenset(
 )
 
 
+# the next topic opened in words ("Let's talk about exams.", "Let's move on to pricing.")
+_LETS_TALK_ABOUT = re.compile(
+    r"^(?:(?:okay|ok|right|so|and|then|now|good)\W+)*(?:let's|let us|we'll|we will|can we)\s+"
+    r"(?:talk about|move on to|turn to|go on to|look at)\s+[^,;:?!]{1,40}[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def _names_the_topic(sentences: list[Sentence], j: int) -> bool:
     """Whether sentence ``j`` is a spoken topic label: a speaker takes the turn with a word or
     two that name a thing ("Payment.", "Then the ledger.", "Number two, integration.") and goes
-    on. A word of what was just said ("Optional, and short."), a figure, or an answer to a
-    question is no label."""
+    on, or opens the next topic in words ("Let's talk about exams."). A word of what was just
+    said ("Optional, and short."), a figure, or an answer to a question is no label."""
+    if 0 < j < len(sentences) and _LETS_TALK_ABOUT.match(clean(sentences[j].text)):
+        return True
     if j == 0 or j + 1 >= len(sentences):
         return False
     said, before = sentences[j], sentences[j - 1]

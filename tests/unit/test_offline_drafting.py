@@ -5759,3 +5759,24 @@ def test_a_word_of_what_it_can_be_done_to_is_a_quality(word: str, quality: bool)
     """Was: "Recognisable." said alone the story "Provide a recognisable" (no thing); now how
     the product must be, as "washable" was; a timetable is still a thing."""
     assert is_quality_word(word) is quality
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        (
+            "And another nice feature that I'd like to add is uh a sleep timer .",
+            "Provide a sleep timer",
+        ),
+        (
+            "The next feature would be automatic backups of every project.",
+            "Provide automatic backups of every project",
+        ),
+        ("One more feature we want is offline maps.", "Provide offline maps"),
+    ],
+)
+def test_a_feature_named_as_the_next_one_is_that_feature(said: str, title: str) -> None:
+    """Was "Provide another nice feature" for "And another nice feature that I would like to
+    implement is uh volume control ." (the demo's meeting, dev IS1006b): no title of its own, its
+    statements were quoted under the need before it (automatic power on and off)."""
+    assert write_story([said]).title == title

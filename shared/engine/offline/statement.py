@@ -1098,6 +1098,17 @@ _FRAMES = (
         r"|(?P<np>an?\s+(?!(?:bit|lot|little|good|great|nice|real|big)\b)[a-z][^,;]*))$",
         re.IGNORECASE,
     ),
+    # "and another nice feature that I would like to implement is volume control": the feature
+    # it names (a feature is a capability, with or without an article)
+    re.compile(
+        _OPENING_WORDS + r"(?:another|one more|the (?:other|next|last|second|third))\s+"
+        r"(?:(?:nice|good|great|cool|big|important|useful|small|key|main)\s+)?"
+        r"(?:feature|function|functionality)(?:\s+(?:that\s+)?(?:i|we)(?:'d|\s+would)?\s+"
+        r"(?:like|want|love)(?:\s+to\s+(?:implement|add|have|include|propose))?)?"
+        r"\s+(?:is|would be)\s*,?\s*(?:(?:uh|um)\s*,?\s*)?"
+        r"(?P<np>(?!(?:that|to|a bit|very|not)\b)[a-z][^,;]*)$",
+        re.IGNORECASE,
+    ),
     re.compile(
         _OPENING_WORDS + r"(?:(?:can|could)\s+(?:we|you)\s+(?:please\s+)?|(?:we|you)\s+"
         r"(?:have to|need to|must|should)\s+|let's\s+|please\s+)?(?:make sure|ensure)\s+"

@@ -3843,3 +3843,33 @@ def test_talk_after_a_new_topic_is_opened_is_evidence_of_the_next_need(
         if not s.title.startswith("Hold")
         for q in s.source_quotes
     )
+
+
+def test_what_people_would_do_put_as_a_question_and_said_yes_to_is_a_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev clinic-booking): "And they'd see, like, a calendar of free slots?" "I suppose so,
+    something simple, though." gave the story "Provide something simple" (the question left
+    out); what the question puts to them, said yes to, is the need."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Lena: So riders can pick a stop, or just take the nearest one.",
+            "Omar: And they'd see, like, a map of the nearby stops?",
+            "Lena: I suppose so, nothing fancy, though.",
+        ],
+    )
+    titles = [t for t, _ in stories]
+    assert "See a map of the nearby stops" in titles, titles
+    quotes = dict(stories)["See a map of the nearby stops"]
+    assert quotes[0] == "And they'd see, like, a map of the nearby stops?"
+    # no yes, no need: the question alone stays a question
+    asked = _titles_and_quotes(
+        generator,
+        [
+            "Lena: So riders can pick a stop, or just take the nearest one.",
+            "Omar: And they'd see, like, a map of the nearby stops?",
+            "Lena: Hmm, not sure that's needed.",
+        ],
+    )
+    assert "See a map of the nearby stops" not in [t for t, _ in asked]

@@ -1889,9 +1889,17 @@ _PROPOSES = re.compile(
     r"(?:\s+for (?:you|me|us|them))?\s*\?\s*$",
     re.IGNORECASE,
 )
+# what people would do, put to them as a question ("And they'd see, like, a calendar of free
+# slots?")
+_THEY_WOULD = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then)\W+)*(?P<subj>they|you|people)(?:'d|\s+would|\s+could)\s+"
+    r"(?P<verb>[a-z]+)\b(?:\W+like\b)?\W*(?P<rest>[^?]*?)\s*\?\s*$",
+    re.IGNORECASE,
+)
 # an answer that says yes to it, and nothing against it ("Yes, massively.", not "Yes, but ...")
 _CONFIRMS = re.compile(
-    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely|massively|please|that would)\b(?!.*\bbut\b)"
+    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely|massively|please|that would"
+    r"|i (?:suppose|guess|think) so)\b(?!.*\bbut\b)"
     # "Yeah, about that.", "Yes and no.", "Yeah, well ...": a turn to a problem, no yes
     r"(?!\W+(?:(?:so\W+)?about (?:that|this|it)\b|and no\b|well\b|hmm\b|funny\b))",
     re.IGNORECASE,
@@ -1912,6 +1920,11 @@ def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     if not _answers(sentences, k) or not _CONFIRMS.match(clean(sentences[k].text)):
         return None
     asked = _PROPOSES.match(clean(sentences[k - 1].text))
+    they = None if asked else _THEY_WOULD.match(clean(sentences[k - 1].text))
+    if they is not None and is_verb(they.group("verb")) and content_words(they.group("rest")):
+        # "And they'd see, like, a calendar of free slots?" "I suppose so, ...": what they do
+        rest = f" {they.group('rest')}" if they.group("rest") else ""
+        return f"{they.group('subj').lower()} should {base_form(they.group('verb'))}{rest}."
     if asked is None or not is_verb(asked.group("verb")):
         return None
     subject = asked.group("subj")

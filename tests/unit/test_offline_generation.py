@@ -3873,3 +3873,33 @@ def test_what_people_would_do_put_as_a_question_and_said_yes_to_is_a_need(
         ],
     )
     assert "See a map of the nearby stops" not in [t for t, _ in asked]
+
+
+def test_a_need_summed_up_right_after_as_what_people_can_do_is_one_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev clinic-booking): "The older ones always want the same GP, Dr Okafor or Dr Hale,
+    ..." the story "Provide the same GP, Dr Okafor or Dr Hale" beside "Choose a specific doctor",
+    the summing up another speaker gave right after it; one need, written from the summing up.
+    Said by the same speaker, "So ..." is no summing up of another's need."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Ravi: The regulars always want the same trainer, Sam or Jo, other people just want"
+            " the first slot going.",
+            "Mia: So members can choose a specific trainer, or just take the first free session"
+            " with anyone.",
+        ],
+    )
+    assert [t for t, _ in stories] == ["Choose a specific trainer"]
+    assert stories[0][1][1].startswith("The regulars always want the same trainer")
+    alone = _titles_and_quotes(
+        generator,
+        [
+            "Ravi: The regulars always want the same trainer, Sam or Jo, other people just want"
+            " the first slot going.",
+            "Ravi: So members can choose a specific trainer, or just take the first free session"
+            " with anyone.",
+        ],
+    )
+    assert len(alone) == 2, alone

@@ -454,6 +454,10 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if answered is not None:  # "Card number and a PIN." then "... log in with their card
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
             continue
+        summed = _summed_as_a_need(stories, sentences, vectors, k)
+        if summed is not None:  # "The older ones always want the same GP, ..." "So patients can
+            summed.restated_by(k, p)  # choose a specific doctor, or ...": the need said whole
+            continue
         if _own_need(text, start):  # "When they finish a room they mark it clean, ..."
             stories.append(_Story([k], p))
             continue
@@ -1150,6 +1154,35 @@ _PUT_TO_THEM = re.compile(
     r"(?:want|need|like)\b",
     re.IGNORECASE,
 )
+
+
+# a need just said, summed up by another speaker as what people can do ("So patients can choose a
+# specific doctor, or just take the first available appointment with anyone.")
+_SO_PEOPLE_CAN = re.compile(
+    r"^(?:(?:okay|ok|right|good)\W+)*so\W+(?:the\s+)?(?:[a-z]+s|everyone|everybody)\s+"
+    r"(?:can|could|should|must|get to|need to|have to|want to)\s+[a-z]",
+    re.IGNORECASE,
+)
+
+
+def _summed_as_a_need(
+    stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
+) -> _Story | None:
+    """The story just before sentence ``k`` when another speaker sums its need up right after it
+    as what people can do (``_SO_PEOPLE_CAN``), in a word of it or about it (``_similar``): one
+    need, said whole by the
+    summing up ("The older ones always want the same GP, ..., other people just want the first
+    thing going." "So patients can choose a specific doctor, or just take the first available
+    appointment with anyone.")."""
+    if not _SO_PEOPLE_CAN.match(clean(sentences[k].text)):
+        return None
+    story = _just_before(stories, k, sentences)
+    if story is None or k - 1 not in story.said or story.said_as:
+        return None
+    if sentences[story.writing].speaker == sentences[k].speaker:
+        return None
+    said = _shared_words(story, sentences, sentences[k].text) > 0
+    return story if said or _similar(vectors, story, k) else None
 
 
 # what people want, summed up for them to say yes to ("So students want to book desks as well as

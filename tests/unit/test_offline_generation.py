@@ -3628,10 +3628,12 @@ def test_a_need_named_in_a_few_words_then_in_full_is_one_need(later: str, same: 
     assert (_named_in_full(stories, sentences, 2) is stories[0]) is same
 
 
+def _stories_of(generator: OfflineGenerator, lines: list[str]) -> list[StoryDraft]:
+    return _interview(generator, "\n".join(lines) + "\n")
+
+
 def _titles_and_quotes(generator: OfflineGenerator, lines: list[str]) -> list[tuple[str, list]]:
-    text = normalize("\n".join(lines) + "\n")
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
-    return [(s.title, s.source_quotes) for s in stories]
+    return [(s.title, s.source_quotes) for s in _stories_of(generator, lines)]
 
 
 def test_a_need_named_again_right_after_it_in_its_words_is_quoted_with_it(
@@ -3663,11 +3665,13 @@ def test_a_thing_said_after_a_need_without_its_words_is_no_recap(
 ) -> None:
     """Guard of the recap above: a thing another speaker names that shares no word with the need
     just said does not name it again; it is drafted as before, not only quoted."""
-    text = normalize(
-        "Rosa: Drivers need to take a photo of the meter at every stop.\n"
-        "Dev: A monthly invoice for each customer, by email.\n"
-    )
-    story = generator.generate(segment_of(text), GenerationContext()).draft.stories[0]
+    story = _stories_of(
+        generator,
+        [
+            "Rosa: Drivers need to take a photo of the meter at every stop.",
+            "Dev: A monthly invoice for each customer, by email.",
+        ],
+    )[0]
     assert any("monthly invoice" in c for c in story.acceptance_criteria), story
 
 
@@ -3678,12 +3682,14 @@ def test_a_need_acknowledged_right_after_it_in_other_words_is_quoted_with_it(
     (dev room-booking), or the criterion "Speed under pressure.": named and acknowledged by
     another speaker right after the need, it names that need, whatever its words: quoted with
     it, never drafted."""
-    text = normalize(
-        "Sam: In March, probably a couple of thousand people all trying to file at once.\n"
-        "Priya: So it has to cope with two thousand people at once without falling over.\n"
-        "Gareth: Speed under pressure, okay.\n"
+    stories = _stories_of(
+        generator,
+        [
+            "Sam: In March, probably a couple of thousand people all trying to file at once.",
+            "Priya: So it has to cope with two thousand people at once without falling over.",
+            "Gareth: Speed under pressure, okay.",
+        ],
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
     assert len(stories) == 1, [s.title for s in stories]
     assert "Speed under pressure, okay." in stories[0].source_quotes
     assert not any("pressure" in c for c in stories[0].acceptance_criteria), stories[0]
@@ -3719,20 +3725,15 @@ def test_what_the_need_just_said_leaves_is_a_detail_of_it(generator: OfflineGene
     beside "Provide only few buttons", neither with a criterion (the demo's meeting, dev
     IS1006b): said by the same speaker right after, everything else the need leaves is its
     criterion."""
-    stories = _titles_and_quotes(
+    stories = _stories_of(
         generator,
         [
             "Uma: The kiosk will have just three big keys .",
             "Uma: All the other settings can be changed through the touch screen .",
         ],
     )
-    assert len(stories) == 1, [t for t, _ in stories]
-    text = normalize(
-        "Uma: The kiosk will have just three big keys .\n"
-        "Uma: All the other settings can be changed through the touch screen .\n"
-    )
-    story = generator.generate(segment_of(text), GenerationContext()).draft.stories[0]
-    assert any("other settings" in c for c in story.acceptance_criteria), story
+    assert len(stories) == 1, [s.title for s in stories]
+    assert any("other settings" in c for c in stories[0].acceptance_criteria), stories[0]
 
 
 def test_what_another_speaker_says_of_the_rest_is_no_detail_of_the_need_before(
@@ -3814,7 +3815,7 @@ def test_talk_after_a_new_topic_is_opened_is_evidence_of_the_next_need(
     become exam venues, ..., and those need to be blocked ..." (no title of its own) was quoted
     under the need said before the new topic, recurring bookings; it is evidence of the next
     need, the one that says it in full."""
-    text = normalize(
+    text = (
         "Ann: Recurring bookings, by the way.\n"
         "Ann: I run a clinic every Monday for the whole term, and I don't want to book that"
         " twelve times.\n"
@@ -3831,7 +3832,7 @@ def test_talk_after_a_new_topic_is_opened_is_evidence_of_the_next_need(
         "Bob: So the events team need to be able to hold a set of rooms for a date range, in"
         " bulk, and ideally import the open day schedule.\n"
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _interview(generator, text)
     held = "So during open days a load of rooms"
     by_title = {s.title: s for s in stories}
     assert any(

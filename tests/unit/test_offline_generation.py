@@ -3553,12 +3553,12 @@ def test_a_need_put_to_its_owner_and_a_yes_with_more_is_one_story(
 ) -> None:
     """Was: "So you'd want to ..." a story with no criterion and the "Yes, ..." that says how a
     story of its own."""
-    text = normalize(
+    text = (
         "Ana: So you'd want to pass your rota to someone else while you're on leave.\n"
         "Ben: Yes, hand it to another coordinator for a date range, and it should come back to me"
         " automatically when I'm back.\n"
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _interview(generator, text)
     assert len(stories) == 1, [s.title for s in stories]
     assert len(stories[0].source_quotes) == 2
     assert stories[0].acceptance_criteria
@@ -3567,7 +3567,7 @@ def test_a_need_put_to_its_owner_and_a_yes_with_more_is_one_story(
 def test_a_want_with_nothing_named_is_no_story(generator: OfflineGenerator) -> None:
     """Was: "So I want a number." the story "Provide a number", which took the yes to the need
     said in full after it."""
-    text = normalize(
+    text = (
         "Lee: How many members renew online versus at the desk.\n"
         "Lee: The trustees will ask next year whether the website paid for itself.\n"
         "Lee: So I want a number.\n"
@@ -3575,7 +3575,7 @@ def test_a_want_with_nothing_named_is_no_story(generator: OfflineGenerator) -> N
         " desk, per month.\n"
         "Lee: Yes, in the same report as the lapsed members, if possible.\n"
     )
-    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    stories = _interview(generator, text)
     assert not any("number" in s.title.lower() for s in stories), [s.title for s in stories]
     assert any(q.startswith("So I want a number") for s in stories for q in s.source_quotes)
 

@@ -548,9 +548,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
 
 # what a statement is said of, named by the need just said: everything the need leaves ("All the
 # other things can be controlled through the screen.", "And the rest is hard plastic."; not a
-# topic said first: "and everything else, you can forget about ...") or the
-# things it names ("And all these buttons should be easy to find ...", after "We'll need only few
-# buttons.")
+# topic said first: "and everything else, you can forget about ...") or the things it names
+# ("And all these buttons should be easy to find ...", after "We'll need only few buttons.")
 _THE_REST = re.compile(
     r"^(?:(?:and|but|so|then)\W+)*(?:all the others?|the others|all the rest|the rest|everything"
     r" else)\b(?!\s*,|\s+of\s+(?:the\s+)?(?:meeting|time|day|week|team|us|you|them)\b)",
@@ -1176,10 +1175,9 @@ def _summed_as_a_need(
 ) -> _Story | None:
     """The story just before sentence ``k`` when another speaker sums its need up right after it
     as what people can do (``_SO_PEOPLE_CAN``), in a word of it or about it (``_similar``): one
-    need, said whole by the
-    summing up ("The older ones always want the same GP, ..., other people just want the first
-    thing going." "So patients can choose a specific doctor, or just take the first available
-    appointment with anyone.")."""
+    need, said whole by the summing up ("The older ones always want the same GP, ..., other
+    people just want the first thing going." "So patients can choose a specific doctor, or just
+    take the first available appointment with anyone.")."""
     if not _SO_PEOPLE_CAN.match(clean(sentences[k].text)):
         return None
     story = _just_before(stories, k, sentences)
@@ -1209,8 +1207,10 @@ def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bo
         and (
             _answers(sentences, k)
             or bool(_PUT_TO_THEM.match(before))
-            or bool(_THEY_WANT.match(before))
-            and bool(set(content_words(before)) & set(content_words(sentences[k].text)))
+            or (
+                bool(_THEY_WANT.match(before))
+                and bool(set(content_words(before)) & set(content_words(sentences[k].text)))
+            )
         )
         and sentences[k - 1].speaker != sentences[k].speaker
         and bool(re.match(r"^(?:yes|yeah|yep)\b", clean(sentences[k].text), re.IGNORECASE))
@@ -1962,8 +1962,8 @@ def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     they = None if asked else _THEY_WOULD.match(clean(sentences[k - 1].text))
     if they is not None and is_verb(they.group("verb")) and content_words(they.group("rest")):
         # "And they'd see, like, a calendar of free slots?" "I suppose so, ...": what they do
-        rest = f" {they.group('rest')}" if they.group("rest") else ""
-        return f"{they.group('subj').lower()} should {base_form(they.group('verb'))}{rest}."
+        verb = base_form(they.group("verb"))
+        return f"{they.group('subj').lower()} should {verb} {they.group('rest')}."
     if asked is None or not is_verb(asked.group("verb")):
         return None
     subject = asked.group("subj")

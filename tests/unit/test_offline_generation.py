@@ -3904,3 +3904,35 @@ def test_a_need_summed_up_right_after_as_what_people_can_do_is_one_need(
         ],
     )
     assert len(alone) == 2, alone
+
+
+def test_a_need_summed_up_by_another_speaker_two_statements_later_is_one_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev clinic-booking, expense-claims): "And book on behalf of someone who rings, ..."
+    a story with no criterion beside "Book appointments for any patient", the summing up another
+    speaker gave right after it; "I don't want my whole diary online, ..." the story "Leave out
+    my whole diary online" beside "Decide what share of their slots can be booked online", its
+    summing up two statements later, which says no need plainly. One need each, the summing up
+    written from when it says the need plainly (else the surer one is); a "yes, so ..." that goes on to a need of its
+    own, or a summing up of something else, stays a story of its own."""
+    stories = _titles_and_quotes(
+        generator,
+        [
+            "Ola: And answer for someone who phones in, obviously, because we'll still get"
+            " loads of calls.",
+            "Ben: So the support agent can open, update and close tickets for any customer.",
+            "Ola: I don't want my whole queue public, I keep some for the customers who can't"
+            " use the portal.",
+            "Ben: Hmm.",
+            "Ben: So each agent decides what share of their tickets shows on the portal.",
+            "Ola: Yes, so if a ticket looks urgent they can phone the customer.",
+        ],
+    )
+    titles = [t for t, _ in stories]
+    assert len(stories) == 3, titles
+    assert titles[0] == "Open tickets for any customer"
+    assert stories[0][1][1].startswith("And answer for someone who phones in")
+    said = [q[:20] for q in stories[1][1]]
+    assert said[:2] == ["I don't want my whol", "So each agent decide"], said
+    assert titles[2] == "Phone the customer"

@@ -461,8 +461,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
             continue
         summed = _summed_as_a_need(stories, sentences, vectors, k)
-        if summed is not None:  # "The older ones always want the same GP, ..." "So patients can
-            summed.restated_by(k, p)  # choose a specific doctor, or ...": the need said whole
+        if summed is not None and states_a_need(text):  # "The older ones always want the same
+            summed.restated_by(k, p)  # GP, ..." "So patients can choose a specific doctor, or
+            continue  # ...": the need said whole
+        if summed is not None:  # "So messages only ever say date, time and doctor, ...": more of
+            _join(summed, sentences, k, p)  # it, the main statement if it is the surer one
             continue
         if _own_need(text, start):  # "When they finish a room they mark it clean, ..."
             stories.append(_Story([k], p))
@@ -1161,29 +1164,45 @@ _PUT_TO_THEM = re.compile(
 )
 
 
-# a need just said, summed up by another speaker as what people can do ("So patients can choose a
-# specific doctor, or just take the first available appointment with anyone.")
-_SO_PEOPLE_CAN = re.compile(
-    r"^(?:(?:okay|ok|right|good)\W+)*so\W+(?:the\s+)?(?:[a-z]+s|everyone|everybody)\s+"
-    r"(?:can|could|should|must|get to|need to|have to|want to)\s+[a-z]",
+# a need just said, summed up by another speaker as what the product or people do ("So patients
+# can choose a specific doctor, or just take the first available appointment with anyone.", "So
+# messages only ever say date, time and doctor, nothing clinical.", "So capture receipts and draft
+# claims with no connection, and sync later."); not the speaker's own ("So I'd like ...", "So we
+# need ..."), a plan ("So let's ..."), a reason ("So that ...") or a yes that goes on ("Yes, so if
+# the reason looks urgent they can ring the patient.": a need of its own)
+_SUMS_UP_A_NEED = re.compile(
+    r"^(?:(?:okay|ok|right|good)\W+)*so\W+(?!(?:that|then|i|i'\w+|we|we'\w+|you|you'\w+|let's"
+    r"|let|us|me|my|our|your|um|uh|well|yeah|yes|okay|what|how|why|who|do|does|is|are)\b)[a-z]",
     re.IGNORECASE,
 )
+SUMMED_AS_A_NEED_GAP = 2  # statements from the need's own statement to its summing up
 
 
 def _summed_as_a_need(
     stories: list[_Story], sentences: list[Sentence], vectors: np.ndarray, k: int
 ) -> _Story | None:
     """The story just before sentence ``k`` when another speaker sums its need up right after it
-    as what people can do (``_SO_PEOPLE_CAN``), in a word of it or about it (``_similar``): one
-    need, said whole by the summing up ("The older ones always want the same GP, ..., other
-    people just want the first thing going." "So patients can choose a specific doctor, or just
-    take the first available appointment with anyone.")."""
-    if not _SO_PEOPLE_CAN.match(clean(sentences[k].text)):
+    (within ``SUMMED_AS_A_NEED_GAP`` statements of the need's own statement, ``_SUMS_UP_A_NEED``),
+    in a word of it or about it (``_similar``): one need, said whole by the summing up ("The
+    older ones always want the same GP, ..., other people just want the first thing going." "So
+    patients can choose a specific doctor, or just take the first available appointment with
+    anyone."; "And it shouldn't go in any emails or texts." "God, no." "So messages only ever say
+    date, time and doctor, nothing clinical.")."""
+    said_now = clean(sentences[k].text)
+    if not _SUMS_UP_A_NEED.match(said_now) or said_now.rstrip().endswith("?"):
         return None
     story = _just_before(stories, k, sentences)
-    if story is None or k - 1 not in story.said or story.said_as:
+    if story is None or story.said_as:
         return None
-    if sentences[story.writing].speaker == sentences[k].speaker:
+    own = [
+        m
+        for m in story.said
+        if m not in story.evidence
+        and 0 < k - m <= SUMMED_AS_A_NEED_GAP
+        and (m == story.writing or states_a_need(sentences[m].text))
+    ]
+    speaker = sentences[k].speaker
+    if not own or any(sentences[m].speaker == speaker for m in (story.writing, *own)):
         return None
     said = _shared_words(story, sentences, sentences[k].text) > 0
     return story if said or _similar(vectors, story, k) else None

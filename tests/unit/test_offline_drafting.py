@@ -5780,3 +5780,60 @@ def test_a_feature_named_as_the_next_one_is_that_feature(said: str, title: str) 
     implement is uh volume control ." (the demo's meeting, dev IS1006b): no title of its own, its
     statements were quoted under the need before it (automatic power on and off)."""
     assert write_story([said]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "means"),
+    [
+        # what it is like to do with it: how the product must be (was "Provide quick to set up")
+        ("Quick to set up.", "Make it quick to set up", "the product to be quick to set up"),
+        (
+            "Okay, cheap to run and easy to clean.",
+            "Keep it cheap to run and easy to clean",
+            "the product to be cheap to run and easy to clean",
+        ),
+        # a second item cut in half by the title's length goes whole (was "... to open and fast")
+        (
+            "Ha, okay, fast to open and fast to take a photo.",
+            "Make it fast to open",
+            "the product to be fast to open and fast to take a photo",
+        ),
+        # what the speaker will do about it is no part of the need (was "Put a number on that
+        # later", "Write that down")
+        (
+            "Right, fast to load and quick to search, I'll put a number on that later.",
+            "Make it fast to load and quick to search",
+            "the product to be fast to load and quick to search",
+        ),
+        (
+            "Invoices go to the finance inbox, let me write that down.",
+            "Make invoices go to the finance inbox",
+            "invoices to go to the finance inbox",
+        ),
+        # things counted, not a count doing something (was "Strike and a one week ban for now",
+        # "three to strike")
+        (
+            "Let's say three strikes and a one week ban for now, and I'll come back to it.",
+            "Provide three strikes and a one week ban for now",
+            "three strikes and a one week ban for now",
+        ),
+        # guards: a need of its own after a comma stays; a thing with a quality is a thing
+        ("We need a filter by date, and we'll add a search box.", "Provide a filter by date", ""),
+        ("Nice to have a dark mode.", "", ""),
+    ],
+)
+def test_how_it_is_to_use_and_what_the_speaker_will_do_about_it(
+    statement: str, title: str, means: str
+) -> None:
+    draft = write_story([statement])
+    if title:
+        assert draft.title == title
+    if means:
+        assert draft.description == f"As a user, I want {means}."
+    assert "number on" not in draft.title and "write" not in draft.title.lower()
+
+
+def test_a_filler_cut_from_a_list_leaves_no_comma_after_its_and() -> None:
+    assert body("Yes, eye tests and, um, I think the wellbeing allowance, I'll check.") == (
+        "eye tests and the wellbeing allowance."
+    )

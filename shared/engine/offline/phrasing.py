@@ -805,6 +805,12 @@ def make_title(phrase: str) -> str:
             cut = _before_figure(words, cut)
         timed = cut < len(words) and words[cut].lower() in ("before", "after", "ahead")
         words = words[:cut]
+        if (
+            len(words) - 2 >= MIN_TITLE_WORDS
+            and words[-2].lower() in ("and", "or")
+            and words[-1].lower() in (w.lower() for w in words[:-2])
+        ):  # "Make it fast to open and fast | to take a photo": a second item cut in half
+            words = words[:-2]
         if timed:
             # "Send the welcome pack ten working days | before the start date": when it is
             # done goes whole, the figure with it

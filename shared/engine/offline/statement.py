@@ -533,6 +533,19 @@ _TAIL_TALK = re.compile(
     re.IGNORECASE,
 )
 
+# what the speaker will do about what was just said, closing the sentence ("..., I'll put a
+# number on that later.", "..., I'll check.", "..., let me write that down."): the meeting's
+# work, no part of the need
+_TAIL_PLAN = re.compile(
+    r",\s*(?:(?:and|but|so)\s+)?(?:i'll|i will|we'll|we will|let me|let's)\s+(?:just\s+)?"
+    r"(?:put a (?:number|figure|date) on|write|note|jot|check|confirm|ask about|look into"
+    r"|sort|figure|come back to|get back to|follow up on|chase|add)"
+    r"(?:\s+(?:that|this|it|them|those))?"
+    r"(?:\s+(?:down|out|up|later|afterwards|after the meeting|offline|to the list|on the list"
+    r"|in the notes|with (?:the\s+)?\w+))*\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
 # a vague "or something" closing the sentence ("A little icon or something.", "we don't want
 # BBC or CNN or something else", "the channels and stuff like that"): it names nothing more
 _TAIL_VAGUE = re.compile(
@@ -732,6 +745,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _KIND_OF_THING_LAST.sub("", text)
     text = _HEDGES.sub("", _TALK_ASIDE.sub("", text))
     text = _TAIL_TALK.sub("", text)
+    text = _TAIL_PLAN.sub(r"\1", text)
     text = _TAIL_VAGUE.sub(r"\1", text)
     text = _TAIL_REMARK.sub(r"\1", text)
     text = _TAIL_WHO_ASKS.sub(lambda m: m.group(1) or m.group(2) or "", text)
@@ -744,6 +758,8 @@ def body(sentence: str, asides: bool = False) -> str:
         text = _GOES_OUT.sub(lambda m: _done_by_it(m, "sent"), text)
         text = _RUNS.sub(lambda m: _done_by_it(m, "run"), text)
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
+    # "eye tests and, um, I think the wellbeing allowance": the comma of a filler cut out
+    text = re.sub(r"\b(and|or)\s*,\s+(?=[a-z])", r"\1 ", text)
     announced = _ANNOUNCED.search(text)
     if announced and len(content_words(announced.group("item"))) >= 2:
         # "let us include two nice features into this device, first, power on and off can be
@@ -1606,7 +1622,8 @@ def _capability(text: str) -> Capability:
     imperative_be = re.match(r"^be\s+(?P<what>.+)$", text, re.IGNORECASE)
     if imperative_be:  # "be simple" said of the product
         return _be(imperative_be.group("what"), "it")
-    if _qualities_alone(text):  # "Baby-proof.", "Small, round.": how the product must be
+    if _qualities_alone(text) or _qualities_to_do(text):
+        # "Baby-proof.", "Small, round.", "Quick to set up.": how the product must be
         return _be(_lower_first(text.strip(" .!?;:")), "it")
     imperative_not = _IMPERATIVE_NOT.match(text)
     verb = imperative_not.group("vp").split()[0].strip(".,;:!?").lower() if imperative_not else ""
@@ -1781,6 +1798,27 @@ def _qualities_alone(text: str) -> bool:
     ):
         return False
     return len(items) > 1 or "-" in items[0] or not is_plain_quality(items[0])
+
+
+# what something is like to do with it ("quick to set up", "easy to clean", "fast to open")
+_QUALITY_TO_DO = re.compile(r"^(?P<how>[a-z-]+)\s+to\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+
+
+def _qualities_to_do(text: str) -> bool:
+    """Whether a statement is only how something is to use, said as a quality and what it is
+    like to do ("Quick to set up.", "Fast to open and fast to take a photo.", "Easy to clean,
+    and cheap."), with no clause of its own: how the product must be, not a thing to provide
+    ("Provide quick to set up")."""
+    items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
+    items = [_DEGREE_BEFORE.sub("", w) for w in items]
+    said = [_QUALITY_TO_DO.match(w) for w in items]
+    if not items or not said[0] or not 0 < len(items) <= 3:
+        return False
+    return all(
+        (m and _quality_or_more(m.group("how").lower()) and is_base_verb(m.group("verb").lower()))
+        or (not m and len(w.split()) == 1 and is_quality_word(w))
+        for m, w in zip(said, items, strict=True)
+    )
 
 
 # a count of things announced, then the first of them ("two nice features ..., first, X")
@@ -2904,6 +2942,14 @@ _NAMED_MESSAGE = re.compile(
 )
 
 
+# things counted, and nothing said of them ("three strikes and a one week ban", "two reminders,
+# then a final notice"), never a count doing something ("three strikes" is no "three" striking)
+_COUNTED_THINGS = re.compile(
+    rf"^(?:{_NUMBER_WORD}|\d+)\s+[a-z]+s\b(?=\s*(?:,|\band\b|\bthen\b|\bfor now\b|$))",
+    re.IGNORECASE,
+)
+
+
 def _plain(clause: str) -> Capability:
     """A statement without a modal: a notes bullet, a decision, a description of behaviour."""
     clause = _trim(clause)
@@ -2950,6 +2996,8 @@ def _plain(clause: str) -> Capability:
         # which reads as no capability
         return Capability(_cap(clause), _lower_first(clause))
     words = clause.split()
+    if _COUNTED_THINGS.match(clause):  # "three strikes and a one week ban": things, counted
+        return _provide(clause)
     if _NAMED_MESSAGE.match(clause) and words[0].lower() in VERBS:
         # "Reorder alert when a part drops below its minimum": a message named by what it is
         # about, and sent (not "Reorder alert ...", said as an order)

@@ -3936,3 +3936,33 @@ def test_a_need_summed_up_by_another_speaker_two_statements_later_is_one_need(
     said = [q[:20] for q in stories[1][1]]
     assert said[:2] == ["I don't want my whol", "So each agent decide"], said
     assert titles[2] == "Phone the customer"
+
+
+def test_a_case_of_the_need_just_said_with_what_must_then_happen_is_its_criterion(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev room-booking): "And if one of them clashes, tell me which one, don't just fail
+    the whole thing." after "Weekly recurring bookings for staff, for the whole term." was quoted
+    by no story (too unlike the need's words to attach by meaning): a case of what was just said,
+    whoever says it, is a condition of that need, and what the speaker asks the product to do for
+    them is what it then does."""
+    stories = _stories_of(
+        generator,
+        [
+            "Sam: What else?",
+            "Dr Lee: Repeat prescriptions, by the way.",
+            "Dr Lee: I see the same patients every month for the same pills, and I don't want to"
+            " sign that twelve times.",
+            "Maya: Monthly repeat prescriptions for patients, for the whole year.",
+            "Dr Lee: And if one of them runs out, tell me which one, don't just stop the whole"
+            " order.",
+            "Maya: Let's talk about refunds.",
+        ],
+    )
+    repeats = [s for s in stories if "repeat prescriptions" in s.title.lower()]
+    assert len(repeats) == 1, [s.title for s in stories]
+    assert any(q.startswith("And if one of them runs out") for q in repeats[0].source_quotes)
+    assert (
+        "when one of them runs out, then the product tells them which one, and does not stop the"
+        " whole order." in " ".join(repeats[0].acceptance_criteria)
+    ), repeats[0].acceptance_criteria

@@ -218,6 +218,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             # "..., so I don't have to chase people": a benefit, not the condition's result
             purpose = _purpose_first(main_clause, main_req)
             result = "" if purpose else _declarative(main_req, cap, persona, main_clause)
+            result = _asked_of_the_product(result)
             if _remark(main_clause):
                 continue  # "..., then it's something we have to consider": talk, no check
             if not _checkable(when, result):
@@ -686,7 +687,9 @@ _OFFSET = re.compile(
 )
 # a condition that opens with its subject is an event ("we bump someone", "you arrive")
 _SUBJECT_FIRST = re.compile(
-    r"^(?:i|we|you|they|he|she|it|someone|somebody|anyone|anybody|everyone|nobody|people)\s+[a-z]",
+    r"^(?:i|we|you|they|he|she|it|someone|somebody|anyone|anybody|everyone|nobody|people"
+    # "if one of them clashes": some of the things just named
+    r"|(?:one|any|some|none|each|all)\s+of\s+(?:them|those|these))\s+[a-z]",
     re.IGNORECASE,
 )
 # the subject and modal of a result said inside a condition without its comma ("once it's
@@ -913,6 +916,27 @@ _ASKED = re.compile(
 )
 # a result told in the past is an anecdote, not a behaviour ("then we had someone claim ...")
 _PAST_RESULT = re.compile(r"^(?:\w+\s+){0,3}?(?:had|was|were|did|went|came)\b", re.IGNORECASE)
+
+
+# what the speaker asks the product to do for them, said as an order ("tell me which one",
+# "warn us", "show me the ones left"), with what it must then not do ("..., don't just fail the
+# whole thing")
+_ASKED_OF_IT = re.compile(
+    r"^(?P<verb>tell|show|warn|notify|remind|alert|email|text|ask|let)\s+(?:me|us)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_AND_NOT = re.compile(r",\s*(?:and\s+)?(?:don't|do not)\s+(?:just\s+)?(?P<verb>[a-z]+)\b", re.I)
+
+
+def _asked_of_the_product(result: str) -> str:
+    """A result said as an order to the product for the speaker ("Tell me which one, don't fail
+    the whole thing") as what the product then does ("the product tells them which one, and does
+    not fail the whole thing"); any other result as it is."""
+    asked = _ASKED_OF_IT.match(result)
+    if not asked:
+        return result
+    rest = _AND_NOT.sub(lambda m: f", and does not {m.group('verb').lower()}", asked.group("rest"))
+    return f"the product {third_person(asked.group('verb').lower())} them{rest}"
 
 
 def _checkable(when: str, result: str) -> bool:

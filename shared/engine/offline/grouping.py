@@ -401,6 +401,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             or _capacity_of_the_need_before(stories, sentences, k)
             or (verdict.p_requirement >= JOIN_AT and _points_back(stories, sentences, k))
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
+            or _A_CASE_OF_IT.match(clean(text))
             else None
         )
         if limited is not None and listed and not figure:
@@ -2200,6 +2201,14 @@ _BY_WHAT = re.compile(
 
 # what follows when the limit just said is passed ("If they cancel later than that, they lose the
 # credit."): a rule of that need, in its criteria
+# a case of what was just said, and what then has to happen ("And if one of them clashes, tell me
+# which one, don't just fail the whole thing." after "Weekly recurring bookings for staff, ..."):
+# a condition of that need, whoever says it
+_A_CASE_OF_IT = re.compile(
+    r"^(?:(?:and|but|so|also|then)\W+)*(?:if|when|whenever)\s+(?:(?:one|any|some|none|all|each)"
+    r"\s+of\s+(?:them|those|these)|it|that|this)\s+[a-z']+\b[^?]*,\s*\S[^?]*$",
+    re.IGNORECASE,
+)
 _SAID_OF_THE_FIGURE_BEFORE = re.compile(
     r"^(?:(?:and|but|so|then)\W+)?(?:if|when|once|whenever)\b[^,;]*?\b(?:(?:later|earlier|more"
     r"|less|longer|fewer|sooner)\s+than\s+that|after\s+that\s+(?:time|date|point|deadline|limit)"

@@ -540,7 +540,7 @@ _TAIL_PLAN = re.compile(
     r",\s*(?:(?:and|but|so)\s+)?(?:i'll|i will|we'll|we will|let me|let's)\s+(?:just\s+)?"
     r"(?:put a (?:number|figure|date) on|write|note|jot|check|confirm|ask about|look into"
     r"|sort|figure|come back to|get back to|follow up on|chase|add)"
-    r"(?:\s+(?:that|this|it|them|those))?"
+    r"(?:\s+(?:that|this|it|them|those|something(?:\s+(?:proper|properly|up))?))?"
     r"(?:\s+(?:down|out|up|later|afterwards|after the meeting|offline|to the list|on the list"
     r"|in the notes|with (?:the\s+)?\w+))*\s*([.!?]*)\s*$",
     re.IGNORECASE,

@@ -5837,3 +5837,18 @@ def test_a_filler_cut_from_a_list_leaves_no_comma_after_its_and() -> None:
     assert body("Yes, eye tests and, um, I think the wellbeing allowance, I'll check.") == (
         "eye tests and the wellbeing allowance."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "body_of_it"),
+    [
+        ("Hannah: Finance maintains the rates, got it.", "Finance maintains the rates"),
+        ("Priya: So no automatic suspension, got it.", "no automatic suspension"),
+        ("Okay, the export goes out on Fridays, noted.", "the export goes out on Fridays"),
+    ],
+)
+def test_an_acknowledgement_closing_the_sentence_is_no_part_of_it(
+    said: str, body_of_it: str
+) -> None:
+    # was "Finance maintains the rates, got." (the "it" of "got it" cut as a dangling word)
+    assert body(said) == body_of_it

@@ -529,7 +529,7 @@ _TAIL_TALK = re.compile(
     r",\s*(?:alright|all right|right|okay|ok|yeah|yes|yep|then|or something|or whatever"
     r"|and stuff|and so on|anyway|i suppose|isn't it|doesn't it|no|honestly|frankly"
     r"|to be honest|i think|i guess|i'd say|say|nice|great|lovely|perfect|cool|sure"
-    r"|for sure|please)\s*([.!?]*)\s*$",
+    r"|for sure|please|got it|got that|noted|understood|makes sense)\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
 

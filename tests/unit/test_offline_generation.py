@@ -3966,3 +3966,26 @@ def test_a_case_of_the_need_just_said_with_what_must_then_happen_is_its_criterio
         "when one of them runs out, then the product tells them which one, and does not stop the"
         " whole order." in " ".join(repeats[0].acceptance_criteria)
     ), repeats[0].acceptance_criteria
+
+
+def test_a_maybe_said_right_after_a_need_named_as_a_thing_is_more_of_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev clinic-booking uploaded as captions, the two sentences on one line): "And maybe a
+    link to cancel." the main statement of "Provide a link to cancel", the confirmation email its
+    criterion, as sure as each other by the classifier: a maybe right after a need it adds to
+    never displaces it, whether that need is said with a modal or named as a thing."""
+    for lines in (
+        [
+            "Rob: Confirmation email with the date, time, vet and the clinic address. And maybe a"
+            " link to cancel."
+        ],
+        [
+            "Rob: Confirmation text with the date, time, depot and the collection address.",
+            "Rob: And maybe a link to reschedule.",
+        ],
+    ):
+        stories = _titles_and_quotes(generator, lines)
+        assert len(stories) == 1, stories
+        title, quotes = stories[0]
+        assert quotes[0].startswith("Confirmation "), (title, quotes)

@@ -921,9 +921,12 @@ def _join(
         and states_a_need(sentences[target.writing].text)
         and not states_a_need(sentences[k].text)
     )
-    # "Maybe batch picking next year.": a maybe never displaces a need stated plainly
-    hedged = bool(_MAYBE.match(clean(sentences[k].text))) and states_a_need(
-        sentences[target.writing].text
+    # "Maybe batch picking next year.": a maybe never displaces a need stated plainly, nor one
+    # said without a maybe right before it ("Confirmation email with the date, time, doctor and
+    # the surgery address." "And maybe a link to cancel.": the link is more of the email)
+    main = sentences[target.writing].text
+    hedged = bool(_MAYBE.match(clean(sentences[k].text))) and (
+        states_a_need(main) or (k - target.writing == 1 and not _MAYBE.match(clean(main)))
     )
     # "Right now it's paper slips in book bags ...": how things are now, a doubt or a judgement
     # of a figure is quoted with the need, never its main statement

@@ -5852,3 +5852,15 @@ def test_an_acknowledgement_closing_the_sentence_is_no_part_of_it(
 ) -> None:
     # was "Finance maintains the rates, got." (the "it" of "got it" cut as a dangling word)
     assert body(said) == body_of_it
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        # a thing named after a role is no role ("nurse stuff", "patient list"): was "As a nurse"
+        ["GP appointments only for now, nurses later.", "The nurse stuff is a whole thing."],
+        ["Paper forms for the first month.", "The patient list is long enough already."],
+    ],
+)
+def test_a_thing_named_after_a_role_names_no_persona(statements: list[str]) -> None:
+    assert write_story(statements).description.startswith("As a user, ")

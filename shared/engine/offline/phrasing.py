@@ -936,6 +936,8 @@ def _persona_named(quotes: Sequence[str]) -> str:
             verb = verb[:-1]
         if m and _RESTRICTS.match(said[m.start("verb") :]):
             continue  # "users must not delete a closed survey": a rule on them, not their want
+        if m and _NOUN_THEN_BE.match(said[m.end("verb") :]):
+            continue  # "The nurse stuff is a whole thing", "the patient list is long": a thing
         if (
             m
             and m.start(1) == 0
@@ -953,6 +955,9 @@ def _persona_named(quotes: Sequence[str]) -> str:
 
 
 _NEED_WORD = r"\b(?:need|needs|must|should|have to|has to|want|wants)\b"
+# a form of "be" or "have" right after the word read as a role's verb: that word is the head of a
+# thing named after the role ("the nurse stuff is", "the patient list has")
+_NOUN_THEN_BE = re.compile(r"^\s+(?:is|are|was|were|isn't|aren't|has|have|'s)\b", re.IGNORECASE)
 _SO_NEED = re.compile(
     rf"^(?P<why>[^,;]+),\s+so\s+(?!that\b)(?P<need>[^,;]*{_NEED_WORD}.*)$", re.IGNORECASE
 )

@@ -279,7 +279,9 @@ def _persona_check(role: str | None, story: GeneratedItem) -> Check:
         for m in re.finditer(
             rf"\b(?:as (?:an?|the)|for (?:the |our |all |each |every )?)?({PERSONA_FORMS})"
             # "the patients who can't use it": people described, not their need
-            r"\b(?=\s+(?!(?:who|that|which)\b)(?:\w+\s+)?(?:should|must|can|could|will|would|need"
+            r"\b(?=\s+(?!(?:who|that|which)\b)(?:\w+\s+)?(?:should|must|can|could|need"
+            # "Finance will be on laptops, big screens": where they will be, no need of theirs
+            r"|(?:will|would)(?!\s+(?:mostly\s+|all\s+)?be\s+(?:on|in|at|using|working)\b)"
             r"|needs|want|wants"
             r"|have to|has to|are able|is able)\b)",
             q.text,

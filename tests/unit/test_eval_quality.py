@@ -178,6 +178,25 @@ def test_people_described_by_what_they_can_do_are_not_the_role() -> None:
     assert not all(c.passed for c in check_story(item, named) if c.name == "persona")
 
 
+@pytest.mark.parametrize(
+    ("said", "names_a_role"),
+    [
+        ("Finance will be on laptops, big screens, lots of columns.", False),  # where they are
+        ("Drivers will be in the van all day.", False),
+        ("Finance will check every claim.", True),  # what they will do: their need
+    ],
+)
+def test_where_people_will_be_names_no_role(said: str, names_a_role: bool) -> None:
+    named = TRANSCRIPT + f"DR: {said}\n"
+    at = named.index(said)
+    item = story(
+        "As a user, I want a web version.",
+        quotes=[SourceQuote(text=said, start=at, end=at + len(said))],
+    )
+    passed = all(c.passed for c in check_story(item, named) if c.name == "persona")
+    assert passed is not names_a_role
+
+
 def test_criteria_must_add_to_the_title() -> None:
     restating = failed(story(GOOD, title="Lock the keys", acs=["The keys are locked."]))
     assert "restates" in restating["acs_add"]

@@ -5860,6 +5860,12 @@ def test_an_acknowledgement_closing_the_sentence_is_no_part_of_it(
         # a thing named after a role is no role ("nurse stuff", "patient list"): was "As a nurse"
         ["GP appointments only for now, nurses later.", "The nurse stuff is a whole thing."],
         ["Paper forms for the first month.", "The patient list is long enough already."],
+        # where people will be is no need of theirs (was "As a finance team member, I want a
+        # mobile app ...", from "Finance will be on laptops, big screens, lots of columns.")
+        [
+            "So a mobile app for iPhone and Android, plus a web version.",
+            "Finance will be on laptops, big screens, lots of columns.",
+        ],
     ],
 )
 def test_a_thing_named_after_a_role_names_no_persona(statements: list[str]) -> None:

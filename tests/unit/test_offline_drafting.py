@@ -5870,3 +5870,18 @@ def test_an_acknowledgement_closing_the_sentence_is_no_part_of_it(
 )
 def test_a_thing_named_after_a_role_names_no_persona(statements: list[str]) -> None:
     assert write_story(statements).description.startswith("As a user, ")
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # the thing named first is what is asked for; how it is had is said after it (was
+        # "Provide online or phone or a split")
+        ("Same-day slots, online or phone or a split.", "Provide same-day slots"),
+        ("Repeat prescriptions, online or by phone.", "Repeat prescriptions"),
+        # guard: a first clause that is no thing keeps the clause after it
+        ("Budget, we're a small practice.", "Provide we're a small practice"),
+    ],
+)
+def test_a_thing_named_first_then_how_it_is_had(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -928,6 +928,18 @@ def _parse(text: str) -> _Requirement:
         wanted = bool(_WANTS.fullmatch(m.group(0)))
         return _Requirement(_trim_clause(clause), subject, kind, rest, embedded, cannot, wanted)
     clause = _continued(clauses) or next((c for c in clauses if len(c.split()) >= 3), text)
+    first = clauses[0].strip() if clauses else ""
+    named = [w.lower() for w in first.split()]
+    if (
+        clause != first
+        and len(content_words(first)) >= 2
+        and len(named) <= 4
+        and names_a_thing(named)
+        and _HOW_IT_IS_HAD.match(clause)
+    ):
+        # "Same-day slots, online or phone or a split.": the thing named first is what is
+        # asked for, the words after it say how (not "Provide online or phone or a split")
+        clause = first
     at = clauses.index(clause) if clause in clauses else 0
     if at and _ONLY_A_CONDITION.match(clause) and content_words(clauses[at - 1]):
         # "No refund, unless it's medical.": the condition of the short clause before it
@@ -935,6 +947,12 @@ def _parse(text: str) -> _Requirement:
     return _Requirement(_trim(clause), "", "", _trim(clause))
 
 
+# how or where a thing named before it is had ("online or by phone", "by text only")
+_HOW_IT_IS_HAD = re.compile(
+    r"^\s*(?:online|offline|by|via|through|either|both|only|in person|on (?:the )?(?:phone|web"
+    r"|app|site))\b",
+    re.IGNORECASE,
+)
 # a clause that is only the condition of the one before ("unless it's medical")
 _ONLY_A_CONDITION = re.compile(r"^\s*(?:unless|if|when|whenever|until|once)\b", re.IGNORECASE)
 

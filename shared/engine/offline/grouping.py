@@ -22,9 +22,11 @@ talk quotes more, it does not split into more needs. A short wish said as a fram
 suggestion, okay.", ``_recapped``), summing it up a few statements later ("So, a photo of the
 receipt taken on the phone, ...", ``_summed_up``) or naming in full a need named in a few words
 ("Recurring bookings, by the way." ... "Weekly recurring bookings for staff, ...",
-``_named_in_full``) is more of that need, never one of its own; so is their summing up right
-after it as what people can do ("So patients can choose a specific doctor, ...",
-``_summed_as_a_need``, which it is then written from). Said right after a need by its speaker,
+``_named_in_full``) is more of that need, never one of its own; so is their summing up within
+two statements of it, opening with "So ..." ("So patients can choose a specific doctor, ...",
+``_summed_as_a_need``, which it is then written from when it says the need plainly), and a case
+of it with what must then happen ("And if one of them clashes, tell me which one, ...",
+``_A_CASE_OF_IT``), a condition of it. Said right after a need by its speaker,
 what the need leaves or names ("All the other things can be controlled through the screen.") or
 what follows from it said as a need in its words ("So we need to have particular encryption
 codes.") is a detail of it (``_points_back``). A sentence attached by meaning alone, said away

@@ -271,7 +271,7 @@ def _title_check(title: str) -> Check:
 
 
 def _persona_check(role: str | None, story: GeneratedItem) -> Check:
-    from shared.engine.offline.lexicon import PERSONA_FORMS, singular_persona
+    from shared.engine.offline.lexicon import PERSONA_FORMS, WHERE_THEY_ARE, singular_persona
 
     named = {
         singular_persona(m.group(1))
@@ -281,7 +281,7 @@ def _persona_check(role: str | None, story: GeneratedItem) -> Check:
             # "the patients who can't use it": people described, not their need
             r"\b(?=\s+(?!(?:who|that|which)\b)(?:\w+\s+)?(?:should|must|can|could|need"
             # "Finance will be on laptops, big screens": where they will be, no need of theirs
-            r"|(?:will|would)(?!\s+(?:mostly\s+|all\s+)?be\s+(?:on|in|at|using|working)\b)"
+            rf"|(?:will|would)(?!{WHERE_THEY_ARE})"
             r"|needs|want|wants"
             r"|have to|has to|are able|is able)\b)",
             q.text,

@@ -2204,8 +2204,6 @@ _BY_WHAT = re.compile(
 )
 
 
-# what follows when the limit just said is passed ("If they cancel later than that, they lose the
-# credit."): a rule of that need, in its criteria
 # a case of what was just said, and what then has to happen ("And if one of them clashes, tell me
 # which one, don't just fail the whole thing." after "Weekly recurring bookings for staff, ..."):
 # a condition of that need, whoever says it
@@ -2214,6 +2212,8 @@ _A_CASE_OF_IT = re.compile(
     r"\s+of\s+(?:them|those|these)|it|that|this)\s+[a-z']+\b[^?]*,\s*\S[^?]*$",
     re.IGNORECASE,
 )
+# what follows when the limit just said is passed ("If they cancel later than that, they lose the
+# credit."): a rule of that need, in its criteria
 _SAID_OF_THE_FIGURE_BEFORE = re.compile(
     r"^(?:(?:and|but|so|then)\W+)?(?:if|when|once|whenever)\b[^,;]*?\b(?:(?:later|earlier|more"
     r"|less|longer|fewer|sooner)\s+than\s+that|after\s+that\s+(?:time|date|point|deadline|limit)"

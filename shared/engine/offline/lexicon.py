@@ -225,6 +225,11 @@ _QUALITY_WORDS = frozenset(
 )
 
 
+# where people will be, said after "will" or "would" ("Finance will be on laptops, big screens",
+# "drivers will be in the van all day"): no need of theirs, so no persona
+WHERE_THEY_ARE = r"\s+(?:mostly\s+|all\s+)?be\s+(?:on|in|at|using|working)\b"
+
+
 def is_quality_word(word: str) -> bool:
     """Whether a word says what something is like ("heavy", "baby-proof", "double-curved"), not
     a thing to provide: said alone it is how the product must be ("Make it heavy")."""

@@ -39,6 +39,7 @@ from shared.engine.offline.lexicon import (
     QUALIFIER,
     VAGUE_QUALITY_WORDS,
     VERBS,
+    WHERE_THEY_ARE,
     base_form,
     is_base_verb,
     is_participle,
@@ -84,14 +85,12 @@ _PERSONA_AS = re.compile(rf"\bas (?:an?|the) {QUALIFIER}?({PERSONA_FORMS})\b", r
 # the role before its modal, with one word between ("receptionists really need"), who they
 # are ("students with a support plan from the disability service should be able to ...") or
 # said again ("and managers, they need to approve ...")
-_WHERE_THEY_ARE = r"\s+(?:mostly\s+|all\s+)?be\s+(?:on|in|at|using|working)\b"
-_NOT_WHERE_THEY_ARE = rf"(?!{_WHERE_THEY_ARE})"
 _PERSONA_SUBJECT = re.compile(
     rf"\b({PERSONA_FORMS})\b(?:\s+\w+|,\s*they|\s+(?:with|who|from|that|in|on)\b[^,.;?]*?)?"
     r"\s+(?:should|must|can|could|need|needs|want"
     r"|wants|have to|has to|are able|is able|get to|gets to"
     # "Finance will be on laptops, big screens": where they will be, not what they need
-    rf"|(?:will|would|'ll|'d){_NOT_WHERE_THEY_ARE})\b(?!['\u2019]t\b)"
+    rf"|(?:will|would|'ll|'d)(?!{WHERE_THEY_ARE}))\b(?!['\u2019]t\b)"
     r"(?!\s+not\s+(?!have to\b|need to\b|need\b))",  # "must not delete": a rule on them
     re.IGNORECASE,
 )
@@ -940,7 +939,11 @@ def _persona_named(quotes: Sequence[str]) -> str:
             verb = verb[:-1]
         if m and _RESTRICTS.match(said[m.start("verb") :]):
             continue  # "users must not delete a closed survey": a rule on them, not their want
-        if m and verb in ("will", "would") and re.match(_WHERE_THEY_ARE, said[m.end("verb") :]):
+        if (
+            m
+            and verb in ("will", "would")
+            and re.match(WHERE_THEY_ARE, said[m.end("verb") :], re.I)
+        ):
             continue  # "Finance will be on laptops, big screens": where they are, not a need
         if m and _NOUN_THEN_BE.match(said[m.end("verb") :]):
             continue  # "The nurse stuff is a whole thing", "the patient list is long": a thing

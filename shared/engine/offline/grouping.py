@@ -185,6 +185,12 @@ class _Story:
         return self.members if self.writing in self.members else [*self.members, self.writing]
 
     @property
+    def own(self) -> list[int]:
+        """The statements that say this need themselves: those it quotes only as evidence left
+        aside (all of them, when every one is evidence)."""
+        return [k for k in self.said if k not in self.evidence] or self.said
+
+    @property
     def last(self) -> int:
         return max(self.members)
 
@@ -219,7 +225,7 @@ class _Story:
         grouping would not have attached it (``_attached``): its cosine to the need's own
         statements (those quoted only left aside) is under ``ATTACH_SIMILARITY``, or under
         ``NEAR_ATTACH_SIMILARITY`` when said within ``ELABORATION_GAP`` + 1 of one of them."""
-        own = [k for k in self.said if k not in self.evidence] or self.said
+        own = self.own
         about = _unit(sum(vectors[k] for k in own))
         left = [k for k in members if k not in self.members][MAX_QUOTES - len(self.members) :]
         for k in members:
@@ -464,11 +470,11 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             answered.restated_by(k, p)  # number and PIN": the need said in full is the main one
             continue
         summed = _summed_as_a_need(stories, sentences, vectors, k)
-        if summed is not None and states_a_need(text):  # "The older ones always want the same
-            summed.restated_by(k, p)  # GP, ..." "So patients can choose a specific doctor, or
-            continue  # ...": the need said whole
-        if summed is not None:  # "So messages only ever say date, time and doctor, ...": more of
-            _join(summed, sentences, k, p)  # it, the main statement if it is the surer one
+        if summed is not None:
+            if states_a_need(text):  # "The older ones always want the same GP, ..." "So patients
+                summed.restated_by(k, p)  # can choose a specific doctor, ...": the need whole
+            else:  # "So messages only ever say date, time and doctor, ...": more of it, the main
+                _join(summed, sentences, k, p)  # statement if it is the surer one
             continue
         if _own_need(text, start):  # "When they finish a room they mark it clean, ..."
             stories.append(_Story([k], p))
@@ -528,7 +534,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # waited for the need they are details of; the correction revises the detail
             target.revise_detail(k, *detail)
         elif target is not None:
-            own = [m for m in target.said if m not in target.evidence] or target.said
+            own = target.own  # before ``k`` joins it
             _join(target, sentences, k, p)
             if remark is None and not _said_near(k, own):
                 # attached by its meaning alone, said away from the need: quoted as evidence of

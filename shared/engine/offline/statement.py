@@ -1804,13 +1804,19 @@ def _wanted_of(rest: str) -> Capability | None:
 _DEGREE_BEFORE = re.compile(r"^(?:pretty|very|quite|really|fairly|rather|nice and)\s+", re.I)
 
 
+def _quality_items(text: str) -> list[str]:
+    """The items of a statement said as a list of what something is like ("Small , round .",
+    "cheap to run and easy to clean"), each without its degree ("pretty thin": "thin")."""
+    items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
+    return [_DEGREE_BEFORE.sub("", w) for w in items]
+
+
 def _qualities_alone(text: str) -> bool:
     """Whether a statement is two or three words of what something is like, or one made to say
     it ("Small , round .", "Baby-proof.", "Double-curved ."), and nothing else, which would
     otherwise read as a thing to provide ("Provide a baby-proof"). One plain word alone ("Cheap
     .", "Heavy .") is more often a remark in a discussion: it names no need (``names_a_thing``)."""
-    items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
-    items = [_DEGREE_BEFORE.sub("", w) for w in items]  # "pretty thin", "very light"
+    items = _quality_items(text)
     if not 0 < len(items) <= 3 or not all(
         len(w.split()) == 1 and is_quality_word(w) for w in items
     ):
@@ -1827,8 +1833,7 @@ def _qualities_to_do(text: str) -> bool:
     like to do ("Quick to set up.", "Fast to open and fast to take a photo.", "Easy to clean,
     and cheap."), with no clause of its own: how the product must be, not a thing to provide
     ("Provide quick to set up")."""
-    items = [w for w in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", text.strip(" .!?;:")) if w]
-    items = [_DEGREE_BEFORE.sub("", w) for w in items]
+    items = _quality_items(text)
     said = [_QUALITY_TO_DO.match(w) for w in items]
     if not items or not said[0] or not 0 < len(items) <= 3:
         return False

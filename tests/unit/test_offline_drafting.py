@@ -18,7 +18,7 @@ from shared.engine.offline.statement import (
     breaks_off,
     states_a_dependency,
 )
-from shared.engine.offline.wording import articles
+from shared.engine.offline.wording import _lower_first, articles
 from shared.eval.checks import _CONJUNCTION, _title_check, parts
 from shared.text.textio import clean_restarts
 
@@ -5885,3 +5885,38 @@ def test_a_thing_named_after_a_role_names_no_persona(statements: list[str]) -> N
 )
 def test_a_thing_named_first_then_how_it_is_had(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a language keeps its capital, and alone it is what the product comes in (was "Provide
+        # english and Welsh for go-live")
+        ("Right, English and Welsh for go-live.", "Provide the product in English and Welsh for"),
+        ("Tuesday and Thursday evenings for the late clinic.", "Provide Tuesday and Thursday"),
+        # what would help, said as what follows from the trouble told first (was "Provide a lot of
+        # older members", "Lose forms all the time")
+        (
+            "Many of our older members, the over seventies mostly, find the website hard, so"
+            " Urdu would help a great deal, perhaps Punjabi.",
+            "Provide the product in Urdu",
+        ),
+        (
+            "Drivers lose the paper forms all the time, so a photo of the delivery note would"
+            " really help.",
+            "Provide a photo of the delivery note",
+        ),
+        # a thing it can be done to is no value it is set to (was "Set the cap to editable")
+        ("The cap should be editable.", "Make the cap editable"),
+        ("The default priority should be medium.", "Set the default priority to medium"),
+    ],
+)
+def test_names_languages_and_what_would_help(statement: str, title: str) -> None:
+    assert write_story([statement]).title.startswith(title)
+
+
+def test_a_name_keeps_its_capital_and_a_verb_spelt_the_same_does_not() -> None:
+    assert _lower_first("Polish and Czech at launch") == "Polish and Czech at launch"
+    assert _lower_first("Saturday mornings") == "Saturday mornings"
+    assert _lower_first("Polish the checkout page") == "polish the checkout page"
+    assert _lower_first("Marking it as done") == "marking it as done"

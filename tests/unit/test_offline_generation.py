@@ -3989,3 +3989,28 @@ def test_a_maybe_said_right_after_a_need_named_as_a_thing_is_more_of_it(
         assert len(stories) == 1, stories
         title, quotes = stories[0]
         assert quotes[0].startswith("Confirmation "), (title, quotes)
+
+
+def test_a_need_the_asker_assumes_and_the_answer_says_yes_to_is_a_story_with_its_reason(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev expense-claims): "... and I assume that threshold should be configurable?" "Yes
+    please, so I don't have to come back to you every time the CFO changes her mind." the story
+    "Remove the need to come back", the question quoted by none: the need the asker assumes,
+    said yes to, is the story, and the yes's "so ..." its benefit."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: So store managers sign off orders over five hundred euros, not three hundred,"
+            " and I assume that limit should be editable?",
+            "Piet: Yes please, so I don't have to ring you every time the board changes its mind.",
+            "Ana: Let's move on to deliveries.",
+        ],
+    )
+    assert len(stories) == 1, [s.title for s in stories]
+    story = stories[0]
+    assert story.title == "Make the limit editable", story.title
+    assert story.description.endswith(
+        "so that I don't have to ring you every time the board changes its mind."
+    ), story.description
+    assert story.source_quotes[0].startswith("So store managers sign off"), story.source_quotes

@@ -1959,6 +1959,14 @@ _PROPOSES = re.compile(
     r"(?:\s+for (?:you|me|us|them))?\s*\?\s*$",
     re.IGNORECASE,
 )
+# what the asker takes to be needed, put as a question last ("So head of department approval
+# for claims over a thousand pounds, ..., and I assume that threshold should be configurable?")
+_ASSUMED = re.compile(
+    r"(?:^|[,;]\s+|\band\s+)(?:(?:so|and|then)\W+)*i (?:assume|take it|presume|suppose)(?: that)?"
+    r"\s+(?P<subj>(?:the|that|this|these|those)\s+[a-z][\w\s-]*?|it|they)"
+    r"\s+(?P<modal>should|must|will|would|needs? to|has to|have to)\s+(?P<rest>[^?]+?)\s*\?\s*$",
+    re.IGNORECASE,
+)
 # what people would do, put to them as a question ("And they'd see, like, a calendar of free
 # slots?")
 _THEY_WOULD = re.compile(
@@ -1984,17 +1992,38 @@ _CONFIRMS_THEN = re.compile(
 )
 
 
+# why, said with the yes ("Yes please, so I don't have to come back to you every time ...")
+_YES_SO = re.compile(
+    r"^(?:oh\W+)?(?:yes|yeah|yep|definitely|absolutely)(?:\W+please)?\W+so\s+(?:that\s+)?"
+    r"(?P<why>(?:i|we|they|you|people|it)\b[^?]+?)[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
 def _confirmed_proposal(sentences: list[Sentence], k: int) -> str | None:
     """The need a question proposed and sentence ``k`` confirms, said as a need ("the system
-    should group the orders by area"), or None."""
+    should group the orders by area"), with the reason the yes gives ("..., so I don't have to
+    come back to you ..."), or None."""
     if not _answers(sentences, k) or not _CONFIRMS.match(clean(sentences[k].text)):
         return None
+    need = _proposed_need(sentences, k)
+    why = _YES_SO.match(clean(sentences[k].text))
+    return f"{need[:-1]}, so that {why.group('why')}." if need and why else need
+
+
+def _proposed_need(sentences: list[Sentence], k: int) -> str | None:
+    """The need the question before sentence ``k`` proposed, or None."""
     asked = _PROPOSES.match(clean(sentences[k - 1].text))
     they = None if asked else _THEY_WOULD.match(clean(sentences[k - 1].text))
     if they is not None and is_verb(they.group("verb")) and content_words(they.group("rest")):
         # "And they'd see, like, a calendar of free slots?" "I suppose so, ...": what they do
         verb = base_form(they.group("verb"))
         return f"{they.group('subj').lower()} should {verb} {they.group('rest')}."
+    assumed = None if asked or they else _ASSUMED.search(clean(sentences[k - 1].text))
+    if assumed is not None:  # "..., and I assume that threshold should be configurable?" "Yes
+        subj = re.sub(r"^(?:that|this)\b", "the", assumed.group("subj").lower())  # please, so
+        subj = {"it": "the product", "those": "they", "these": "they"}.get(subj, subj)  # ..."
+        return f"{subj} {assumed.group('modal').lower()} {assumed.group('rest')}."
     if asked is None or not is_verb(asked.group("verb")):
         return None
     subject = asked.group("subj")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from shared.analysis.contradiction import number_tokens, quantities
 from shared.engine.offline.lexicon import (
+    LANGUAGES,
     NUMBER_WORDS,
     PERSONA,
     PERSONA_FORMS,
@@ -1244,6 +1245,19 @@ _WOULD_HELP = re.compile(
     r"\s+" + _HELPFUL + r"[\s.!]*$",
     re.IGNORECASE,
 )
+# what would help, said as what follows from the trouble told first ("A lot of international
+# students ... struggle with the systems, so Chinese would help a lot, maybe Arabic."; "People
+# lose receipts all the time, so a photo of the receipt would really help."): that thing is the
+# need, the trouble why
+_SO_IT_WOULD_HELP = re.compile(
+    r",\s+so\s+(?P<np>(?:an?|some)\s+[^,;]+?"
+    r"|(?!(?:it|that|this|which|what|there|they|we|you|i|he|she|people|everyone|everybody"
+    r"|someone|anyone|nobody|everything|anything|the|[a-z]+ing)\b)[a-z][\w-]*(?:\s+[\w-]+){0,3}?)"
+    r"\s+(?:would|will)\s+(?:(?:really|also|definitely)\s+)?"
+    r"(?:be\s+" + _HELPFUL + r"|help(?:\s+(?:a lot|a great deal|loads|too|us|them))*)"
+    r"(?P<after>(?:,.*)?)[\s.!]*$",
+    re.IGNORECASE,
+)
 
 
 # the same said first: "a team calendar would be nice, so people can see who's off", "single
@@ -1300,6 +1314,12 @@ def unframed(text: str) -> str:
     helps = _WOULD_HELP.search(said)
     if helps:
         return f"we need {helps.group('np')}"
+    follows = _SO_IT_WOULD_HELP.search(said)
+    if follows:  # "..., so Chinese would help a lot, maybe Arabic.": a reason said after it
+        # is its, a thing added ("maybe Arabic", its hedge gone) no part of the need yet
+        after = follows.group("after")
+        why = re.match(r",\s*(?:so|because|as|since)\b", after, re.IGNORECASE)
+        return f"we need {follows.group('np')}{after if why else ''}"
     nice = _THING_WOULD_HELP.match(said)
     if nice:  # "a team calendar would be nice, so people can see who's off"
         return f"we need {nice.group('np')}{nice.group('after')}"
@@ -1991,6 +2011,8 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
             obj=noun_phrase,
             subject=subject,
         )
+    if _LANGUAGES_ONLY.match(noun_phrase):  # "Chinese would help a lot": what it comes in
+        means = f"the product in {means}"
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
     title = f"{verb} {means}"
     if re.match(r"(?:by|via)\s", means, re.IGNORECASE):
@@ -1998,6 +2020,12 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     return Capability(title=title, means=means, obj=noun_phrase, subject=subject)
 
 
+# languages alone, what the product comes in ("Chinese", "English and Polish for launch")
+_LANGUAGE = "|".join(sorted(w.capitalize() for w in LANGUAGES))
+_LANGUAGES_ONLY = re.compile(
+    rf"^(?:{_LANGUAGE})(?:(?:,\s*|\s+(?:and|or)\s+|,\s+(?:and|or)\s+)(?:{_LANGUAGE}))*"
+    r"(?=\s+(?:for|at|from|by|in)\b|$)"
+)
 # rules the product must meet, named as a thing ("public sector accessibility regulations",
 # "the GDPR", "WCAG 2.2")
 _RULES_TO_MEET = re.compile(
@@ -2401,6 +2429,8 @@ def _a_value(words: list[str]) -> bool:
     low = [w.lower().strip(",.") for w in words]
     if not low or len(low) > 6 or low[0] in _NOT_A_VALUE:
         return False
+    if re.search(r"[a-z](?:able|ible)$", low[0]):
+        return False  # "the threshold should be configurable": what it can be done to
     return (
         bool(re.search(r"\d", " ".join(low)))
         or any(w in NUMBER_WORDS for w in low)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from shared.engine.offline.lexicon import VERBS, base_form
+from shared.engine.offline.lexicon import PROPER_NOUNS, VERBS, base_form
 
 # "double A" (WCAG's AA), "grade A", "plan A": a letter, not an article
 _LETTER_AFTER = ("double", "triple", "grade", "plan", "level")
@@ -197,4 +197,12 @@ def _lower_first(text: str) -> str:
         return text  # an acronym: "LCD ..."
     if re.match(r"I(?:\b|')", text):
         return text  # the pronoun: "so that I can show the committee"
+    if _PROPER_FIRST.match(text):
+        return text  # a name: "English and Polish for launch" ("Polish the case" is a verb)
     return text[:1].lower() + text[1:]
+
+
+_PROPER_FIRST = re.compile(
+    rf"(?:{'|'.join(sorted(w.capitalize() for w in PROPER_NOUNS))})\b"
+    r"(?!\s+(?:the|a|an|it|them|this|that|these|those|up|off)\b)"
+)

@@ -4014,3 +4014,39 @@ def test_a_need_the_asker_assumes_and_the_answer_says_yes_to_is_a_story_with_its
         "so that I don't have to ring you every time the board changes its mind."
     ), story.description
     assert story.source_quotes[0].startswith("So store managers sign off"), story.source_quotes
+
+
+def test_a_need_summed_up_in_other_words_is_one_need_when_its_speaker_says_yes_to_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev expense-claims): "And it has to work offline, ..." "So capture receipts and draft
+    claims with no connection, and sync later." "Yes, I don't want to lose a photo because the
+    upload failed in a tunnel." three stories, the first and last with no criterion: a summing up
+    in other words is the need when the one who said it says yes next, and what that yes says
+    is more of it; a yes that goes on to another need ("Yes, and ...") is still a need of its
+    own."""
+    stories = _stories_of(
+        generator,
+        [
+            "Lena: And it must keep working in the basement car parks, there's never any signal"
+            " down there.",
+            "Omar: So drivers record deliveries with no network, and upload them later.",
+            "Lena: Yes, I never want to lose a signature because the upload dropped halfway.",
+            "Omar: Let's talk about the depot screens.",
+        ],
+    )
+    assert len(stories) == 1, [s.title for s in stories]
+    quotes = stories[0].source_quotes
+    assert any(q.startswith("And it must keep working") for q in quotes), quotes
+    assert any(q.startswith("Yes, I never want to lose a signature") for q in quotes), quotes
+    assert any("signature" in ac for ac in stories[0].acceptance_criteria), stories[0]
+    more = _stories_of(
+        generator,
+        [
+            "Lena: The parcel scans should come into the app automatically, hourly ideally.",
+            "Omar: So the scan is already there and the driver just confirms it.",
+            "Lena: Yes, and if the parcel is damaged, the app should ask for a photo of it.",
+            "Omar: Let's talk about the depot screens.",
+        ],
+    )
+    assert len(more) == 2, [s.title for s in more]

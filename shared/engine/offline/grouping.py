@@ -1217,7 +1217,20 @@ def _summed_as_a_need(
     if not own or any(sentences[m].speaker == speaker for m in (story.writing, *own)):
         return None
     said = _shared_words(story, sentences, sentences[k].text) > 0
-    return story if said or _similar(vectors, story, k) else None
+    return story if said or _similar(vectors, story, k) or _said_yes_to(sentences, k, own) else None
+
+
+def _said_yes_to(sentences: list[Sentence], k: int, own: list[int]) -> bool:
+    """Whether the one whose need sentence ``k`` sums up says yes to it next, in other words or
+    none of the need's ("And it has to work offline, I'm on trains all the time, ..." "So
+    capture receipts and draft claims with no connection, and sync later." "Yes, I don't want to
+    lose a photo because the upload failed in a tunnel.")."""
+    if k + 1 >= len(sentences) or not sentences[k + 1].speaker:
+        return False
+    theirs = {sentences[m].speaker for m in own}
+    return sentences[k + 1].speaker in theirs and bool(
+        re.match(r"^(?:yes|yeah|yep|exactly)\b(?!\W+but\b)", clean(sentences[k + 1].text), re.I)
+    )
 
 
 # what people want, summed up for them to say yes to ("So students want to book desks as well as
@@ -1228,11 +1241,18 @@ _THEY_WANT = re.compile(
 )
 
 
+# a yes that goes on to something else: another need, or why
+_YES_GOES_ON = re.compile(r"^(?:yes|yeah|yep)\W+(?:and|also|plus|so|but|because)\b", re.I)
+
+
 def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bool:
     """Whether sentence ``k`` says yes to a question another speaker asked of ``story`` (the
     question one of its statements), or to its need put to them (``_PUT_TO_THEM``), or to what
-    they want summed up (``_THEY_WANT``) in words of it."""
+    they want summed up (``_THEY_WANT``) in words of it, or to their own need summed up ("So
+    capture receipts and draft claims with no connection, ..." "Yes, I don't want to lose a
+    photo ...")."""
     before = clean(sentences[k - 1].text)
+    theirs = {sentences[m].speaker for m in story.own if m != k - 1}
     return (
         k - 1 in story.members
         and (
@@ -1241,6 +1261,13 @@ def _yes_to_its_question(sentences: list[Sentence], k: int, story: _Story) -> bo
             or (
                 bool(_THEY_WANT.match(before))
                 and bool(set(content_words(before)) & set(content_words(sentences[k].text)))
+            )
+            or (
+                bool(_SUMS_UP_A_NEED.match(before))
+                and sentences[k].speaker in theirs
+                # "Yes, and if they've already taken a photo, the app should suggest the match":
+                # a need of its own; "Yes, so if the reason looks urgent ...": why
+                and not _YES_GOES_ON.match(clean(sentences[k].text))
             )
         )
         and sentences[k - 1].speaker != sentences[k].speaker

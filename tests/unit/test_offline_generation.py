@@ -4050,3 +4050,25 @@ def test_a_need_summed_up_in_other_words_is_one_need_when_its_speaker_says_yes_t
         ],
     )
     assert len(more) == 2, [s.title for s in more]
+
+
+def test_a_need_named_again_after_an_okay_is_that_need_as_settled(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev expense-claims, one segment): "And it has to be quick, if it takes a minute to
+    open I just won't bother, ..." "Ha, okay, fast to open and fast to take a photo, I'll put a
+    number on that later." two stories of one need: another speaker naming the need just said
+    after an "okay" (and what they will do about it) is that need, the way it was settled."""
+    stories = _stories_of(
+        generator,
+        [
+            "Piet: And it has to be quick, if it takes a minute to start I simply won't use it,"
+            " I'll go back to paper.",
+            "Ana: Okay, fast to open and fast to photograph a receipt, I'll put a number on that"
+            " later.",
+            "Ana: Let's move on to the depot screens.",
+        ],
+    )
+    assert len(stories) == 1, [s.title for s in stories]
+    assert stories[0].source_quotes[0].startswith("Okay, fast to open"), stories[0].source_quotes
+    assert any(q.startswith("And it has to be quick") for q in stories[0].source_quotes)

@@ -437,6 +437,9 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if p < JOIN_AT:
             continue
         recapped = _recapped(stories, sentences, vectors, k)
+        if recapped is not None and _settles_it(sentences[k].text):
+            recapped.restated_by(k, p)  # "Okay, English and Polish for launch.": as settled
+            continue
         if recapped is not None:  # "Suggest the match, same amount, same date." "An automatic
             _join(recapped, sentences, k, min(p, recapped.strength))  # match suggestion, okay.":
             recapped.evidence.add(k)  # the need just said, named again: quoted, no story
@@ -627,6 +630,22 @@ _YES_THEN_NAMED = re.compile(
     r"(?:\s*,\s*(?:that's|that is|that'd be)\s+(?:good|great|nice|lovely|perfect|useful))?\W*$",
     re.IGNORECASE,
 )
+# the need just said named again after an acknowledgement, perhaps with what the speaker will do
+# about it ("Ha, okay, fast to open and fast to take a photo, I'll put a number on that later.")
+_ACK_THEN_NAMED = re.compile(
+    r"^(?:(?:ha|oh|ah|right)\W+)*(?:okay|ok|got it|noted|understood)\W+(?P<named>[^,.;:?!]+?)"
+    r"(?:\s*,\s*(?:i'll|we'll|i will|we will|let me)\b[^.;:?!]*)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _settles_it(text: str) -> bool:
+    """Whether a recap is said "okay" first, as what was settled ("Okay, English and Polish for
+    launch."), not acknowledged after ("Status tracking with notifications, okay.")."""
+    said = clean(text)
+    return bool(_ACK_THEN_NAMED.match(said)) and not _RECAP.match(said)
+
+
 # the need just said named again as a thing, nothing else ("Some kind of automatic reading, so
 # OCR.", "A prompt in plain language asking for a full VAT receipt.")
 _NAMED_AGAIN = re.compile(
@@ -641,9 +660,9 @@ def _has_a_subject(named: str) -> bool:
     the need said as an action, "An automatic match suggestion" a thing."""
     words = re.findall(r"[a-z'-]+", named.lower())
     return any(
-        is_verb(w) and words[i + 1] in DETERMINERS | {"that"}
+        is_verb(w) and words[i + 1] in DETERMINERS | {"that"} and words[i - 1] != "to"
         for i, w in enumerate(words[1:-1], start=1)
-    )
+    )  # "fast to take a photo": what to do, no subject
 
 
 def _a_name(words: str) -> bool:
@@ -663,14 +682,16 @@ def _recapped(
     in a name with no clause of its own. One need, one story: the recap is quoted with it."""
     said = clean(sentences[k].text)
     recap = _RECAP.match(said) or _YES_THEN_NAMED.match(said)
-    plain = None if recap is not None else _NAMED_AGAIN.match(said)
-    recap = recap or plain
+    acknowledged = None if recap is not None else _ACK_THEN_NAMED.match(said)
+    plain = None if recap or acknowledged else _NAMED_AGAIN.match(said)
+    recap = recap or acknowledged or plain
     if recap is None or states_a_need(said):
         return None
     named = recap.group("named")
     if not _a_name(named):
         return None
-    if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1] + 4 * bool(plain):
+    longer = 4 * bool(plain or acknowledged)  # a name said alone or after "okay" may be longer
+    if not RECAP_WORDS[0] <= meaningful_word_count(named) <= RECAP_WORDS[1] + longer:
         return None
     story = _just_before(stories, k, sentences)
     if story is None or sentences[story.writing].speaker == sentences[k].speaker:

@@ -5920,3 +5920,24 @@ def test_a_name_keeps_its_capital_and_a_verb_spelt_the_same_does_not() -> None:
     assert _lower_first("Saturday mornings") == "Saturday mornings"
     assert _lower_first("Polish the checkout page") == "polish the checkout page"
     assert _lower_first("Marking it as done") == "marking it as done"
+
+
+def test_a_value_it_should_be_is_a_value_to_use() -> None:
+    """Was "Make it the actual sterling amount", criterion "The product is the actual sterling
+    amount that was charged." (dev expense-claims): "it" is the value to use, not the product."""
+    story = write_story(
+        [
+            "For refunds it should be the exact euro amount that was paid, because that's what left"
+            " the account."
+        ]
+    )
+    assert story.title.startswith("Use the exact euro amount"), story.title
+    assert "the product is" not in " ".join(story.acceptance_criteria).lower(), story
+    # what "it" is made to be stays so
+    assert write_story(["It should be yellow and small."]).title.startswith("Make it yellow")
+
+
+def test_software_named_first_keeps_its_capital() -> None:
+    assert write_story(["Gmail sync for volunteers, a feed for the rest."]).title.startswith(
+        "Provide Gmail sync"
+    )

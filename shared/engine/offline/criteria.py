@@ -784,6 +784,12 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
     if only_be:  # "must only be visible on the day": "is only visible on the day"
         said = _present(replace(req, rest=f"be {only_be.group('rest')}"), cap, persona, "")
         return re.sub(r"^(.+?\s(?:is|are))\s", r"\1 only ", said, count=1) if said else ""
+    used = re.match(r"be\s+(?P<value>.+)$", req.rest.strip(), re.IGNORECASE)
+    if used and req.subject.strip().lower() == "it" and cap.title.startswith("Use "):
+        # "it should be the actual sterling amount that was charged": that value is used
+        value = _trim(used.group("value"))
+        details = _details_after(req.clause, text)
+        return capital(f"{value} is used" + (f", {details}" if details else ""))
     return _present(req, cap, persona, _details_after(req.clause, text))
 
 

@@ -725,8 +725,9 @@ _NUMBER_WORD = frozenset(
 NUMBER_WORDS = _NUMBER_WORD - {"and", "or", "point"}  # the words that name a number
 _DEGREE = frozenset("most least bit lot much little too very".split())
 # names written with a capital wherever they stand: languages and the people who speak them, days,
-# months ("English and Polish for launch" stays "Provide English and Polish for launch"); "May"
-# and "March" left out, since they open sentences as other words too
+# months, software people name ("English and Polish for launch" stays "Provide English and Polish
+# for launch", "Outlook sync for staff" "Provide Outlook sync for staff"); "May" and "March" left
+# out, since they open sentences as other words too
 LANGUAGES = frozenset(
     """english french german spanish italian portuguese dutch polish romanian bulgarian russian
     ukrainian czech slovak hungarian greek turkish arabic hebrew persian farsi urdu hindi bengali
@@ -736,7 +737,9 @@ LANGUAGES = frozenset(
 )
 PROPER_NOUNS = LANGUAGES | frozenset(
     """scottish british american european monday tuesday wednesday thursday friday saturday
-    sunday january february april june july august september october november december""".split()
+    sunday january february april june july august september october november december
+    outlook excel gmail google microsoft android iphone ipad sharepoint salesforce whatsapp
+    facebook linkedin instagram paypal quickbooks jira xero youtube""".split()
 )
 # what a product is made of: said alone ("So probably plastic or something .") it is what to
 # make it of, and takes no article ("Provide a plastic")

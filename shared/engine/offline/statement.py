@@ -2519,6 +2519,10 @@ def _be(complement: str, subject: str) -> Capability:
             obj=thing,
             subject=subject,
         )
+    if thing == "it" and _A_VALUE_TO_USE.match(complement):
+        # "for card transactions it should be the actual sterling amount that was charged": the
+        # value to use, not what the product is ("Make it the actual sterling amount")
+        return Capability(f"Use {complement}", f"{complement} to be used", obj=complement)
     lead = "Keep" if _KEEP_WORDS.match(complement) else "Make"
     return Capability(
         f"{lead} {_lower_first(_named(thing))} {complement}",
@@ -2527,6 +2531,14 @@ def _be(complement: str, subject: str) -> Capability:
         subject=subject,
     )
 
+
+# a value named as what "it" should be ("the actual sterling amount that was charged", "the rate
+# on the date of the transaction")
+_A_VALUE_TO_USE = re.compile(
+    r"the\s+(?:[\w-]+\s+){0,3}?(?:amount|rate|price|cost|total|figure|value|sum|fee|currency"
+    r"|exchange rate)s?\b",
+    re.IGNORECASE,
+)
 
 # a thing said to be somewhere or for something ("the joystick is for the volume and the channels",
 # "the power button is at the top"): "Make the joystick for the volume ..." does not read

@@ -4072,3 +4072,19 @@ def test_a_need_named_again_after_an_okay_is_that_need_as_settled(
     assert len(stories) == 1, [s.title for s in stories]
     assert stories[0].source_quotes[0].startswith("Okay, fast to open"), stories[0].source_quotes
     assert any(q.startswith("And it has to be quick") for q in stories[0].source_quotes)
+
+
+def test_what_something_already_does_is_no_need(generator: OfflineGenerator) -> None:
+    """Was (dev room-booking): "The auto-release already stops the hoarding, though." the story
+    "Stop the hoarding": what something does already is said against a need, not one."""
+    stories = _stories_of(
+        generator,
+        [
+            "Nadia: Let's say three missed pickups and a one month suspension for now.",
+            "Ben: The reminder text already cuts the no-shows, though.",
+            "Ben: People keep booking slots they never use.",
+            "Nadia: Let's move on to reporting.",
+        ],
+    )
+    assert not any("cut" in s.title.lower() for s in stories), [s.title for s in stories]
+    assert any("suspension" in s.title.lower() or "pickups" in s.title.lower() for s in stories)

@@ -699,6 +699,9 @@ AS_IS = (
     # "the current system emails a PDF timetable every Friday": what is replaced
     r"|(?:the|our) (?:current|existing|old) (?:system|app|tool|process|site|website|setup"
     r"|software|spreadsheet|form|one)"
+    # "the auto-release already stops the hoarding, though": what something does already
+    r"|^(?:(?:but|and|so|well)\W+)*(?:the|our|this|that|it|everyone|everybody|people)\b"
+    r"[^,.;?]{0,40}?\balready\s+[a-z]+(?<!les)(?<!ss)s\b"
     # "the biggest complaint we get is that people can't see ...": the problem, said as it is
     r"|the (?:biggest |main |big |real |only |other |usual )?(?:complaint|problem|issue"
     r"|pain point|frustration)s? (?:we (?:get|have|hear|see)|(?:people|users|members|customers)"

@@ -4088,3 +4088,23 @@ def test_what_something_already_does_is_no_need(generator: OfflineGenerator) -> 
     )
     assert not any("cut" in s.title.lower() for s in stories), [s.title for s in stories]
     assert any("suspension" in s.title.lower() or "pickups" in s.title.lower() for s in stories)
+
+
+def test_the_answer_to_what_hurts_most_today_is_no_criterion(generator: OfflineGenerator) -> None:
+    """Was (dev expense-claims): "Marcus, what's the biggest pain from finance?" "So we get the
+    claims once they're approved, ..." drafted "Given a user, when they're approved, then we get
+    the claims.": the answer to a question on how things hurt now says the problem as it is."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: Piet, what's the biggest headache for the warehouse?",
+            "Piet: So we get the orders once they're paid, then we pick them by hand, and then we"
+            " key every address into the courier site again.",
+            "Piet: And returns, don't get me started on returns.",
+            "Ana: So the courier labels should be printed straight from the order.",
+            "Ana: Let's move on to reporting.",
+        ],
+    )
+    criteria = " ".join(ac for s in stories for ac in s.acceptance_criteria).lower()
+    assert "when they're paid" not in criteria and "get the orders" not in criteria, criteria
+    assert "don't get me started" not in criteria, criteria

@@ -5941,3 +5941,20 @@ def test_software_named_first_keeps_its_capital() -> None:
     assert write_story(["Gmail sync for volunteers, a feed for the rest."]).title.startswith(
         "Provide Gmail sync"
     )
+
+
+@pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        # the states something goes through, said as a list, act on nothing (was the story "Pay
+        # submitted, approved, whatever" of "Yeah, submitted, approved, paid, whatever.")
+        ("Ship ordered, packed, whatever", False),
+        ("Cancel booked, confirmed", False),
+        # actions on a thing, and things in a state, still read
+        ("Book, move and cancel appointments", True),
+        ("Show submitted, approved and paid claims", True),
+        ("Print the receipt, signed and dated", True),
+    ],
+)
+def test_a_list_of_states_names_no_capability(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads

@@ -893,6 +893,15 @@ def reads_as_capability(title: str) -> bool:
         return False  # "Make it does feel all cold and slimy": a clause of its own
     if all(w in _NUMBER_WORD or w.isdigit() for w in words[1:]):
         return False  # "Make forty eight and sixty four": figures, and nothing they are of
+    items = [i.split() for i in re.split(r",\s*|\s+(?:and|or)\s+", title.lower()) if i.strip()]
+    if (
+        len(items) >= 2
+        and len(items[0]) <= 2
+        and all(len(i) == 1 for i in items[1:])
+        and sum(is_participle(i[-1].strip(".,")) for i in items) >= 2
+    ):
+        return False  # "Pay submitted, approved, whatever" (of "submitted, approved, paid,
+        # whatever"): states something goes through, no action on a thing
     if words[0] in ("provide", "make", "have", "get", "give") and amount_only(words[1:]):
         return False  # "Provide ten pounds a month maximum": how much of what was said before
     # "a queue we can filter by category": the thing is "a queue", the clause says what for

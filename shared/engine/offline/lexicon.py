@@ -707,10 +707,10 @@ AS_IS = (
     r"|pain point|frustration)s? (?:we (?:get|have|hear|see)|(?:people|users|members|customers)"
     r" have|(?:is|are) that)"
     # "the main thing is we get tickets by email with no information": the problem, as it is
-    # "what's the biggest pain from finance?": asked of the problem as it is
-    r"|\b(?:biggest|main|worst) (?:pain|headache|hassle)s?\b"
     r"|the (?:biggest |main |big |real |only )?(?:thing|problem|issue) (?:is|was) (?:that )?"
     r"(?:we|they|people|users|customers) (?:get|have|receive|spend|lose)"
+    # "what's the biggest pain from finance?": asked of the problem as it is
+    r"|\b(?:biggest|main|worst) (?:pain|headache|hassle)s?\b"
 )
 
 

@@ -2535,8 +2535,7 @@ def _be(complement: str, subject: str) -> Capability:
 # a value named as what "it" should be ("the actual sterling amount that was charged", "the rate
 # on the date of the transaction")
 _A_VALUE_TO_USE = re.compile(
-    r"the\s+(?:[\w-]+\s+){0,3}?(?:amount|rate|price|cost|total|figure|value|sum|fee|currency"
-    r"|exchange rate)s?\b",
+    r"the\s+(?:[\w-]+\s+){0,3}?(?:amount|rate|price|cost|total|figure|value|sum|fee|currency)s?\b",
     re.IGNORECASE,
 )
 

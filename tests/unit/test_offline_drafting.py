@@ -5958,3 +5958,26 @@ def test_software_named_first_keeps_its_capital() -> None:
 )
 def test_a_list_of_states_names_no_capability(title: str, reads: bool) -> None:
     assert reads_as_capability(title) is reads
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "said"),
+    [
+        # a thing named, then when it applies (was "Get twenty minutes if someone a few
+        # problems", "As a user, I want twenty minutes if someone to be got a few problems.")
+        (
+            "Then triples, thirty minutes, if someone's got a lot to sort out.",
+            "Provide triples, thirty minutes",
+            "if someone has got a lot to sort out",
+        ),
+        (
+            "Bigger rooms if the group has more than ten people.",
+            "Provide bigger rooms",
+            "if the group has more than ten people",
+        ),
+    ],
+)
+def test_a_thing_named_then_when_it_applies(statement: str, title: str, said: str) -> None:
+    story = write_story([statement])
+    assert story.title.startswith(title), story.title
+    assert said in story.description, story.description

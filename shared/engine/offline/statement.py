@@ -14,7 +14,7 @@ Everything is a pure function of the statement: deterministic.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from shared.analysis.contradiction import number_tokens, quantities
 from shared.engine.offline.lexicon import (
@@ -751,9 +751,17 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _TAIL_REMARK.sub(r"\1", text)
     text = _TAIL_WHO_ASKS.sub(lambda m: m.group(1) or m.group(2) or "", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
-    # "the booking's released" is "the booking is released" (a passive reads as a capability)
+    # "the booking's released" is "the booking is released" (a passive reads as a capability);
+    # "someone's got a few problems" has them
     text = _PASSIVE_S.sub(
-        lambda m: f"{m.group(1)} is " if is_participle(m.group(2)) else m.group(0), text
+        lambda m: (
+            f"{m.group(1)} has "
+            if m.group(2).lower() in ("got", "been")
+            else f"{m.group(1)} is "
+            if is_participle(m.group(2))
+            else m.group(0)
+        ),
+        text,
     )
     if not asides:  # "reminders go out a week before": sent (a criterion keeps their words)
         text = _GOES_OUT.sub(lambda m: _done_by_it(m, "sent"), text)
@@ -1698,9 +1706,23 @@ def _capability(text: str) -> Capability:
         return _provide(_LEAD.sub("", req.clause))
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
-    return _plain(req.clause)
+    plain = _plain(req.clause)
+    named = None if req.kind else _THING_THEN_CONDITION.match(_LEAD.sub("", text.strip()))
+    if named and not plain.title.startswith(_A_THING):
+        # "Doubles, twenty minutes, if someone's got a few problems.": the thing, and when it
+        # applies (not "Get a few problems", the condition's verb)
+        thing = capability(named.group("thing"))
+        if thing.title.startswith(_A_THING):
+            when = _trim(_LEAD.sub("", text.strip())[named.end("thing") :].strip(" ,"))
+            return replace(thing, means=f"{thing.means} {when}")
+    return plain
 
 
+_A_THING = ("Provide ", "Send ")  # titles of a thing the product has or sends
+# a thing named, then when it applies ("Longer slots if the patient has several problems.")
+_THING_THEN_CONDITION = re.compile(
+    r"^(?P<thing>[^.;?!]+?),?\s+(?:if|when|whenever|unless|once)\s+\S", re.IGNORECASE
+)
 # who acts on a thing, said after it without "that" ("a setting Linda can change")
 _ACTOR_LAST = re.compile(
     rf"^(?i:a|an|the|some|one)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+"

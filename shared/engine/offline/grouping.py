@@ -437,7 +437,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
         if p < JOIN_AT:
             continue
         recapped = _recapped(stories, sentences, vectors, k)
-        if recapped is not None and _settles_it(sentences[k].text):
+        if recapped is not None and _settles_it(sentences, k, recapped):
             recapped.restated_by(k, p)  # "Okay, English and Polish for launch.": as settled
             continue
         if recapped is not None:  # "Suggest the match, same amount, same date." "An automatic
@@ -639,11 +639,20 @@ _ACK_THEN_NAMED = re.compile(
 )
 
 
-def _settles_it(text: str) -> bool:
-    """Whether a recap is said "okay" first, as what was settled ("Okay, English and Polish for
-    launch."), not acknowledged after ("Status tracking with notifications, okay.")."""
-    said = clean(text)
-    return bool(_ACK_THEN_NAMED.match(said)) and not _RECAP.match(said)
+def _settles_it(sentences: list[Sentence], k: int, story: _Story) -> bool:
+    """Whether recap ``k`` of ``story`` is said "okay" first, as what was settled, in no fewer
+    words than the statement the need is written from ("English and Polish." ... "Okay, English
+    and Polish for launch."); not acknowledged after ("Status tracking with notifications,
+    okay."), nor a need said in full named short ("Patients must be able to cancel their
+    appointment online without phoning us." "Okay, so online cancellation.")."""
+    said = clean(sentences[k].text)
+    named = _ACK_THEN_NAMED.match(said)
+    return (
+        named is not None
+        and not _RECAP.match(said)
+        and meaningful_word_count(named.group("named"))
+        >= meaningful_word_count(sentences[story.writing].text)
+    )
 
 
 # the need just said named again as a thing, nothing else ("Some kind of automatic reading, so

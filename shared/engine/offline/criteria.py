@@ -35,6 +35,7 @@ from shared.engine.offline.lexicon import (
     third_person,
 )
 from shared.engine.offline.statement import (
+    _A_VALUE_TO_USE,
     _CLAUSE_BREAK,
     _CONDITION,
     _LEAD,
@@ -785,7 +786,7 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         said = _present(replace(req, rest=f"be {only_be.group('rest')}"), cap, persona, "")
         return re.sub(r"^(.+?\s(?:is|are))\s", r"\1 only ", said, count=1) if said else ""
     used = re.match(r"be\s+(?P<value>.+)$", req.rest.strip(), re.IGNORECASE)
-    if used and req.subject.strip().lower() == "it" and cap.title.startswith("Use "):
+    if used and req.subject.strip().lower() == "it" and _A_VALUE_TO_USE.match(used["value"]):
         # "it should be the actual sterling amount that was charged": that value is used
         value = _trim(used.group("value"))
         details = _details_after(req.clause, text)

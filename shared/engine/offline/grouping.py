@@ -78,6 +78,7 @@ from shared.engine.offline.statement import (
     states_a_dependency,
     unframed,
     wanted_but_left_out,
+    without_plan,
 )
 from shared.engine.offline.wording import _lower_first, capital
 from shared.text.language import (
@@ -630,11 +631,10 @@ _YES_THEN_NAMED = re.compile(
     r"(?:\s*,\s*(?:that's|that is|that'd be)\s+(?:good|great|nice|lovely|perfect|useful))?\W*$",
     re.IGNORECASE,
 )
-# the need just said named again after an acknowledgement, perhaps with what the speaker will do
-# about it ("Ha, okay, fast to open and fast to take a photo, I'll put a number on that later.")
+# the need just said named again after an acknowledgement ("Ha, okay, fast to open and fast to
+# take a photo", read without what the speaker will do about it: ``statement.without_plan``)
 _ACK_THEN_NAMED = re.compile(
-    r"^(?:(?:ha|oh|ah|right)\W+)*(?:okay|ok|got it|noted|understood)\W+(?P<named>[^,.;:?!]+?)"
-    r"(?:\s*,\s*(?:i'll|we'll|i will|we will|let me)\b[^.;:?!]*)?\W*$",
+    r"^(?:(?:ha|oh|ah|right)\W+)*(?:okay|ok|got it|noted|understood)\W+(?P<named>[^,.;:?!]+?)\W*$",
     re.IGNORECASE,
 )
 
@@ -646,7 +646,7 @@ def _settles_it(sentences: list[Sentence], k: int, story: _Story) -> bool:
     okay."), nor a need said in full named short ("Patients must be able to cancel their
     appointment online without phoning us." "Okay, so online cancellation.")."""
     said = clean(sentences[k].text)
-    named = _ACK_THEN_NAMED.match(said)
+    named = _ACK_THEN_NAMED.match(without_plan(said))
     return (
         named is not None
         and not _RECAP.match(said)
@@ -691,7 +691,7 @@ def _recapped(
     in a name with no clause of its own. One need, one story: the recap is quoted with it."""
     said = clean(sentences[k].text)
     recap = _RECAP.match(said) or _YES_THEN_NAMED.match(said)
-    acknowledged = None if recap is not None else _ACK_THEN_NAMED.match(said)
+    acknowledged = None if recap is not None else _ACK_THEN_NAMED.match(without_plan(said))
     plain = None if recap or acknowledged else _NAMED_AGAIN.match(said)
     recap = recap or acknowledged or plain
     if recap is None or states_a_need(said):

@@ -547,6 +547,13 @@ _TAIL_PLAN = re.compile(
     re.IGNORECASE,
 )
 
+
+def without_plan(text: str) -> str:
+    """``text`` without what the speaker will do about it, said last ("Ha, okay, fast to open
+    ..., I'll put a number on that later.")."""
+    return _TAIL_PLAN.sub(r"\1", text)
+
+
 # a vague "or something" closing the sentence ("A little icon or something.", "we don't want
 # BBC or CNN or something else", "the channels and stuff like that"): it names nothing more
 _TAIL_VAGUE = re.compile(

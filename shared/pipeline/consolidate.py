@@ -12,6 +12,11 @@ Finalize (the one place that sees every part) consolidates them before writing t
    changes a figure of the earlier one or drops it ("make it twenty", "let's not do X after
    all"), the merged story carries the later decision: its title, description and criteria, the
    earlier quotes under ``superseded_quotes`` and the "revised during the meeting" warning.
+   A story written from a recap ("Okay, quick recap on the decisions", "let me read back the
+   headline stuff": ``recap_spans``) restates a need said before it: it is merged into the
+   earlier story whose title is nearest to its own (cosine of the titles >= ``RECAP_SIMILARITY``,
+   a topic word in common, no other figure), which keeps its title and criteria and quotes the
+   recap too; the recap's sentence, which sums up several needs, becomes no criterion.
    Two stories of one segment merge when their titles have the same words but for articles and
    "too" (the generator words each statement group on its own, so "a screen with a back light"
    and "screen with a back light" can both come out); the grouping kept them apart, so no
@@ -86,19 +91,23 @@ def main_text(story: GeneratedItem) -> str:
 
 
 def merge_duplicates(
-    items: list[GeneratedItem], embed: Embed, threshold: float
+    items: list[GeneratedItem], embed: Embed, threshold: float, transcript: str = ""
 ) -> list[GeneratedItem]:
     """The items with every story that repeats an earlier story merged into it and the features
     of one epic with the same title merged (see the module docstring); empty features and epics
-    dropped."""
+    dropped. ``transcript``: where the recaps are found (none without it)."""
     stories = [i for i in items if i.type == "User Story"]
     if len(stories) >= 2:
-        items = _merge_stories(items, stories, embed, threshold)
+        items = _merge_stories(items, stories, embed, threshold, recap_spans(transcript))
     return _drop_empty_parents(_covers(_merge_features(items)))
 
 
 def _merge_stories(
-    items: list[GeneratedItem], stories: list[GeneratedItem], embed: Embed, threshold: float
+    items: list[GeneratedItem],
+    stories: list[GeneratedItem],
+    embed: Embed,
+    threshold: float,
+    recaps: Sequence[tuple[int, int]] = (),
 ) -> list[GeneratedItem]:
     """The items with every story that repeats an earlier one merged into it."""
     from shared.analysis.contradiction import number_cues
@@ -133,6 +142,11 @@ def _merge_stories(
             result[i] = _merge(earlier, later, revised=found is not None)
             merged_into[j] = i
             break
+        if j not in merged_into and recaps:
+            host = _recapped(stories, j, stems, recaps, merged_into, embed)
+            if host is not None:
+                result[host] = _merge(result[host], stories[j], revised=False, recap=True)
+                merged_into[j] = host
     kept = {s.item_id: result[k] for k, s in enumerate(stories) if k not in merged_into}
     return [
         kept[i.item_id] if i.type == "User Story" else i
@@ -204,8 +218,110 @@ def _covers(items: list[GeneratedItem]) -> list[GeneratedItem]:
     ]
 
 
-def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> GeneratedItem:
-    """``later`` merged into ``earlier`` (which keeps its id, segment and place in the tree)."""
+# a recap announced: what follows restates needs said before ("Okay, quick recap on the
+# decisions, then actions.", "let me read back the headline stuff", "let me try to summarise the
+# big pieces"); not the meeting's own summary to write ("complete the questionnaire and some
+# sort of summary")
+_RECAP_OPENS = re.compile(
+    r"\b(?:(?:quick|short|brief|to|let me|let's|I'll|can I|I'd like to)\s+"
+    r"(?:just\s+|try\s+to\s+|quickly\s+)?"
+    r"(?:recap|sum\s+(?:it\s+|this\s+|that\s+|everything\s+)?up|summari[sz]e"
+    r"|read\s+(?:it\s+|that\s+|this\s+|them\s+|everything\s+)?back"
+    r"|run\s+through\s+(?:what|the\s+decisions|everything))"
+    r"|in\s+summary)\b",
+    re.IGNORECASE,
+)
+# the recap is over: the meeting moves on to its actions
+_RECAP_ENDS = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|right|so|good|got it)\W+)*(?:actions?|action items|next steps)\b",
+    re.IGNORECASE,
+)
+RECAP_LINES = 12  # at most this many lines after the announcement are the recap
+# another speaker's line of fewer words ("Go for it.", "You forgot duplicates.") goes on with it
+RECAP_ASIDE_WORDS = 8
+# cosine of two titles (packaged MiniLM) from which a recap's story restates the earlier need;
+# dev meetings with a recap (clinic-booking, expense-claims, room-booking): the pairs at 0.61 and
+# above were the same need, those at 0.44-0.59 were not or were the recap's other needs
+RECAP_SIMILARITY = 0.6
+
+
+def recap_spans(transcript: str) -> list[tuple[int, int]]:
+    """The character ranges of ``transcript`` that recap the meeting: from the words that
+    announce it to the last line of it (the announcer's lines, and other speakers' short ones in
+    between, up to ``RECAP_LINES`` lines, until another speaker says more or the actions
+    start)."""
+    from shared.text.textio import line_prefix
+
+    lines: list[tuple[int, str]] = []
+    at = 0
+    for line in transcript.split("\n"):
+        lines.append((at, line))
+        at += len(line) + 1
+    spans: list[tuple[int, int]] = []
+    n = 0
+    while n < len(lines):
+        start, line = lines[n]
+        found = _RECAP_OPENS.search(line, line_prefix(line).content_at)
+        n += 1
+        if found is None:
+            continue
+        announcer = prefix_at(transcript, start).speaker
+        end, taken = start + len(line), 0
+        while n < len(lines) and taken < RECAP_LINES:
+            at, line = lines[n]
+            said = line[line_prefix(line).content_at :].strip()
+            if said and (
+                _RECAP_ENDS.match(said)
+                or (
+                    prefix_at(transcript, at).speaker != announcer
+                    and len(said.split()) >= RECAP_ASIDE_WORDS
+                )
+            ):
+                break
+            end, taken, n = at + len(line), taken + bool(said), n + 1
+        spans.append((start + found.start(), end))
+    return spans
+
+
+def _recapped(
+    stories: list[GeneratedItem],
+    j: int,
+    stems: list[frozenset[str]],
+    recaps: Sequence[tuple[int, int]],
+    merged_into: dict[int, int],
+    embed: Embed,
+) -> int | None:
+    """The earlier story that story ``j``, written from a recap, restates (see the module
+    docstring), or None."""
+    from shared.analysis.contradiction import number_cues
+
+    at = stories[j].source_quotes[0].start
+    recap = next((r for r in recaps if r[0] <= at < r[1]), None)
+    if recap is None:
+        return None
+    before = [
+        i
+        for i in range(len(stories))
+        if i != j
+        and i not in merged_into
+        and stories[i].source_quotes[0].start < recap[0]
+        and stems[i] & stems[j]
+        and not number_cues(stories[i].title, stories[j].title)
+    ]
+    if not before:
+        return None
+    vectors = np.asarray(embed([stories[j].title] + [stories[i].title for i in before]))
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    sims = vectors[1:] @ vectors[0]
+    best = int(np.argmax(sims))
+    return before[best] if sims[best] >= RECAP_SIMILARITY else None
+
+
+def _merge(
+    earlier: GeneratedItem, later: GeneratedItem, *, revised: bool, recap: bool = False
+) -> GeneratedItem:
+    """``later`` merged into ``earlier`` (which keeps its id, segment and place in the tree);
+    ``recap``: ``later`` was written from a recap, whose criteria sum up other needs too."""
     base, other = (later, earlier) if revised else (earlier, later)
     quotes = _unique_quotes(base.source_quotes[:1], base.source_quotes[1:], other.source_quotes)
     superseded = list(earlier.superseded_quotes) + list(later.superseded_quotes)
@@ -218,7 +334,7 @@ def _merge(earlier: GeneratedItem, later: GeneratedItem, *, revised: bool) -> Ge
             f"{earlier.item_id} said; the story states the later decision"
         )
     criteria = list(base.acceptance_criteria)
-    for c in other.acceptance_criteria if not revised else ():
+    for c in other.acceptance_criteria if not (revised or recap) else ():
         if all(_key(c) != _key(k) for k in criteria) and len(criteria) < MAX_MERGED_CRITERIA:
             criteria.append(c)
     # a figure the meeting revised away ("twenty-four hours", superseded by "forty-eight

@@ -126,7 +126,9 @@ def consolidate(
     if threshold is None:
         threshold = svc.settings.pipeline.thresholds.duplicate_at_least
     try:
-        merged = merge_duplicates(items, embed_known(known or {}, svc.embedder.embed), threshold)
+        merged = merge_duplicates(
+            items, embed_known(known or {}, svc.embedder.embed), threshold, transcript
+        )
     except Exception as err:
         if not model_unreachable(err):
             raise
@@ -137,7 +139,9 @@ def consolidate(
             notes.append(describe(err, svc))
         if configured is None:
             threshold = THRESHOLD_PROFILES["minilm"]["duplicate_at_least"]
-        merged = merge_duplicates(items, capture_embedder(svc.embedder).embed, threshold)
+        merged = merge_duplicates(
+            items, capture_embedder(svc.embedder).embed, threshold, transcript
+        )
     return annotate_quotes(transcript, merged)
 
 

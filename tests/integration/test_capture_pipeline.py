@@ -76,6 +76,37 @@ def test_a_need_two_segments_state_is_one_story_with_quotes_from_both(tmp_path, 
     assert features == {s.feature_id for s in stories if s.feature_id}
 
 
+RECAPPED = """Ana: Employees must be able to take a photo of the receipt on their phone.
+Ben: And the approver should get a reminder two days before the payroll cut-off.
+Ana: Finance needs an export of the approved claims for payroll every month.
+
+Ana: Okay, let me read back what we have.
+Ben: Go for it.
+Ana: Receipts are captured on the phone, approvers get reminders, and payroll gets an export.
+Ben: That's it, yes.
+"""
+
+
+def test_a_need_read_back_in_a_recap_is_the_story_it_restates(tmp_path, embedder):
+    svc, bus = pipeline(tmp_path, embedder)
+    run = run_file(svc, bus, "claims", "meeting.txt", RECAPPED.encode())
+    assert run.status == "completed", run.failure_reason
+    stories = stories_of(svc, run.run_id)
+    recap = (
+        "Receipts are captured on the phone, approvers get reminders, and payroll gets an export."
+    )
+    quoting = [s for s in stories if recap in [q.text for q in s.source_quotes]]
+    assert len(quoting) == 1, [s.title for s in stories]
+    (photo,) = quoting
+    assert photo.segment_id == "seg-0001" and "photo" in photo.title, photo.title
+    assert recap not in photo.acceptance_criteria  # three needs in one sentence: no criterion
+    assert [s.segment_id for s in stories] == ["seg-0001"] * 3
+    # said the other way, outside a recap, it is a story of its own
+    other = RECAPPED.replace("let me read back what we have", "one more thing on claims")
+    run = run_file(svc, bus, "claims", "other.txt", other.encode())
+    assert len(stories_of(svc, run.run_id)) == 4
+
+
 REVISED = """Ana: For the survey tool, each survey must allow at most ten users.
 Ben: Ten users per survey, yes.
 Ana: The results should be exported to Excel.

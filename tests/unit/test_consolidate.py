@@ -241,3 +241,101 @@ def test_titles_whose_words_differ_only_in_their_endings_are_one_need() -> None:
     merged = merge_duplicates([first, later, other], apart, 0.9)
     assert [s.item_id for s in merged] == [first.item_id, other.item_id]
     assert merged[0].merged_story_ids == [later.item_id]
+
+
+# --- recaps: a story written from a recap joins the need it restates -----------------------
+
+RECAP_MEETING = (
+    "Ana: Drivers must be able to photograph a damaged bin from the cab.\n"  # 0
+    "Ben: And the depot should see every missed collection on a map.\n"
+    "Ana: Right, let me quickly recap where we landed.\n"
+    "Ben: Sure.\n"
+    "Ana: Bin photos from the cab, missed collections on a map for the depot.\n"
+    "Ana: And the crews keep paper sheets as a backup.\n"
+    "Cy: Before we finish, I still think the residents want a text when a collection is missed.\n"
+    "Ana: Okay, actions next.\n"
+)
+
+
+def at(text: str) -> int:
+    return RECAP_MEETING.index(text)
+
+
+def said(segment: str, n: int, title: str, text: str) -> GeneratedItem:
+    return story(segment, n, title, text, at(text))
+
+
+def titles_near(pairs: dict[str, tuple[float, float]]):
+    """An embedder that puts the given titles at the given 2-d directions and every other text
+    (main texts, other titles) on an axis of its own, so only titles can be alike."""
+    others: dict[str, int] = {}
+
+    def run(texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 40))
+        for n, text in enumerate(texts):
+            if text in pairs:
+                out[n, :2] = pairs[text]
+            else:
+                out[n, 2 + others.setdefault(text, len(others))] = 1.0
+        return out
+
+    return run
+
+
+def test_the_recap_runs_from_its_announcement_over_the_short_asides_to_a_longer_line():
+    from shared.pipeline.consolidate import recap_spans
+
+    ((start, end),) = recap_spans(RECAP_MEETING)
+    assert RECAP_MEETING[start:].startswith("let me quickly recap where we landed")
+    assert RECAP_MEETING[start:end].endswith("And the crews keep paper sheets as a backup.")
+
+
+def test_the_actions_end_a_recap_and_a_summary_to_write_is_none():
+    from shared.pipeline.consolidate import recap_spans
+
+    text = "Li: To sum up, reminders by text.\nLi: Actions: Bo writes the spec.\nLi: Texts too.\n"
+    ((start, end),) = recap_spans(text)
+    assert text[start:end] == "To sum up, reminders by text."
+    chores = (
+        "Project Manager: We just have to complete the questionnaire and some sort of summary.\n"
+    )
+    assert recap_spans(chores) == []
+
+
+def test_a_story_written_from_a_recap_joins_the_need_it_restates():
+    photo = said("seg-0001", 1, "Photograph a damaged bin from the cab", "Drivers must be able")
+    depot = said("seg-0001", 2, "Show missed collections on a map", "And the depot should")
+    recap = said("seg-0002", 1, "Take bin photos from the cab", "Bin photos from the cab")
+    embed = titles_near({photo.title: (1.0, 0.0), recap.title: (0.8, 0.6)})  # cosine 0.8
+    merged = merge_duplicates([photo, depot, recap], embed, 0.9, RECAP_MEETING)
+    assert [s.item_id for s in merged] == [photo.item_id, depot.item_id]
+    kept = merged[0]
+    assert kept.title == photo.title and kept.merged_story_ids == [recap.item_id]
+    assert [q.start for q in kept.source_quotes] == [photo.source_quotes[0].start, at("Bin photos")]
+    # the recap's sentence sums up two needs: it is quoted, never a criterion
+    assert kept.acceptance_criteria == photo.acceptance_criteria
+
+
+def test_a_recap_story_unlike_every_earlier_title_stays_a_story():
+    photo = said("seg-0001", 1, "Photograph a damaged bin from the cab", "Drivers must be able")
+    paper = said("seg-0002", 1, "Keep paper sheets as a backup", "And the crews keep paper")
+    embed = titles_near({photo.title: (1.0, 0.0), paper.title: (0.5, 0.866)})  # cosine 0.5
+    merged = merge_duplicates([photo, paper], embed, 0.9, RECAP_MEETING)
+    assert [s.item_id for s in merged] == [photo.item_id, paper.item_id]
+
+
+def test_a_need_restated_outside_a_recap_needs_the_merge_threshold():
+    depot = said("seg-0001", 2, "Show missed collections on a map", "And the depot should")
+    texts = said("seg-0002", 1, "Text residents about a missed collection", "Before we finish")
+    embed = titles_near({depot.title: (1.0, 0.0), texts.title: (0.8, 0.6)})
+    merged = merge_duplicates([depot, texts], embed, 0.9, RECAP_MEETING)
+    assert [s.item_id for s in merged] == [depot.item_id, texts.item_id]
+
+
+def test_a_recap_with_another_figure_stays_apart():
+    # "seven days" recapped where "fourteen days" was said: the reviewer sees both
+    week = said("seg-0001", 1, "Keep photos for fourteen days", "Drivers must be able")
+    recap = said("seg-0002", 1, "Keep photos for seven days", "Bin photos from the cab")
+    embed = titles_near({week.title: (1.0, 0.0), recap.title: (0.9, 0.436)})
+    merged = merge_duplicates([week, recap], embed, 0.9, RECAP_MEETING)
+    assert [s.item_id for s in merged] == [week.item_id, recap.item_id]

@@ -5981,3 +5981,37 @@ def test_a_thing_named_then_when_it_applies(statement: str, title: str, said: st
     story = write_story([statement])
     assert story.title.startswith(title), story.title
     assert said in story.description, story.description
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a thing that arrives somewhere is what the product brings in (was "Come into the app
+        # automatically": the thing was lost)
+        (
+            "The bank feed should come into the ledger automatically, hourly ideally, not daily.",
+            "Bring the bank feed into the ledger automatically",
+        ),
+        (
+            "Refund requests have to land in the finance queue.",
+            "Bring refund requests into the finance queue",
+        ),
+        # a thing that appears somewhere is what the product shows there (was "Show up in the
+        # team calendar in shift swaps", "Show on the map in the depot vans")
+        (
+            "Shift swaps should show up in the team calendar.",
+            "Show shift swaps in the team calendar",
+        ),
+        ("The depot vans must show on the map.", "Show the depot vans on the map"),
+        (
+            "Late deliveries should appear on the dispatch board.",
+            "Show late deliveries on the dispatch board",
+        ),
+        # what a container shows stays what it shows
+        ("The home screen should show the balance.", "Show the balance on the home screen"),
+    ],
+)
+def test_a_thing_that_arrives_or_appears_is_what_the_product_brings_or_shows(
+    statement: str, title: str
+) -> None:
+    assert write_story([statement]).title == title

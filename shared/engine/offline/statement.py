@@ -2237,7 +2237,11 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
         thing = _lower_first(subject)  # "the comment has to stay on the claim"
         return _kept(thing, first, " ".join(words[1:]), obj=thing, subject=thing)
     container = _container(subject) if first in _SAYS_WHAT else ""
-    if container and len(words) > 1 and words[1].lower() not in ("to", "it", "them"):
+    if (
+        container
+        and len(words) > 1
+        and words[1].lower() not in ("to", "it", "them", "up", "on", "in")
+    ):
         # "the export has to include everything approved by the eighteenth": what goes in it;
         # "the messages should only say date and time, never the reason": what they say
         what = " ".join(words[1:])
@@ -2294,6 +2298,12 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     return Capability(_verb_phrase(rest), f"{doer} to {rest}", subject=subject)
 
 
+# a thing that arrives in a place ("come into the app", "land in the ledger") or shows there
+# ("appear on the dashboard", "show up in my calendar"): the product brings it or shows it
+_ARRIVE = frozenset({"come", "arrive", "land", "flow", "feed"})
+_APPEAR = frozenset({"appear", "show"})
+
+
 def _routed(subject: str, words: list[str]) -> Capability | None:
     """'claims over five hundred should go to the finance director' -> 'Send claims over five
     hundred to the finance director' (where a thing goes is where the product sends it; not the
@@ -2312,6 +2322,14 @@ def _routed(subject: str, words: list[str]) -> Capability | None:
         # "the trip details should go out as a message with the consent request": what the
         # product sends, and how
         verb, where = "Send out", " ".join(words[2:])
+    elif first in _ARRIVE and len(words) > 2 and words[1].lower() in ("into", "in"):
+        # "the card transactions should come into the app automatically": what the product
+        # brings in
+        verb, where = "Bring", " ".join(words[2:])
+    elif first in _APPEAR and len(words) > 2 and words[1].lower() in ("in", "on", "up"):
+        # "new orders should appear on the dashboard", "bookings should show up in Outlook":
+        # what the product shows, and where
+        verb, where = "Show", " ".join(words[2 if words[1].lower() == "up" else 1 :])
     else:
         return None
     thing = subject.strip()
@@ -2323,8 +2341,11 @@ def _routed(subject: str, words: list[str]) -> Capability | None:
         or not names_a_thing(thing.lower().split())
     ):
         return None
-    joiner = {"Send": "to ", "Take": "from "}.get(verb, "")
+    joiner = {"Send": "to ", "Take": "from ", "Bring": "into "}.get(verb, "")
     title = f"{verb} {_lower_first(thing)} {joiner}{where}"
+    if len(title.split()) > MAX_TITLE_WORDS and verb in ("Bring", "Show"):
+        # "..., daily ideally, not monthly": the title ends where the first clause does
+        title = title.split(",")[0].strip()
     # "Send out the trip details as a message with ...": the title is cut where it reads
     if len(title.split()) > MAX_TITLE_WORDS and verb != "Send out":
         return None

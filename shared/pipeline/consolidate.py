@@ -5,9 +5,12 @@ Finalize (the one place that sees every part) consolidates them before writing t
 
 1. **Merge.** A story that states the same need as an earlier story of another segment (the same
    fingerprint: the content words of its title, each compared by its first seven letters; the
-   same title words; or cosine >= the merge threshold between "title. main quote" texts and a
-   shared topic word) is merged into the earlier one: quotes of both (in transcript order after
-   the main one), criteria of both (near-duplicates once), open questions of both;
+   same title words; cosine >= the merge threshold between "title. main quote" texts and a
+   shared topic word; or titles at cosine >= ``TITLE_SIMILARITY`` of which one's words after
+   its verb are all in the other's, neither leaving out what the other provides and their main
+   statements not giving figures of their own) is merged into the earlier one: quotes of both
+   (in transcript order after the main one), criteria of both (near-duplicates once), open
+   questions of both;
    ``merged_story_ids`` and ``merged_feature_ids`` record what was merged. When the later story
    changes a figure of the earlier one or drops it ("make it twenty", "let's not do X after
    all"), the merged story carries the later decision: its title, description and criteria, the
@@ -120,11 +123,30 @@ def _merge_stories(
     words = [_words(s.title) for s in stories]
     merged_into: dict[int, int] = {}
     result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
+    titles: list[np.ndarray] = []  # the titles' unit vectors, embedded when first needed
+
+    def title_vectors() -> np.ndarray:
+        if not titles:
+            titles.append(_units(embed([s.title for s in stories])))
+        return titles[0]
+
+    def titled(i: int, j: int) -> bool:
+        """Whether story ``j``'s title names story ``i``'s need in other words: the words of one
+        after its verb all in the other's (two at least), the same polarity, and titles this
+        close."""
+        mine, theirs = _after_verb(stories[i].title), _after_verb(stories[j].title)
+        small, large = sorted((mine, theirs), key=len)
+        if len(small) < 2 or not small <= large:
+            return False
+        if _leaves_out(stories[i].title) != _leaves_out(stories[j].title):
+            return False
+        return float(title_vectors()[i] @ title_vectors()[j]) >= TITLE_SIMILARITY
+
     for j in range(1, len(stories)):
         for i in range(j):
             if i in merged_into:
                 continue
-            same_words = words[i] == words[j]
+            same_words, by_title = words[i] == words[j], False
             if stories[i].segment_id == stories[j].segment_id:
                 # the generator already kept them apart: only the same words make them one
                 # ("Sign themselves up for shifts" is not "Sign someone up for a shift")
@@ -133,17 +155,22 @@ def _merge_stories(
             else:
                 same_print = len(prints[i]) >= 2 and stems[i] == stems[j]
                 similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
-                if not (same_print or similar or same_words):
+                by_title = not (same_print or similar or same_words) and titled(i, j)
+                if not (same_print or similar or same_words or by_title):
                     continue
             earlier, later = result[i], stories[j]
             found = revision(earlier.source_quotes[0].text, later.source_quotes[0].text)
             if found is None and number_cues(earlier.title, later.title):
                 break  # the same words about other figures: two needs, not one
+            if found is not None and by_title:
+                # "A reminder to the approver after three days." and "... two days before
+                # the cut-off": titles alike, each with figures of its own, two rules
+                continue
             result[i] = _merge(earlier, later, revised=found is not None)
             merged_into[j] = i
             break
         if j not in merged_into and recaps:
-            host = _recapped(stories, j, stems, recaps, merged_into, embed)
+            host = _recapped(stories, j, stems, recaps, merged_into, title_vectors)
             if host is not None:
                 result[host] = _merge(result[host], stories[j], revised=False, recap=True)
                 merged_into[j] = host
@@ -153,6 +180,33 @@ def _merge_stories(
         for i in items
         if i.type != "User Story" or i.item_id in kept
     ]
+
+
+# titles this close (packaged MiniLM) name one need when the words of one after its verb are all
+# in the other ("Provide a screen with a back light", "Provide a back light"; "Do something with
+# voice recognition", "Provide voice recognition"): on dev the cross-segment pairs at 0.82 and
+# above with that were the same need; "Send reminder texts", "Send reminders by email" are two
+TITLE_SIMILARITY = 0.82
+# a title that leaves something out ("Leave out special colour" is no "Provide special colour")
+_LEAVES_OUT = re.compile(
+    r"^(?:do not|don't|never|no|leave out|drop|remove|stop|avoid|forget)\b", re.IGNORECASE
+)
+
+
+def _leaves_out(title: str) -> bool:
+    return bool(_LEAVES_OUT.match(title))
+
+
+def _after_verb(title: str) -> frozenset[str]:
+    """The content words of a title after its first word (its verb), by their first letters."""
+    from shared.text.language import content_words
+
+    return frozenset(w[:STEM] for w in content_words(" ".join(title.split()[1:])))
+
+
+def _units(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float64)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 def _merge_features(items: list[GeneratedItem]) -> list[GeneratedItem]:
@@ -289,7 +343,7 @@ def _recapped(
     stems: list[frozenset[str]],
     recaps: Sequence[tuple[int, int]],
     merged_into: dict[int, int],
-    embed: Embed,
+    title_vectors: Callable[[], np.ndarray],
 ) -> int | None:
     """The earlier story that story ``j``, written from a recap, restates (see the module
     docstring), or None."""
@@ -310,9 +364,8 @@ def _recapped(
     ]
     if not before:
         return None
-    vectors = np.asarray(embed([stories[j].title] + [stories[i].title for i in before]))
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    sims = vectors[1:] @ vectors[0]
+    vectors = title_vectors()
+    sims = vectors[before] @ vectors[j]
     best = int(np.argmax(sims))
     return before[best] if sims[best] >= RECAP_SIMILARITY else None
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import numpy as np
+import pytest
 
 from shared.models import GeneratedItem, OpenQuestion, SourceQuote, Tag, TaggingRecord
 from shared.pipeline.consolidate import carry_tags, merge_duplicates
@@ -339,3 +340,53 @@ def test_a_recap_with_another_figure_stays_apart():
     embed = titles_near({week.title: (1.0, 0.0), recap.title: (0.9, 0.436)})
     merged = merge_duplicates([week, recap], embed, 0.9, RECAP_MEETING)
     assert [s.item_id for s in merged] == [week.item_id, recap.item_id]
+
+
+# --- titles that name one need in other words ----------------------------------------------
+
+
+def test_a_title_naming_the_need_of_another_segment_in_fewer_words_merges_into_it():
+    screen = story("seg-0001", 1, "Provide a screen with a back light", "A lit screen", 0)
+    light = story("seg-0002", 1, "Provide a back light", "So its purpose is a back light", 90)
+    embed = titles_near({screen.title: (1.0, 0.0), light.title: (0.85, 0.527)})
+    (merged,) = merge_duplicates([screen, light], embed, 0.9)
+    assert merged.title == screen.title and merged.merged_story_ids == [light.item_id]
+    assert [q.text for q in merged.source_quotes] == ["A lit screen", light.source_quotes[0].text]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "cosine"),
+    [
+        # each names a thing the other does not: two places, two needs
+        ("Show free slots on the calendar", "Show free slots on the home page", 0.9),
+        # one leaves out what the other provides
+        ("Provide a special colour", "Leave out a special colour", 0.9),
+        # not close enough
+        ("Provide a screen with a back light", "Provide a back light", 0.75),
+    ],
+)
+def test_titles_alike_that_name_other_things_stay_two_needs(
+    first: str, second: str, cosine: float
+) -> None:
+    one = story("seg-0001", 1, first, "First said", 0)
+    two = story("seg-0002", 1, second, "Said later", 90)
+    embed = titles_near({first: (1.0, 0.0), second: (cosine, (1 - cosine**2) ** 0.5)})
+    assert len(merge_duplicates([one, two], embed, 0.9)) == 2
+
+
+def test_titles_alike_with_figures_of_their_own_stay_two_rules():
+    after = story("seg-0001", 1, "Send a nudge to the line manager", "Nudge after four days", 0)
+    before = story(
+        "seg-0002",
+        1,
+        "Send a nudge to the line manager before the payroll deadline",
+        "Three days before",
+        90,
+    )
+    embed = titles_near({after.title: (1.0, 0.0), before.title: (0.9, 0.436)})
+    assert len(merge_duplicates([after, before], embed, 0.9)) == 2
+    # the same titles with no figure of their own are one need
+    plain = before.model_copy(
+        update={"source_quotes": [SourceQuote(text="Before the deadline", start=90, end=109)]}
+    )
+    assert len(merge_duplicates([after, plain], embed, 0.9)) == 1

@@ -317,29 +317,36 @@ def test_a_story_written_from_a_recap_joins_the_need_it_restates():
     assert kept.acceptance_criteria == photo.acceptance_criteria
 
 
-def test_a_recap_story_unlike_every_earlier_title_stays_a_story():
-    photo = said("seg-0001", 1, "Photograph a damaged bin from the cab", "Drivers must be able")
-    paper = said("seg-0002", 1, "Keep paper sheets as a backup", "And the crews keep paper")
-    embed = titles_near({photo.title: (1.0, 0.0), paper.title: (0.5, 0.866)})  # cosine 0.5
-    merged = merge_duplicates([photo, paper], embed, 0.9, RECAP_MEETING)
-    assert [s.item_id for s in merged] == [photo.item_id, paper.item_id]
-
-
-def test_a_need_restated_outside_a_recap_needs_the_merge_threshold():
-    depot = said("seg-0001", 2, "Show missed collections on a map", "And the depot should")
-    texts = said("seg-0002", 1, "Text residents about a missed collection", "Before we finish")
-    embed = titles_near({depot.title: (1.0, 0.0), texts.title: (0.8, 0.6)})
-    merged = merge_duplicates([depot, texts], embed, 0.9, RECAP_MEETING)
-    assert [s.item_id for s in merged] == [depot.item_id, texts.item_id]
-
-
-def test_a_recap_with_another_figure_stays_apart():
-    # "seven days" recapped where "fourteen days" was said: the reviewer sees both
-    week = said("seg-0001", 1, "Keep photos for fourteen days", "Drivers must be able")
-    recap = said("seg-0002", 1, "Keep photos for seven days", "Bin photos from the cab")
-    embed = titles_near({week.title: (1.0, 0.0), recap.title: (0.9, 0.436)})
-    merged = merge_duplicates([week, recap], embed, 0.9, RECAP_MEETING)
-    assert [s.item_id for s in merged] == [week.item_id, recap.item_id]
+@pytest.mark.parametrize(
+    ("first", "second", "cosine"),
+    [
+        # a recap's story unlike every earlier title stays a story
+        (
+            ("Photograph a damaged bin from the cab", "Drivers must be able"),
+            ("Keep paper sheets as a backup", "And the crews keep paper"),
+            0.5,
+        ),
+        # a need said again outside the recap: only the merge threshold makes it one
+        (
+            ("Show missed collections on a map", "And the depot should"),
+            ("Text residents about a missed collection", "Before we finish"),
+            0.8,
+        ),
+        # "seven days" recapped where "fourteen days" was said: the reviewer sees both
+        (
+            ("Keep photos for fourteen days", "Drivers must be able"),
+            ("Keep photos for seven days", "Bin photos from the cab"),
+            0.9,
+        ),
+    ],
+)
+def test_a_story_stays_apart_from_a_recap_unlike_it_or_said_outside_it(
+    first: tuple[str, str], second: tuple[str, str], cosine: float
+) -> None:
+    one, two = said("seg-0001", 1, *first), said("seg-0002", 1, *second)
+    embed = titles_near({one.title: (1.0, 0.0), two.title: (cosine, (1 - cosine**2) ** 0.5)})
+    merged = merge_duplicates([one, two], embed, 0.9, RECAP_MEETING)
+    assert [s.item_id for s in merged] == [one.item_id, two.item_id]
 
 
 # --- titles that name one need in other words ----------------------------------------------

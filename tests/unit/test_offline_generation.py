@@ -4111,3 +4111,40 @@ def test_the_answer_to_what_hurts_most_today_is_no_criterion(generator: OfflineG
     criteria = " ".join(ac for s in stories for ac in s.acceptance_criteria).lower()
     assert "when they're paid" not in criteria and "get the orders" not in criteria, criteria
     assert "don't get me started" not in criteria, criteria
+
+
+def test_things_named_in_answer_to_what_someone_needs_to_see_are_what_they_see(
+    generator: OfflineGenerator,
+) -> None:
+    """Was (dev expense-claims): "Reporting, what do you need to see?" "Spend by category, by
+    department, by month." drafted "Spend by category" ("spend" read as the verb) and the question
+    was quoted by no story."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: Then the dashboard, what would you want to see?",
+            "Piet: Returns by reason, by warehouse, by week.",
+            "Ana: Okay, returns by reason.",
+            "Ana: Let's move on to the couriers.",
+        ],
+    )
+    seen = [s for s in stories if "Returns by reason, by warehouse, by week." in s.source_quotes]
+    assert len(seen) == 1, [s.title for s in stories]
+    assert seen[0].title.startswith("See returns by reason"), seen[0].title
+    assert "Then the dashboard, what would you want to see?" in seen[0].source_quotes
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I think we need the costs first, honestly.",  # a clause: said as it is
+        "Not much, to be honest.",  # a reply, nothing named
+    ],
+)
+def test_an_answer_that_names_nothing_to_see_is_not_drafted_as_seen(
+    generator: OfflineGenerator, answer: str
+) -> None:
+    stories = _stories_of(
+        generator, ["Ana: Then the dashboard, what would you want to see?", f"Piet: {answer}"]
+    )
+    assert not any(s.title.startswith("See ") for s in stories), [s.title for s in stories]

@@ -337,6 +337,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             _answered_figure(sentences, k)
             or _answered_price(sentences, k)
             or _answered_how(sentences, k)
+            or _answered_what_to_see(sentences, k)
             or _answered_scope(stories, sentences, k, said_whole)
         )
         if figure_answer is not None:  # "How long before ... do we send the welcome pack?"
@@ -2257,6 +2258,43 @@ def _answered_how(sentences: list[Sentence], k: int) -> str | None:
     done = _verb_as_asked(aux, vp[0].lower(), plural=aux != "does")
     way = _lower_first(said.group("way").rstrip(" .!"))
     return f"{capital(who)} {' '.join([done, *vp[1:]])} {way}."
+
+
+def _answered_what_to_see(sentences: list[Sentence], k: int) -> str | None:
+    """What a question on what someone needs to see asks about, with the things sentence ``k``
+    names ("Reporting, what do you need to see?" "Spend by category, by department, by month."
+    -> "I need to see spend by category, by department, by month."), or None."""
+    if not _answers(sentences, k):
+        return None
+    asked = _ASKS_WHAT_TO_SEE.match(clean(sentences[k - 1].text))
+    said = re.sub(r"^(?:(?:yes|yeah|um|uh|well|so|and)\W+)*", "", clean(sentences[k].text))
+    named = said.strip().rstrip(" .!")
+    first = named.split()[0].lower() if named.split() else ""
+    if (
+        asked is None
+        or not named
+        or named.endswith("?")
+        or states_a_need(named)
+        or first in _NOT_A_THING_FIRST
+        or meaningful_word_count(named) > MAX_NAMED_WORDS
+    ):
+        return None
+    return f"I need to {asked.group('verb').lower()} {_lower_first(named)}."
+
+
+# a question on what someone needs to see or know ("Reporting, what do you need to see?", "And
+# what would you want to know from it?")
+_ASKS_WHAT_TO_SEE = re.compile(
+    rf"{_ASKED_FIRST}(?:[a-z][a-z -]*,\s*)?what\s+(?:do|would|will)\s+(?:you|they)\s+"
+    r"(?:need|want|like)\s+to\s+(?P<verb>see|know|track)\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that starts as a clause or a reply, not with the things it names
+_NOT_A_THING_FIRST = frozenset(
+    "i we you they he she it that this there what which who how why when if because not no "
+    "nothing everything anything whatever".split()
+)
+MAX_NAMED_WORDS = 12  # an answer that names things, not a speech
 
 
 def _answered_scope(

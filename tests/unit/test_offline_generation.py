@@ -4148,3 +4148,23 @@ def test_an_answer_that_names_nothing_to_see_is_not_drafted_as_seen(
         generator, ["Ana: Then the dashboard, what would you want to see?", f"Piet: {answer}"]
     )
     assert not any(s.title.startswith("See ") for s in stories), [s.title for s in stories]
+
+
+@pytest.mark.parametrize(
+    ("said", "now"),
+    [
+        # what is done by hand today (was, dev expense-claims: the story "Check them against the
+        # policy by hand" from "Then we check them against the policy by hand, then we key them
+        # into payroll ...", an answer on what hurts now)
+        ("Then we copy them into the ledger by hand, which takes two days.", True),
+        ("So we fix it manually at the end of the month.", True),
+        # a need about doing it by hand, or not
+        ("We shouldn't have to copy them into the ledger by hand.", False),
+        ("We can review each flagged claim manually.", False),
+        ("My team can look at the worst cases by hand.", False),
+    ],
+)
+def test_what_is_done_by_hand_today_describes_now(said: str, now: bool) -> None:
+    from shared.engine.offline.grouping import describes_now
+
+    assert describes_now(said) is now

@@ -711,6 +711,10 @@ AS_IS = (
     r"(?:we|they|people|users|customers) (?:get|have|receive|spend|lose)"
     # "what's the biggest pain from finance?": asked of the problem as it is
     r"|\b(?:biggest|main|worst) (?:pain|headache|hassle)s?\b"
+    # "then we check them against the policy by hand": what is done by hand today
+    r"|\b(?:we|i)\s+(?:then\s+|just\s+|still\s+|all\s+)?(?!(?:can|could|should|must|will"
+    r"|would|need|have|want|shall|may|might|don't|do|did|won't)\b)[a-z]+\s+(?:it|them|that|this"
+    r"|everything|all|each|every)\b[^.;?!]{0,80}?\b(?:by hand|manually)\b"
 )
 
 

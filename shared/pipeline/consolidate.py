@@ -123,24 +123,24 @@ def _merge_stories(
     words = [_words(s.title) for s in stories]
     merged_into: dict[int, int] = {}
     result: dict[int, GeneratedItem] = {k: s for k, s in enumerate(stories)}
-    titles: list[np.ndarray] = []  # the titles' unit vectors, embedded when first needed
+    after = [_after_verb(s.title) for s in stories]
+    leaves = [bool(_LEAVES_OUT.match(s.title)) for s in stories]
+    titles: list[np.ndarray] = []  # the titles' vectors (unit, as the port gives them), lazily
 
     def title_vectors() -> np.ndarray:
         if not titles:
-            titles.append(_units(embed([s.title for s in stories])))
+            titles.append(np.asarray(embed([s.title for s in stories]), dtype=np.float64))
         return titles[0]
 
     def titled(i: int, j: int) -> bool:
         """Whether story ``j``'s title names story ``i``'s need in other words: the words of one
         after its verb all in the other's (two at least), the same polarity, and titles this
         close."""
-        mine, theirs = _after_verb(stories[i].title), _after_verb(stories[j].title)
-        small, large = sorted((mine, theirs), key=len)
-        if len(small) < 2 or not small <= large:
+        small, large = sorted((after[i], after[j]), key=len)
+        if len(small) < 2 or not small <= large or leaves[i] != leaves[j]:
             return False
-        if _leaves_out(stories[i].title) != _leaves_out(stories[j].title):
-            return False
-        return float(title_vectors()[i] @ title_vectors()[j]) >= TITLE_SIMILARITY
+        vectors = title_vectors()
+        return float(vectors[i] @ vectors[j]) >= TITLE_SIMILARITY
 
     for j in range(1, len(stories)):
         for i in range(j):
@@ -193,20 +193,11 @@ _LEAVES_OUT = re.compile(
 )
 
 
-def _leaves_out(title: str) -> bool:
-    return bool(_LEAVES_OUT.match(title))
-
-
 def _after_verb(title: str) -> frozenset[str]:
     """The content words of a title after its first word (its verb), by their first letters."""
     from shared.text.language import content_words
 
     return frozenset(w[:STEM] for w in content_words(" ".join(title.split()[1:])))
-
-
-def _units(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float64)
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
 def _merge_features(items: list[GeneratedItem]) -> list[GeneratedItem]:

@@ -6015,3 +6015,58 @@ def test_a_thing_that_arrives_or_appears_is_what_the_product_brings_or_shows(
     statement: str, title: str
 ) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "'s" before a word of what it is like, said last: "is" (was "Provide the grip's
+        # rubbery"-like titles, the contraction read as a possessive)
+        ("Well , the casing's spongy , so it doesn't slip .", "Make the casing spongy"),
+        # before a degree or a figure
+        ("The handset's really light to carry .", "Keep the handset light to carry"),
+        ("Right , our budget's fifteen Euros .", "Keep within our budget of fifteen Euros"),
+        # a possessive stays one: the thing after it is what the need is about
+        ("The handset's red button should glow .", "Make the handset's red button glow"),
+        ("I need to see the nurse's calendar .", "See the nurse's calendar"),
+    ],
+)
+def test_a_contracted_is_is_read_as_is_not_as_a_possessive(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # how two options compare, said as a finding (was "Make the touch screen dearer than the
+        # buttons")
+        "Well , I reckon the touch screen is dearer than the buttons .",
+        # what matters to people (was "Make the clock less important")
+        "The clock is less important for them .",
+        # what a cost will come to (was "Make the price a lot higher")
+        "And if we add the speaker , then the price will be a lot higher .",
+        # what a budget does not allow (was "Make the money too tight to add a display")
+        "The money is too tight to add a display .",
+    ],
+)
+def test_a_comparison_said_as_a_finding_gives_no_title(statement: str) -> None:
+    draft = write_story([statement])
+    assert not reads_as_capability(draft.title), draft.title
+    assert not draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # with a modal, or with a figure to stay under, it is a need
+        ("The casing should be cheaper than the old one .", "Make the casing cheaper"),
+        ("The price will be lower than thirty Euros .", "Make the price lower than thirty Euros"),
+        # how the product is made, said as a fact
+        (
+            "The keys used most are bigger than the rest .",
+            "Make the keys used most bigger than the rest",
+        ),
+    ],
+)
+def test_a_comparison_the_product_must_meet_is_a_need(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

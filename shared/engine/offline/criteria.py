@@ -61,6 +61,8 @@ from shared.engine.offline.statement import (
     by_what,
     condition_first,
     for_whom,
+    forecasts_a_comparison,
+    is_comparison,
     is_finding,
     is_people_description,
     judges_a_figure,
@@ -765,6 +767,8 @@ def _declarative(req: _Requirement, cap: Capability, persona: str = "user", text
         return capital(whole) if len(whole.split()) >= 3 else ""
     if req.kind == "vp" and not req.subject and _talk(text or req.clause):
         return ""  # "let's park SSO for the next quarter": the meeting's plan, no check
+    if req.kind == "vp" and forecasts_a_comparison(req.clause):
+        return ""  # "then the costs will be much higher": what will follow, no check
     if req.wanted and _SOME_OF_THEM.match(text or req.clause):
         # "some people just want to send one invoice": what some want is why, no rule that
         # everyone does it ("People send one invoice")
@@ -876,8 +880,9 @@ def _talk(text: str) -> bool:
         return True
     if _PREPOSITION_FIRST.match(bare) and not _has_verb(bare):
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
-    if is_people_description(bare) or is_finding(bare):  # "people find teletext relevant"
-        return True
+    if is_people_description(bare) or is_finding(bare) or is_comparison(bare):
+        return True  # "people find teletext relevant", "the LCD is cheaper than speech ..."
+
     if judges_a_figure(bare) or judges_the_work(bare):  # "two weeks is harsh", "the carers
         return True  # thing is harder": said of the figure or the work, nothing to check
     return _remark(bare)

@@ -221,7 +221,7 @@ _QUALITY_WORDS = frozenset(
     secure modern fancy trendy stylish sleek compact portable ergonomic sturdy robust durable
     waterproof colourful colorful transparent shiny matte warm cold wireless rechargeable
     adjustable affordable washable usable readable comfortable reliable replaceable unbreakable
-    foldable""".split()
+    foldable curvy spongy bulky chunky""".split()
 )
 
 

@@ -595,8 +595,32 @@ _GOT_TO = re.compile(
 _THAT_WOULD = re.compile(r"\b(?:that|this)['\u2019]d\b(?!\s+been\b)", re.I)
 
 _PASSIVE_S = re.compile(
-    r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+))", re.I
+    r"\b((?!(?:it|he|she|that|what|there|here|who|let)\b)\w+)'s\s+(?=(\w+)(\W+\w+)?)", re.I
 )
+# what follows "'s" when it is "is", not a possessive: a degree or a figure ("our budget's
+# twelve point five", "the remote control's very easy to use")
+_IS_NEXT = frozenset(
+    """very quite really too so pretty fairly rather only just fully completely always still not
+    never mostly basically definitely""".split()
+)
+
+
+def _contracted(m: re.Match[str]) -> str:
+    """What "X's" is before the word after it: "X has" before got / been, "X is" before a
+    participle, a degree, a figure or a word of what it is like said last ("the whole shape's
+    curvy"); the possessive as said otherwise ("the doctor's list", "the remote's red button")."""
+    said, after, then = m.group(1), m.group(2).lower(), (m.group(3) or "").strip().lower()
+    if after in ("got", "been"):
+        return f"{said} has "
+    if is_participle(after) or after in _IS_NEXT or after in NUMBER_WORDS:
+        return f"{said} is "
+    if is_quality_word(after) and (not then or not then[0].isalpha() or then in _CLAUSE_GOES_ON):
+        return f"{said} is "
+    return m.group(0)
+
+
+# words after a quality word that end the thing it says ("curvy, so ...", "red and yellow")
+_CLAUSE_GOES_ON = frozenset("and or but so to because as enough".split())
 
 
 # what the product sends people ("Send ...": ``_MESSAGE``, ``_GOES_OUT``)
@@ -760,16 +784,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability);
     # "someone's got a few problems" has them
-    text = _PASSIVE_S.sub(
-        lambda m: (
-            f"{m.group(1)} has "
-            if m.group(2).lower() in ("got", "been")
-            else f"{m.group(1)} is "
-            if is_participle(m.group(2))
-            else m.group(0)
-        ),
-        text,
-    )
+    text = _PASSIVE_S.sub(_contracted, text)
     if not asides:  # "reminders go out a week before": sent (a criterion keeps their words)
         text = _GOES_OUT.sub(lambda m: _done_by_it(m, "sent"), text)
         text = _RUNS.sub(lambda m: _done_by_it(m, "run"), text)
@@ -1711,6 +1726,9 @@ def _capability(text: str) -> Capability:
     if req.kind == "vp" and (_reduced_relative(subject, req.rest) or thing_acted_on(req)):
         # "a setting Linda can change": a thing, and who acts on it
         return _provide(_LEAD.sub("", req.clause))
+    if req.kind == "vp" and forecasts_a_comparison(req.clause):
+        # "then the costs will be much higher": what will follow, no capability (said as it was)
+        return Capability(_cap(_LEAD.sub("", req.clause)), _lower_first(req.clause))
     if req.kind == "vp":
         return _from_verb_phrase(req.rest, subject, req.wanted)
     plain = _plain(req.clause)
@@ -2863,6 +2881,49 @@ def is_finding(text: str) -> bool:
     return m.group("verb").lower() != "find" or not re.search(r"\w+ly\b", said)
 
 
+# how one thing compares with another on cost, ease or worth, or what a cost comes to, said
+# without a modal: a finding of the design, no need ("the LCD is cheaper than speech
+# recognition", "then the costs will be much higher", "our budget is too low to use an LCD",
+# "teletext is less relevant"); "it should be cheaper than the old one" has a modal and is one,
+# and "the buttons used most are bigger than the rest" says how the product is made
+_COMPARES = re.compile(
+    r"^(?P<thing>(?:[\w'-]+,?\s+){1,7}?)(?:is|are|will be|would be|was|were)\s+"
+    r"(?:(?:much|a lot|far|way|even|also|still|slightly|so|really|very|a bit|a little)\s+)*"
+    r"(?:(?:cheaper|dearer|better|worse|easier|harder|simpler|(?:more|less)\s+[a-z]+)\s+than\b"
+    r"|(?:more|less)\s+(?:relevant|important|interesting|popular|common|useful|used|expensive)\b"
+    r"|too\s+[a-z]+\s+to\b|(?:very|really|quite|so)\s+(?:relevant|important|interesting)\b"
+    r"|(?P<cost>higher|lower|more|less)\s*(?:[,.;!]|$))",
+    re.IGNORECASE,
+)
+# what a cost is named by ("the costs will be much higher")
+_COST_THING = re.compile(r"\b(?:costs?|price|prices|bill|spend|budget)\s*$", re.IGNORECASE)
+# what a comparison is said of when it is the product itself ("it's lighter than ..."): a quality
+_COMPARED_IS_THE_PRODUCT = re.compile(r"^(?:it|this|the product|the app|the system)\s+$", re.I)
+
+
+# a modal that says what will be, not what must be ("the costs will be much higher")
+_FORECAST = re.compile(r"\b(?:will|would)\s+be\b|'ll\s+be\b|'d\s+be\b", re.IGNORECASE)
+
+
+def is_comparison(text: str) -> bool:
+    """Whether a clause only compares a thing with another, weighs how much it matters or says
+    what its cost comes to, without a modal (``_COMPARES``): a finding, no capability; what the
+    product itself is like stays one ("it is lighter than the old one")."""
+    m = _COMPARES.match(text.strip())
+    if m is None or _COMPARED_IS_THE_PRODUCT.match(m.group("thing")):
+        return False
+    if m.group("cost") and not _COST_THING.search(m.group("thing")):
+        return False  # "the volume will be higher": how a thing of the product will be
+    # "the price will be lower than twenty Euros": a bound by its figure, a need
+    return not (m.group(0).endswith("than") and number_tokens(text[m.end() :].split(",")[0]))
+
+
+def forecasts_a_comparison(clause: str) -> bool:
+    """Whether a clause says what a thing will be next to another or what it will cost ("then
+    the costs will be much higher"): ``is_comparison`` with "will be" or "would be"."""
+    return bool(_FORECAST.search(clause)) and is_comparison(clause)
+
+
 # what one thing takes, said of it as a fact ("The display requires an advanced chip, which is
 # more expensive", "Clap detection means a microphone that is always listening"): a finding of
 # the design, no need (a need says who wants it, or a modal: "the app should require a login")
@@ -3105,9 +3166,9 @@ def _plain(clause: str) -> Capability:
             obj=message,
             subject=who,
         )
-    if is_people_description(clause) or is_finding(clause):
-        # "my head of department is Richard", "people find teletext relevant": said as it was,
-        # which reads as no capability
+    if is_people_description(clause) or is_finding(clause) or is_comparison(clause):
+        # "my head of department is Richard", "people find teletext relevant", "the LCD is
+        # cheaper than speech recognition": said as it was, which reads as no capability
         return Capability(_cap(clause), _lower_first(clause))
     words = clause.split()
     if _COUNTED_THINGS.match(clause):  # "three strikes and a one week ban": things, counted

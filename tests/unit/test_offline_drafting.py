@@ -6047,6 +6047,8 @@ def test_a_contracted_is_is_read_as_is_not_as_a_possessive(statement: str, title
         "And if we add the speaker , then the price will be a lot higher .",
         # what a budget does not allow (was "Make the money too tight to add a display")
         "The money is too tight to add a display .",
+        # what a sum worked out comes to (was "Provide it's only eleven Euros")
+        "So then it's only eleven Euros .",
     ],
 )
 def test_a_comparison_said_as_a_finding_gives_no_title(statement: str) -> None:
@@ -6070,3 +6072,44 @@ def test_a_comparison_said_as_a_finding_gives_no_title(statement: str) -> None:
 )
 def test_a_comparison_the_product_must_meet_is_a_need(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # what a goal, a preference or a recommendation says is the need (was "Make our main goal
+        # to make the handset waterproof", "Provide my own preference")
+        ("Um , our main goal is to make the handset waterproof .", "Make the handset waterproof"),
+        (
+            "So my own preference would be , uh , to offer a rubber sleeve .",
+            "Provide a rubber sleeve",
+        ),
+        ("What I'd recommend is that we keep the dial .", "Keep the dial"),
+    ],
+)
+def test_a_goal_or_a_preference_frames_the_need_it_names(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a part let go, said of it alone (was "Provide the trackball away", "Go away")
+        ("And the trackball away .", "Leave out the trackball"),
+        ("Mm , and the clock also goes away .", "Leave out the clock"),
+        ("And the display out .", "Leave out the display"),
+        # what it does, or where someone goes, is no part let go
+        ("The reminder goes out a day before .", "Send the reminder a day before"),
+    ],
+)
+def test_a_part_said_to_go_away_is_left_out(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_the_need_said_again_in_other_words_is_no_criterion() -> None:
+    draft = write_story(["So no trackball .", "And the trackball goes away ."])
+    assert draft.title == "Leave out trackball"
+    # was "The trackball goes away.", which says what the title says
+    assert draft.acceptance_criteria == []
+    assert not adds_to_title("The trackball goes away.", "Leave out the trackball")
+    assert adds_to_title("The trackball goes because it costs too much.", "Leave out trackball")

@@ -58,7 +58,9 @@ from shared.engine.offline.statement import (
     _Requirement,
     _subject_words,
     _trim_clause,
+    body,
     by_what,
+    capability,
     condition_first,
     for_whom,
     forecasts_a_comparison,
@@ -174,6 +176,8 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             # everything else": the figures set anew are the criterion
             out.append(f"{capital(set_anew.group('what').rstrip(' .!'))}.")
             continue
+        if k and title and _names_the_title(spoken, title):
+            continue  # "And the joystick away." under "Leave out the joystick": the title again
         text = unframed(spoken)  # "it's important that ...": what is important
         # "as the manager I want to know ...": the statement's own "I", not the story's persona
         own = _SPEAKS_AS.search(spoken)
@@ -292,6 +296,20 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
+
+
+def _names_the_title(spoken: str, title: str) -> bool:
+    """Whether a statement other than the main one asks for what the title says, in its words,
+    and says no figure: the need said again ("And the joystick away." under "Leave out the
+    joystick"), no criterion of it."""
+    if quantities(spoken):
+        return False
+    said = _article_free(capability(body(spoken)).title)
+    return bool(said) and said == _article_free(title)
+
+
+def _article_free(title: str) -> str:
+    return " ".join(w for w in title.lower().split() if w not in ("a", "an", "the"))
 
 
 # a condition said last, after the need's clause and its own condition ("..., if they left
@@ -1260,6 +1278,8 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return {base_form(w) for w in content_words(text)}
 
     said = words(title) | words(persona) | _BOILERPLATE
+    if leaves_out(title):  # "The joystick goes away." under "Leave out the joystick"
+        said |= _LET_GO
     own = {w for w in words(criterion) if w not in said and is_topical(w)}
     if own or (re.search(r"\d", criterion) and not re.search(r"\d", title)):
         return True
@@ -1276,6 +1296,10 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True  # "The report is only available to managers": to whom alone, a check
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+# the words that say a thing is let go, which a title that leaves it out says already
+_LET_GO = frozenset("away go goes gone drop dropped remove removed lose lost".split())
 
 
 # a state that holds for some alone ("is only visible on the day", "are only booked by

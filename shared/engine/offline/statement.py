@@ -328,6 +328,14 @@ _MUST_GO = re.compile(
     r"|out|with|at|for)\b)",
     re.IGNORECASE,
 )
+# "and the locator also goes away", "And the joystick away.", "So the scroll wheel goes.": a part
+# of the design let go, said of it alone (not "goes out", "goes on": what it does)
+_GOES = re.compile(
+    r"^(?:(?:yeah|yes|so|ok|okay|well|and|but|then|mm|right)[\s,]+)*(?P<what>(?:the|that|this|our)"
+    r"\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:(?:also|just|then|can)\s+)?(?:goes(?:\s+away)?|go\s+away"
+    r"|away|out)\s*[.!]?$",
+    re.IGNORECASE,
+)
 # "Parents want trip photos, but that's a safeguarding nightmare, let's keep that out": what
 # someone wants, left out by the same statement
 _WANTED_BUT_OUT = re.compile(
@@ -1152,13 +1160,16 @@ _FRAMES = (
     ),
     re.compile(
         _OPENING_WORDS + r"(?:(?:the|our|my)\s+(?:(?:key|main|most important|big|biggest"
-        r"|important|first|one|other|next|best|easiest|simplest|cheapest|safest)\s+)?|another\s+)"
+        r"|important|first|one|other|next|best|easiest|simplest|cheapest|safest|personal|own)\s+)?"
+        r"|another\s+)"
         r"(?:thing|point|requirement|priority|idea|plan|proposal|suggestion|ask|request|brief"
-        r"|option|solution|choice|approach"
+        r"|option|solution|choice|approach|preferences?|goal|aim|wish|recommendation"
         r"|(?:(?<=key )|(?<=main )|(?<=big )|(?<=biggest )|(?<=important )|(?<=other ))one)"
         + _FOR_US
         + r"(?:\s+from\s+(?:the\s+|our\s+)?[\w-]+)?"  # "the ask from the business is that ..."
-        + r"\s+(?:is|would be)\s+(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+)"
+        # "my personal preferences would be, uh, to keep it small": the filler said before it
+        + r"\s+(?:is|are|would be)\s*,?\s*(?:(?:uh|um)\s*,?\s*)?"
+        + r"(?:that\s+(?P<clause>.+)|to\s+(?P<vp>.+)|(?P<ing>[a-z]+ing\s+.+)"
         # "the best option would be a rubber case": the thing it names
         r"|(?P<np>an?\s+(?!(?:bit|lot|little|good|great|nice|real|big)\b)[a-z][^,;]*))$",
         re.IGNORECASE,
@@ -1188,7 +1199,8 @@ _FRAMES = (
     ),
     re.compile(  # "what I'd want, really, is to take a photo of the receipt on my phone"
         _OPENING_WORDS + r"what\s+(?P<who>i|we|they|people|users)(?:'d|\s+would|\s+really"
-        r"|\s+actually)*\s+(?:want|need|like)(?:\s*,?\s*(?:really|honestly|ideally))?\s*,?\s+is"
+        r"|\s+actually)*\s+(?:want|need|like|suggest|propose|recommend)"
+        r"(?:\s*,?\s*(?:really|honestly|ideally))?\s*,?\s+is"
         r"\s+(?:to\s+(?P<vp>.+)|that\s+(?P<clause>.+))$",
         re.IGNORECASE,
     ),
@@ -2631,7 +2643,16 @@ _SOMEONE_ELSE_DOESNT = re.compile(
 def _dropped(text: str) -> Capability | None:
     """'Let's not do the waiting list after all', 'the live map is out' -> 'Leave out ...'."""
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
-    for pattern in (_WANTED_BUT_OUT, _IS_OUT, _LETS_NOT, _NO_NEED, _NO_CHORE, _KEPT_OUT, _MUST_GO):
+    for pattern in (
+        _WANTED_BUT_OUT,
+        _IS_OUT,
+        _LETS_NOT,
+        _NO_NEED,
+        _NO_CHORE,
+        _KEPT_OUT,
+        _MUST_GO,
+        _GOES,
+    ):
         m = pattern.search(text)
         if m and re.search(r"\bso(?: that)?\s+\w+\s*$", text[: m.start()], re.IGNORECASE):
             continue  # "..., so I don't have to chase people": the reason, not the need
@@ -2645,6 +2666,12 @@ def _dropped(text: str) -> Capability | None:
             continue  # "..., half the warehouse staff don't have a desk": how they are, no drop
         if m and re.match(r"(?:that|this|it|them)\b", m.group("what"), re.IGNORECASE):
             continue  # "we don't consider that a problem": no thing left out
+        if (
+            m
+            and pattern is _GOES
+            and (PERSONA.search(m.group("what")) or _describes_people(m.group("what")))
+        ):
+            continue  # "then the patient goes away": where someone goes, nothing left out
         first = _PERSONA_START.match(text)
         if (
             m
@@ -2905,10 +2932,22 @@ _COMPARED_IS_THE_PRODUCT = re.compile(r"^(?:it|this|the product|the app|the syst
 _FORECAST = re.compile(r"\b(?:will|would)\s+be\b|'ll\s+be\b|'d\s+be\b", re.IGNORECASE)
 
 
+# what a sum comes to, said of it ("then it's only thirteen Euros", "the total is twelve Euros
+# fifty"): the cost worked out in the meeting, no need ("Provide it's only thirteen Euros")
+_COMES_TO = re.compile(
+    r"^(?:it|that|this|the\s+(?:total|sum))(?:'s|\s+is|\s+comes\s+to)"
+    r"\s+(?:(?:only|just|about|around|roughly|exactly)\s+)?(?P<amount>.+?)[.!]?$",
+    re.IGNORECASE,
+)
+
+
 def is_comparison(text: str) -> bool:
     """Whether a clause only compares a thing with another, weighs how much it matters or says
-    what its cost comes to, without a modal (``_COMPARES``): a finding, no capability; what the
-    product itself is like stays one ("it is lighter than the old one")."""
+    what its cost comes to, without a modal (``_COMPARES``, ``_COMES_TO``): a finding, no
+    capability; what the product itself is like stays one ("it is lighter than the old one")."""
+    sum_said = _COMES_TO.match(text.strip())
+    if sum_said and amount_only(sum_said.group("amount").lower().split()):
+        return True
     m = _COMPARES.match(text.strip())
     if m is None or _COMPARED_IS_THE_PRODUCT.match(m.group("thing")):
         return False

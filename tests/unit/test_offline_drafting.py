@@ -6113,3 +6113,22 @@ def test_the_need_said_again_in_other_words_is_no_criterion() -> None:
     assert draft.acceptance_criteria == []
     assert not adds_to_title("The trackball goes away.", "Leave out the trackball")
     assert adds_to_title("The trackball goes because it costs too much.", "Leave out trackball")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # what people will do anyway is a risk weighed, not a need (was "Split the booking into
+        # two rooms", "Ring the office instead")
+        "If we cap it , people will just split the booking into two rooms , and the data's useless .",
+        "Honestly , they'll just ring the office instead .",
+    ],
+)
+def test_what_people_will_do_anyway_gives_no_title(statement: str) -> None:
+    assert not reads_as_capability(write_story([statement]).title)
+
+
+def test_what_the_product_will_do_for_people_is_still_a_need() -> None:
+    assert write_story(["Tenants will get a text when the repair is booked ."]).title.startswith(
+        "Send"
+    )

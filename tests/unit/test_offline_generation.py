@@ -4168,3 +4168,73 @@ def test_what_is_done_by_hand_today_describes_now(said: str, now: bool) -> None:
     from shared.engine.offline.grouping import describes_now
 
     assert describes_now(said) is now
+
+
+def test_a_need_that_points_back_at_the_need_named_before_it_is_a_detail_of_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was: "I have office hours every Tuesday for the whole term, and I don't want to book that
+    thirteen times." the story "Do not book that thirteen times", beside the recurring bookings it
+    is about (dev room-booking): a need whose object points back ("book that") said right after a
+    need named in a few words, by the same speaker, is what that need is for."""
+    stories = _stories_of(
+        generator,
+        [
+            "Priya: Okay, so the office manager can add suppliers, set their delivery days and set"
+            " the order limits.",
+            "Tom: Recurring deliveries, by the way.",
+            "Tom: We buy the same twenty boxes of paper every month, and I don't want to book that"
+            " twelve times a year.",
+            "Priya: Monthly recurring deliveries for the office, for the whole year.",
+        ],
+    )
+    titles = [s.title for s in stories]
+    assert not any("that twelve times" in t for t in titles), titles
+    recurring = [s for s in stories if "recurring deliveries" in s.title]
+    assert len(recurring) == 1, titles
+    assert any("book that twelve times" in q for q in recurring[0].source_quotes)
+
+
+def test_things_pointed_back_at_are_named_in_the_title(generator: OfflineGenerator) -> None:
+    """Was: "Load those automatically" (dev clinic-booking, after "Yes, and the bank holidays, we
+    always forget the bank holidays.")."""
+    stories = _stories_of(
+        generator,
+        [
+            "Tom: Yes, and the school holidays, we always forget the school holidays.",
+            "Priya: We can import those automatically, the council publishes a list.",
+            "Tom: Oh, could you?",
+        ],
+    )
+    assert "Import the school holidays automatically" in [s.title for s in stories]
+
+
+@pytest.mark.parametrize(
+    ("said", "before", "named"),
+    [
+        (
+            "We can import those automatically.",
+            "Yes, and the school holidays, we always forget the school holidays.",
+            "We can import the school holidays automatically.",
+        ),
+        # nothing named first, or one thing where "those" points at several: as said
+        ("We can import those automatically.", "No.", "We can import those automatically."),
+        (
+            "We can import those automatically.",
+            "And the school calendar, we always forget it.",
+            "We can import those automatically.",
+        ),
+        # "those of" names its things itself
+        (
+            "We can import those of the council.",
+            "Yes, and the school holidays.",
+            "We can import those of the council.",
+        ),
+    ],
+)
+def test_those_said_after_the_things_named_first_are_those_things(
+    said: str, before: str, named: str
+) -> None:
+    from shared.engine.offline.phrasing import named_before
+
+    assert named_before(said, before) == named

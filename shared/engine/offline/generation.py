@@ -118,7 +118,7 @@ from shared.engine.offline.lexicon import (
     leaves_out,
     reads_as_capability,
 )
-from shared.engine.offline.phrasing import write_story
+from shared.engine.offline.phrasing import named_before, write_story
 from shared.engine.offline.statement import names_examples
 from shared.engine.offline.wording import _lower_first, capital
 from shared.models import FEATURE_COVERS, Engine, Segment, story_text
@@ -200,7 +200,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v93"
+    version = "gen-offline-v94"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -465,6 +465,9 @@ class OfflineGenerator:
         text order, written from the later decision when the meeting revised it."""
         members = story.members
         main_text = story.written(sentences)
+        if story.writing and not story.said_as:
+            # "Yes, and the bank holidays, ..." "We can load those automatically": named
+            main_text = named_before(main_text, sentences[story.writing - 1].text)
         if out_of_scope(sentences, story.writing):  # "## Won't" / "- Business permits."
             main_text = f"We won't do {_lower_first(main_text.strip())}"
         first = min(members + story.superseded)

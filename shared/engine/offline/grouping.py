@@ -608,7 +608,16 @@ def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bo
         # specifications and do their encryption ...": what follows from the need, in its words
         return _shared_words(story, sentences, said) > 0
     these = _THESE.match(said)
-    return these is not None and _shared_words(story, sentences, these.group("thing")) > 0
+    if these is not None and _shared_words(story, sentences, these.group("thing")) > 0:
+        return True
+    # "Recurring bookings, by the way." "I have office hours every Tuesday for the whole term, and
+    # I don't want to book that thirteen times.": what the need named just before is for, the
+    # need pointed at by "that"
+    return (
+        k - story.last == 1
+        and bool(_POINTS_AT_IT.search(said))
+        and _named_short(sentences[story.writing].text)
+    )
 
 
 # a reply that keeps or rejects what was put to it; not a recap ("Okay, so bulky bookings are up
@@ -748,6 +757,26 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
 NAMED_SHORT_WORDS = 4  # a need named in a few words ("Recurring bookings, by the way.")
 
 
+# a need whose object points back ("I don't want to book that thirteen times", "we can load those
+# automatically"): a verb after a modal or "to", then "that" / "those" / "these" / "them" that
+# names no clause of its own ("know that it ...")
+_POINTS_AT_IT = re.compile(
+    r"\b(?:to|can|could|should|must|will|'ll|n't|not)\s+(?:just\s+)?[a-z]+\s+"
+    r"(?:that|those|these|them)\b(?!\s+(?:it|they|we|you|i|he|she|the|a|an|there|this|people)\b)",
+    re.IGNORECASE,
+)
+
+
+def _named_short(text: str) -> bool:
+    """Whether a statement names a need in a few words with no clause ("Recurring bookings, by
+    the way."): two content words at least, ``NAMED_SHORT_WORDS`` meaningful words at most."""
+    named = clean(text)
+    short = re.split(r"[,;:]", named)[0]
+    if states_a_need(named) or _SAYS_A_CLAUSE.search(short):
+        return False
+    return len(set(content_words(short))) >= 2 and meaningful_word_count(short) <= NAMED_SHORT_WORDS
+
+
 def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
     """One of the last two stories, said within ``ELABORATION_GAP`` + 1 statements before
     sentence ``k``, when it names its need in a few words with no clause ("Recurring bookings,
@@ -760,16 +789,14 @@ def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> 
         return None
     full = {lemma(w) for w in content_words(first)}
     for story in stories[-2:][::-1]:
-        if len(story.members) != 1 or story.superseded or story.said_as:
+        # its one statement, and the details said of it ("I don't want to book that ...")
+        if len(set(story.members) - story.drafting) != 1 or story.superseded or story.said_as:
             continue
-        if not 0 < k - story.writing <= ELABORATION_GAP + 1:
+        if not 0 < k - story.last <= ELABORATION_GAP + 1:
             continue
-        named = clean(sentences[story.writing].text)
-        short = re.split(r"[,;:]", named)[0]
-        if states_a_need(named) or _SAYS_A_CLAUSE.search(short):
-            continue
+        short = re.split(r"[,;:]", clean(sentences[story.writing].text))[0]
         words = {lemma(w) for w in content_words(short)}
-        if 2 <= len(words) and meaningful_word_count(short) <= NAMED_SHORT_WORDS and words < full:
+        if _named_short(sentences[story.writing].text) and words < full:
             return story
     return None
 

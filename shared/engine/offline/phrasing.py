@@ -68,10 +68,11 @@ from shared.engine.offline.statement import (
     body,
     capability,
     condition_first,
+    forecast_verb,
     unframed,
     wanted_but_left_out,
 )
-from shared.engine.offline.wording import _article, _lower_first, _trim, articles, capital
+from shared.engine.offline.wording import _article, _cap, _lower_first, _trim, articles, capital
 from shared.text.language import clean, content_words
 
 _FIGURE = re.compile(FIGURE_WORD)
@@ -232,6 +233,11 @@ def write_story(
             be = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
             main = f"{thing} {be} {said_of.group('rest')}"
         cap = capability(main)
+        forecast = forecast_verb(written)
+        if forecast and base_form(cap.title.split()[0].lower()) == base_form(forecast):
+            # "If we block it, people will just split the hotel into two lines, ...": what people
+            # will do anyway, said as it was (no title), not "Split the hotel into two lines"
+            cap = Capability(_cap(_trim(clean(written))), _lower_first(_trim(clean(written))))
         # the statement written from names its role first ("Parents book a twelve-minute slot",
         # revised by "actually, make the slots twelve minutes", which names none)
         said = [written, *quotes] if main_text is not None else list(quotes)
@@ -400,6 +406,36 @@ def _named_back(said: str, context: Sequence[str]) -> str:
         return said
     at = pronoun.start("it")
     return f"{said[:at]}{_lower_first(named.group('np'))}{said[pronoun.end('it') :]}"
+
+
+# a need that points back at things with "those", "these" or "them" right after its verb ("we can
+# load those automatically")
+_POINTS_BACK = re.compile(
+    r"\b(?:can|could|should|must|will|'ll|to)\s+(?:just\s+|also\s+)?[a-z]+\s+"
+    r"(?P<it>those|these|them)\b(?!\s+(?:of|which|that|who)\b)",
+    re.IGNORECASE,
+)
+# the things a statement is about, named first ("Yes, and the bank holidays, we always forget the
+# bank holidays.", "The bank holidays.")
+_TOPIC_FIRST = re.compile(
+    r"^(?:(?:yes|yeah|and|oh|so|also|plus|but|what about)\W+)*(?P<np>(?:the|our|all the)\s+"
+    r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*(?:,|[.!?]?$)",
+    re.IGNORECASE,
+)
+
+
+def named_before(said: str, before: str) -> str:
+    """``said`` with "those" / "these" / "them" after its verb named, when the statement said just
+    before names the things it is about first ("Yes, and the bank holidays, we always forget the
+    bank holidays." "We can load those automatically, ..." -> "We can load the bank holidays
+    automatically, ..."); ``said`` as it is otherwise."""
+    pointer = _POINTS_BACK.search(said)
+    topic = _TOPIC_FIRST.match(clean(before).strip()) if pointer else None
+    np = topic.group("np") if topic else ""
+    words = np.lower().split()
+    if pointer is None or not words or not words[-1].endswith("s") or not names_a_thing(words):
+        return said
+    return f"{said[: pointer.start('it')]}{np}{said[pointer.end('it') :]}"
 
 
 def _whose(means: str, their: re.Match[str]) -> str:

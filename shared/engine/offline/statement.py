@@ -2957,6 +2957,26 @@ def is_comparison(text: str) -> bool:
     return not (m.group(0).endswith("than") and number_tokens(text[m.end() :].split(",")[0]))
 
 
+# what people will do anyway, said as a forecast ("if we block it, people will just split the
+# hotel into two lines", "they'll just ring reception instead"):
+# a risk the meeting weighs, not what the product does for them; the adverb makes it one ("users
+# will get an email" is what the product does)
+_PEOPLE_WILL = re.compile(
+    rf"(?:^|[,;]\s*|\b(?:but|and|so|then|otherwise)\s+)(?:(?:the|our|most|some)\s+)?"
+    rf"(?:people|they|everyone|everybody|(?:{PERSONA_FORMS}))(?:\s+will|'ll|\s+would|'d)\s+"
+    r"(?:(?:just|simply|probably|still|always|all|only)\s+)+(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def forecast_verb(text: str) -> str:
+    """The verb of what people will do anyway, said as a forecast in ``text`` (``_PEOPLE_WILL``:
+    "people will just split the hotel into two lines" -> "split"), or ""."""
+    found = _PEOPLE_WILL.search(clean(text))
+    verb = found.group("verb").lower() if found else ""
+    return "" if verb in ("like", "want", "need", "love", "prefer", "be", "have") else verb
+
+
 def forecasts_a_comparison(clause: str) -> bool:
     """Whether a clause says what a thing will be next to another or what it will cost ("then
     the costs will be much higher"): ``is_comparison`` with "will be" or "would be"."""

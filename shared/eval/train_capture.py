@@ -1,6 +1,7 @@
 """Train the capture classifier (``shared/analysis/assets/capture_model.json``).
 
-    python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check] [--sentence-threshold]
+    python -m shared.eval.train_capture [DEV_DIR] [--out PATH] [--check] [--sweep]
+                                        [--sentence-threshold]
 
 Reads the labelled dev meetings (default ``datasets/capture-v1/dev``; never the test split),
 cuts each into the sentences the engine reads (``capture.sentences_of``), gives every sentence the
@@ -22,7 +23,9 @@ on the others):
   ships the sentence-F2 threshold instead and skips the sweep.
 
 The report prints the held-out precision and recall per meeting and both curves; ``--check``
-only verifies that the shipped model was trained on the current dev files (same hash).
+only verifies that the shipped model was trained on the current dev files (same hash);
+``--sweep`` only runs the whole-generator sweep of the current engine at the shipped ``C`` and
+says which threshold the rule would pick now (it trains and writes nothing).
 """
 
 from __future__ import annotations
@@ -512,6 +515,12 @@ def main(argv: list[str] | None = None) -> int:
         "--check", action="store_true", help="only check the shipped model's training-data hash"
     )
     parser.add_argument(
+        "--sweep",
+        action="store_true",
+        help="only run the whole-generator sweep with the shipped model's C and encoder (each dev "
+        "meeting with a model that never saw it) and print it; trains and writes nothing",
+    )
+    parser.add_argument(
         "--sentence-threshold",
         action="store_true",
         help="ship the sentence-F2 threshold; skip the whole-generator sweep (minutes faster)",
@@ -530,6 +539,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if ok else 1
     from shared.embeddings.minilm import MiniLMEmbedder
 
+    if args.sweep:
+        return _sweep_only(dev, Path(args.out), MiniLMEmbedder())
     out = Path(args.out)
     encoder = json.loads(out.read_text()).get("encoder") if out.exists() else None
     try:
@@ -543,6 +554,24 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print(report)
     print(f"\nwritten to {out}")
+    return 0
+
+
+def _sweep_only(dev: Path, model: Path, embedder: Any) -> int:
+    """The whole-generator sweep of the current engine at the shipped model's ``C``: what the
+    operating point rule (``choose_operating_point``) would pick now, beside the shipped one."""
+    shipped = json.loads(model.read_text())
+    meetings = read_meetings(dev)
+    docs = held_out_models(
+        meetings, embedder, shipped["C"], shipped["threshold"], shipped.get("encoder")
+    )
+    sweep = generator_sweep(meetings, docs, embedder)
+    from shared.eval.report import table
+
+    names = list(sweep[0])
+    print(table(names, [[row[n] for n in names] for row in sweep]))
+    chosen = choose_operating_point(sweep)["threshold"]
+    print(f"\nshipped threshold {shipped['threshold']}; the operating point rule picks {chosen}")
     return 0
 
 

@@ -3,6 +3,7 @@ figures ``eval capture`` reports."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -244,6 +245,46 @@ def test_the_sweep_runs_the_whole_generator_at_each_threshold(embedder: MiniLMEm
     assert low["stories"] > 0 and low["statement_recall"] > 0.5
     assert high["statement_recall"] < low["statement_recall"]
     assert high["stories"] < low["stories"]
+
+
+def test_sweep_only_says_what_the_rule_picks_now_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train_capture --sweep``: each dev meeting with a model that never saw it (the shipped
+    C), the generator at each threshold, the rule's pick beside the shipped threshold; the model
+    file stays as it was."""
+    import shared.eval.train_capture as tc
+
+    model = tmp_path / "capture_model.json"
+    shipped = {**CaptureModel.load().doc, "threshold": 0.46}
+    model.write_text(json.dumps(shipped))
+    before = model.read_text()
+    seen: dict[str, object] = {}
+
+    def held_out(meetings: list, embedder: object, c: float, t: float, enc: object) -> dict:
+        seen["held_out"] = (sorted(m.meeting_id for m in meetings), c, t)
+        return {m.meeting_id: shipped for m in meetings}
+
+    def sweep(meetings: list, docs: dict, embedder: object) -> list[dict[str, float]]:
+        seen["swept"] = sorted(docs)
+        return [
+            {"threshold": 0.46, "statement_recall": 0.78, "quote_precision": 0.64},
+            {"threshold": 0.54, "statement_recall": 0.752, "quote_precision": 0.665},
+            {"threshold": 0.56, "statement_recall": 0.736, "quote_precision": 0.67},
+        ]
+
+    monkeypatch.setattr(tc, "held_out_models", held_out)
+    monkeypatch.setattr(tc, "generator_sweep", sweep)
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for name in ("planning-notes.tsv", "room-booking.tsv"):
+        (dev / name).write_text((DEFAULT_DEV / name).read_text())
+    assert train_main([str(dev), "--out", str(model), "--sweep"]) == 0
+    out = capsys.readouterr().out
+    assert "shipped threshold 0.46; the operating point rule picks 0.54" in out
+    assert seen["held_out"] == (["planning-notes", "room-booking"], shipped["C"], 0.46)
+    assert seen["swept"] == ["planning-notes", "room-booking"]
+    assert model.read_text() == before
 
 
 def _read_as(ps: list[float], text: str = "Staff book rooms online.") -> tuple[list, list]:

@@ -6132,3 +6132,16 @@ def test_what_the_product_will_do_for_people_is_still_a_need() -> None:
     assert write_story(["Tenants will get a text when the repair is booked ."]).title.startswith(
         "Send"
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "controls" after "remote" names the thing (was "Control with large keys")
+        ("Remote controls with large keys .", "Provide remote controls with large keys"),
+        # a subject that controls something still does
+        ("The manager controls the rota .", "Control the rota"),
+    ],
+)
+def test_remote_controls_are_a_thing_not_remote_that_controls(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -66,6 +66,7 @@ from shared.engine.offline.lexicon import (
 )
 from shared.engine.offline.statement import (
     DETERMINERS,
+    NEED_POINTS_BACK,
     NEEDED_NOW,
     PEOPLE_VERBS,
     body,
@@ -615,7 +616,7 @@ def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bo
     # need pointed at by "that"
     return (
         k - story.last == 1
-        and bool(_POINTS_AT_IT.search(said))
+        and bool(NEED_POINTS_BACK.search(said))
         and _named_short(sentences[story.writing].text)
     )
 
@@ -755,16 +756,6 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
 
 
 NAMED_SHORT_WORDS = 4  # a need named in a few words ("Recurring bookings, by the way.")
-
-
-# a need whose object points back ("I don't want to book that thirteen times", "we can load those
-# automatically"): a verb after a modal or "to", then "that" / "those" / "these" / "them" that
-# names no clause of its own ("know that it ...")
-_POINTS_AT_IT = re.compile(
-    r"\b(?:to|can|could|should|must|will|'ll|n't|not)\s+(?:just\s+)?[a-z]+\s+"
-    r"(?:that|those|these|them)\b(?!\s+(?:it|they|we|you|i|he|she|the|a|an|there|this|people)\b)",
-    re.IGNORECASE,
-)
 
 
 def _named_short(text: str) -> bool:

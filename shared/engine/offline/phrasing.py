@@ -61,6 +61,7 @@ from shared.engine.offline.statement import (
     _SUBORDINATORS,
     MAX_TITLE_WORDS,
     MIN_TITLE_WORDS,
+    NEED_POINTS_BACK,
     PEOPLE_VERBS,
     SO_A_THING,
     Capability,
@@ -408,13 +409,6 @@ def _named_back(said: str, context: Sequence[str]) -> str:
     return f"{said[:at]}{_lower_first(named.group('np'))}{said[pronoun.end('it') :]}"
 
 
-# a need that points back at things with "those", "these" or "them" right after its verb ("we can
-# load those automatically")
-_POINTS_BACK = re.compile(
-    r"\b(?:can|could|should|must|will|'ll|to)\s+(?:just\s+|also\s+)?[a-z]+\s+"
-    r"(?P<it>those|these|them)\b(?!\s+(?:of|which|that|who)\b)",
-    re.IGNORECASE,
-)
 # the things a statement is about, named first ("Yes, and the bank holidays, we always forget the
 # bank holidays.", "The bank holidays.")
 _TOPIC_FIRST = re.compile(
@@ -429,7 +423,9 @@ def named_before(said: str, before: str) -> str:
     before names the things it is about first ("Yes, and the bank holidays, we always forget the
     bank holidays." "We can load those automatically, ..." -> "We can load the bank holidays
     automatically, ..."); ``said`` as it is otherwise."""
-    pointer = _POINTS_BACK.search(said)
+    pointer = NEED_POINTS_BACK.search(said)
+    if pointer and pointer.group("it").lower() == "that":
+        pointer = None  # one thing, or what was just said: no things to name
     topic = _TOPIC_FIRST.match(clean(before).strip()) if pointer else None
     np = topic.group("np") if topic else ""
     words = np.lower().split()

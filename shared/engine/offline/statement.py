@@ -2977,6 +2977,18 @@ def forecast_verb(text: str) -> str:
     return "" if verb in ("like", "want", "need", "love", "prefer", "be", "have") else verb
 
 
+# a need whose object points back at what was said before ("I don't want to book that thirteen
+# times", "we can load those automatically"): a verb after a modal or "to", then "that" /
+# "those" / "these" / "them" that names no clause or things of its own ("know that it ...",
+# "those of the council")
+NEED_POINTS_BACK = re.compile(
+    r"\b(?:to|can|could|should|must|will|'ll|n't|not)\s+(?:just\s+|also\s+)?[a-z]+\s+"
+    r"(?P<it>that|those|these|them)\b(?!\s+(?:it|they|we|you|i|he|she|the|a|an|there|this"
+    r"|people|of|which|that|who)\b)",
+    re.IGNORECASE,
+)
+
+
 def forecasts_a_comparison(clause: str) -> bool:
     """Whether a clause says what a thing will be next to another or what it will cost ("then
     the costs will be much higher"): ``is_comparison`` with "will be" or "would be"."""
@@ -3405,6 +3417,8 @@ def _plain(clause: str) -> Capability:
         noun = noun or words[k - 1].lower() in _PREPOSITION_FIRST | _NOUN_AFTER
         # "simple desires into simple actions": a quality before its noun, no subject
         noun = noun or (k == 1 and is_quality_word(words[0].lower()))
+        # "Remote controls children proof.": the thing's name, not "remote" that controls
+        noun = noun or (w.lower() == "controls" and words[k - 1].lower() in _CONTROLS_NAMED)
         if verb in VERBS and verb != w and not w.endswith(("ed", "en")) and not noun:
             subject = " ".join(words[:k])
             tail = _COORDINATED_PRESENT.sub(_base_of_coordinated, " ".join(words[k + 1 :]))
@@ -3423,6 +3437,10 @@ def _plain(clause: str) -> Capability:
                 subject=subject,
             )
     return _provide(clause)
+
+
+# what "controls" is the name of after these ("remote controls", "parental controls")
+_CONTROLS_NAMED = frozenset("remote parental volume access voice manual touch".split())
 
 
 # a verb said of a thing that changes by itself, which a title says the product does to it ("the

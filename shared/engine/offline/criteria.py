@@ -900,7 +900,6 @@ def _talk(text: str) -> bool:
         return not quantities(bare)  # "for this budget twelve Euros" says a figure
     if is_people_description(bare) or is_finding(bare) or is_comparison(bare):
         return True  # "people find teletext relevant", "the LCD is cheaper than speech ..."
-
     if judges_a_figure(bare) or judges_the_work(bare):  # "two weeks is harsh", "the carers
         return True  # thing is harder": said of the figure or the work, nothing to check
     return _remark(bare)

@@ -617,7 +617,7 @@ def _points_back(stories: list[_Story], sentences: list[Sentence], k: int) -> bo
     return (
         k - story.last == 1
         and bool(NEED_POINTS_BACK.search(said))
-        and _named_short(sentences[story.writing].text)
+        and bool(_short_name(sentences[story.writing].text))
     )
 
 
@@ -758,14 +758,17 @@ def _summed_up(stories: list[_Story], sentences: list[Sentence], k: int) -> _Sto
 NAMED_SHORT_WORDS = 4  # a need named in a few words ("Recurring bookings, by the way.")
 
 
-def _named_short(text: str) -> bool:
-    """Whether a statement names a need in a few words with no clause ("Recurring bookings, by
-    the way."): two content words at least, ``NAMED_SHORT_WORDS`` meaningful words at most."""
+def _short_name(text: str) -> frozenset[str]:
+    """The words (lemmas) of the need a statement names in a few words with no clause
+    ("Recurring bookings, by the way."): two content words at least, ``NAMED_SHORT_WORDS``
+    meaningful words at most; empty when it names none so."""
     named = clean(text)
     short = re.split(r"[,;:]", named)[0]
     if states_a_need(named) or _SAYS_A_CLAUSE.search(short):
-        return False
-    return len(set(content_words(short))) >= 2 and meaningful_word_count(short) <= NAMED_SHORT_WORDS
+        return frozenset()
+    words = frozenset(lemma(w) for w in content_words(short))
+    ok = len(words) >= 2 and meaningful_word_count(short) <= NAMED_SHORT_WORDS
+    return words if ok else frozenset()
 
 
 def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
@@ -785,9 +788,8 @@ def _named_in_full(stories: list[_Story], sentences: list[Sentence], k: int) -> 
             continue
         if not 0 < k - story.last <= ELABORATION_GAP + 1:
             continue
-        short = re.split(r"[,;:]", clean(sentences[story.writing].text))[0]
-        words = {lemma(w) for w in content_words(short)}
-        if _named_short(sentences[story.writing].text) and words < full:
+        words = _short_name(sentences[story.writing].text)
+        if words and words < full:
             return story
     return None
 

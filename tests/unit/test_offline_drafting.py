@@ -4085,6 +4085,29 @@ def test_a_title_is_not_cut_between_a_noun_and_its_of() -> None:
     ) == ("Provide a simple screen listing today's collections")
 
 
+@pytest.mark.parametrize(
+    ("phrase", "title"),
+    [
+        # the only cut is at "of": it would leave "out" or "instead" dangling
+        (
+            "Keep the twelve biggest TV brands working straight out of the box every time",
+            "Keep the twelve biggest TV brands working straight",
+        ),
+        (
+            "Send every single weekly team rota update instead of the daily one by text",
+            "Send every single weekly team rota update",
+        ),
+        # "of" that names a part of a thing is cut as before
+        (
+            "Provide a simple screen listing today's collections in order of pick-up time",
+            "Provide a simple screen listing today's collections",
+        ),
+    ],
+)
+def test_a_title_is_not_cut_inside_a_preposition_with_of(phrase: str, title: str) -> None:
+    assert make_title(phrase) == title
+
+
 def test_what_a_notes_email_says_in_prose_is_drafted_literally() -> None:
     """Sentences of a call summary written as prose (written for this test): "they want
     customers to ..." is what customers do, a condition said without its comma is still one, who

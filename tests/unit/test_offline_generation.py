@@ -272,6 +272,38 @@ def test_a_list_item_that_states_a_need_and_its_details_is_one_story(
     assert "No rechargeable battery and no charging dock." in batteries.acceptance_criteria
 
 
+def test_a_list_item_that_states_two_decisions_on_two_things_is_two_stories(
+    generator: OfflineGenerator,
+) -> None:
+    """A bullet can pack two decisions, each a clause on a thing of its own that shares no word
+    with the other: two stories. The details of one need stay on it: "Cash only. No cards, no
+    vouchers." says what "only" leaves out, and "Reminders go out ... They ..." points back."""
+    text = normalize(
+        "## Context\n\n"
+        "- Reminder from the board: the first pilot is a single depot only. Overtime is off the "
+        "table for now.\n"
+        "- The membership fee must stay under 40 pounds. The welcome pack is free.\n"
+        "- Cash only at the kiosk. No cards, no vouchers.\n"
+        "- Reminders go out two days before a shift. They must name the site.\n"
+    )
+    stories = generator.generate(segment_of(text), GenerationContext()).draft.stories
+    mains = {s.source_quotes[0]: s for s in stories}
+    assert "Overtime is off the table for now." in mains, [
+        (s.title, s.source_quotes) for s in stories
+    ]
+    overtime = mains["Overtime is off the table for now."]
+    assert "overtime" in overtime.title.lower() and "depot" not in overtime.title.lower()
+    pilot = mains["Reminder from the board: the first pilot is a single depot only."]
+    assert pilot.source_quotes == [pilot.source_quotes[0]]
+    assert "The welcome pack is free." in mains
+    fee = next(s for s in stories if "40 pounds" in s.source_quotes[0])
+    assert "The welcome pack is free." not in fee.source_quotes
+    cash = next(s for s in stories if s.source_quotes[0].startswith("Cash only"))
+    assert cash.source_quotes[1:] == ["No cards, no vouchers."]
+    reminders = next(s for s in stories if s.source_quotes[0].startswith("Reminders go out"))
+    assert "They must name the site." in reminders.source_quotes
+
+
 def test_a_definition_of_a_term_is_a_detail_of_the_story_that_says_it(
     generator: OfflineGenerator,
 ) -> None:

@@ -1787,11 +1787,47 @@ def _labelled_items(sentences: list[Sentence], verdicts: list[Verdict]) -> dict[
             and first.line_kind in ("bullet", "checkbox")
             and verdicts[k].label != "NULL"
         )
-        details = [j for j in line[1:] if verdicts[j].label != "NULL"]
-        if opens_item and details:
-            out.update({j: k for j in [k, *details]})
+        runs = [[k]]  # "... a TV remote only. Teletext is out of scope, ...": two decisions
+        for j in line[1:]:
+            if _another_need(sentences[runs[-1][0]].text, sentences[j].text):
+                runs.append([j])
+            elif verdicts[j].label != "NULL":
+                runs[-1].append(j)
+        if opens_item:
+            for run in runs:
+                if len(run) > 1 or (len(runs) > 1 and verdicts[run[0]].label != "NULL"):
+                    out.update({j: run[0] for j in run})
         k = line[-1] + 1
     return out
+
+
+# a clause said of a thing named first: a noun subject (no pronoun, no "so" or "and" going on),
+# then its verb ("the first release is a TV remote only", "Teletext is out of scope")
+_NAMED_SUBJECT = re.compile(
+    r"^(?!(?:it|this|that|these|those|they|there|we|you|i|he|she|which|so|and|but|or|also|then"
+    r"|plus|with|without|in|on|for|from|to|if|when)\b)"
+    r"(?:(?:the|a|an|our|their|every|each|all)\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?\s+"
+    r"(?:is|are|will|must|should|shall|stays?|has to|have to|needs? to)\b",
+    re.IGNORECASE,
+)
+
+
+def _another_need(first: str, text: str) -> bool:
+    """Whether ``text``, said after ``first`` in one list item, is a decision of its own rather
+    than a detail: both are clauses said of a thing they name (``_NAMED_SUBJECT``), and they
+    name no word in common, figures and their units aside ("Management reminder: the first
+    release is a TV remote only. Teletext is out of scope, ..."; not "TV only for v1. No DVD
+    player, no hi-fi, ...", which says what "only" leaves out)."""
+    said, head = body(text), body(first)
+    if not (_NAMED_SUBJECT.match(said) and _NAMED_SUBJECT.match(head)):
+        return False
+
+    def words(part: str) -> set[str]:
+        for q in quantities(part):
+            part = part.replace(q.text, " ")
+        return {lemma(w) for w in content_words(part)}
+
+    return not words(said) & words(head)
 
 
 # agreement, and nothing agreed to ("Agreed.", "Okay, settled.")

@@ -794,6 +794,11 @@ def _head_of(phrase: str) -> str:
     return head
 
 
+# a word that opens a preposition going on with "of" ("out of the box", "instead of the daily
+# one"); "in front of" needs no place here: the cut goes before its "in"
+_OF_OPENERS = frozenset("out because instead ahead inside outside regardless irrespective".split())
+
+
 def make_title(phrase: str) -> str:
     """3-10 words, opening with a verb, cut at a clause break, no dangling last word."""
     phrase = _HEDGES.sub("", _trim(phrase))
@@ -836,6 +841,11 @@ def make_title(phrase: str) -> str:
         cut = cuts[0] if cuts else MAX_TITLE_WORDS
         if cuts and cut > MIN_TITLE_WORDS and words[cut - 1].lower() in ("up", "down"):
             cut -= 1  # "Book teaching rooms | up to the end of the next term"
+        if cut < len(words) and words[cut].lower() == "of":
+            # "Work with the five best-selling TV brands | out of the box": the cut goes before
+            # the whole preposition ("out of", "instead of")
+            if cut - 1 > MIN_TITLE_WORDS and words[cut - 1].lower() in _OF_OPENERS:
+                cut -= 1
         if not cuts:
             cut = _before_figure(words, cut)
         timed = cut < len(words) and words[cut].lower() in ("before", "after", "ahead")

@@ -1498,6 +1498,48 @@ def test_what_then_happens_is_a_given_when_then() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("scene", "criterion"),
+    [
+        (
+            "Like, you want to to open the fridge or you want to take out the milk or something, "
+            "and then the light comes on.",
+            "Given a user, when they open the fridge or take out the milk, then the light comes "
+            "on.",
+        ),
+        (
+            "You lift the lid and then the screen will wake up.",
+            "Given a user, when they lift the lid, then the screen will wake up.",
+        ),
+    ],
+)
+def test_a_scene_of_what_someone_does_and_then_what_the_product_does_is_a_given_when_then(
+    scene: str, criterion: str
+) -> None:
+    """Said after the need, without a modal: what someone does, and then what the product does,
+    is the condition and its result (written for this test)."""
+    draft = write_story(["The fridge needs an automatic light.", scene])
+    assert criterion in draft.acceptance_criteria, draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    "scene",
+    [
+        # a person acts again: no behaviour of the product to check
+        "You set the timer and then you walk away to the other room.",
+        # a chain of results: no one result to check
+        "You press it twice and then it beeps and then it stops.",
+        # no verb said of the thing that then acts
+        "They keep their slash this thing and then the dash dash and then you put it.",
+    ],
+)
+def test_a_scene_without_one_result_of_the_product_is_no_given_when_then(scene: str) -> None:
+    draft = write_story(["The fridge needs an automatic light.", scene])
+    assert not any(c.startswith("Given") for c in draft.acceptance_criteria), (
+        draft.acceptance_criteria
+    )
+
+
 def test_praise_after_a_comma_is_no_part_of_the_thing() -> None:
     assert write_story(["Saved locations, nice."]).title == "Provide saved locations"
 

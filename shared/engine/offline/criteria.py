@@ -189,7 +189,7 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
                 out.append(f"{capital(whole)}.")
             continue
         clause = req.clause if req.kind else text
-        then = _then_result(req, text, persona) if k == 0 else ""
+        then = (_then_result(req, text, persona) if k == 0 else "") or _done_then(text, persona)
         if then:  # "mark a transaction as personal, and then it comes off their next pay"
             out.append(then)
             continue
@@ -455,6 +455,42 @@ def _then_result(req: _Requirement, text: str, persona: str) -> str:
     action = re.split(
         r"\s+(?:when|once|after)\s+(?:they|you|we)(?:'re|\s+are)\s+(?:done|finished)\b", action
     )[0]
+    first = action.split()[0].lower() if action.split() else ""
+    if not is_base_verb(first) or not _checkable(action, result):
+        return ""
+    return f"Given {_article(persona)} {persona}, when they {action}, then {result}."
+
+
+# what someone does and what the product then does, said as a scene ("you want to move to the
+# armchair from the sofa or something, and then the volume changes", "you clap and then it
+# beeps"): the thing that then acts is the product or a part of it, never a person
+_DONE_THEN = re.compile(
+    r"^(?:(?:like|so|and|or|well|okay|ok|say|maybe|if)\W+)*(?:you|they|people|the users?)\s+"
+    r"(?:(?:want|wanna|need|have|try)\s+(?:to\s+)+)?"
+    r"(?P<action>[a-z](?:(?!\band then\b)[^;])*?)\s*,?\s+and then\s+"
+    r"(?P<result>(?:it|the\s+(?!user|person|people)[a-z]+(?:\s+[a-z]+)?)\s+"
+    r"(?:[a-z]+(?<!s)s|(?:will|would|can)\s+[a-z]+)\b(?:(?!\band then\b)[^,;])*)(?:[,;.]|$)",
+    re.IGNORECASE,
+)
+# "or you want to move ...": the scene's second action, said with its subject again
+_DOES_AGAIN = re.compile(
+    r"\b(?:or|and)\s+(?:you|they)\s+(?:(?:want|wanna|need|have|try)\s+(?:to\s+)+)?", re.I
+)
+
+
+def _done_then(text: str, persona: str) -> str:
+    """A Given/When/Then from a scene said without a modal: what someone does, and then what
+    the product does ("Like, you want to change the chair or you want to move to the armchair
+    from the sofa or something, and then the volume changes." -> "Given a user, when they change
+    the chair or move to the armchair from the sofa, then the volume changes."); "" when the
+    statement is no such scene."""
+    found = _DONE_THEN.match(text.strip())
+    if found is None:
+        return ""
+    action = re.sub(r"^(?:to\s+)+", "", found.group("action"))
+    action = _DOES_AGAIN.sub(lambda m: f"{m.group(0).split()[0]} ", action)
+    action = _trim(re.sub(r",?\s+or (?:something|whatever|so)\s*$", "", action))
+    result = _trim(found.group("result"))
     first = action.split()[0].lower() if action.split() else ""
     if not is_base_verb(first) or not _checkable(action, result):
         return ""

@@ -272,6 +272,32 @@ def test_a_list_item_that_states_a_need_and_its_details_is_one_story(
     assert "No rechargeable battery and no charging dock." in batteries.acceptance_criteria
 
 
+def test_a_sum_worked_out_again_is_no_story_even_when_it_revised_one(
+    generator: OfflineGenerator,
+) -> None:
+    """A revised decision is written from the later statement, but only when that names a
+    capability: a sum worked out again ("Then it's only nine pounds." after "Then we have eleven
+    pounds.") gives no story ("It's only nine pounds"); a figure revised on a need still does."""
+    from shared.analysis.capture import classify, sentences_of
+    from shared.engine.offline.generation import WRITE_FROM_AT
+    from shared.engine.offline.grouping import _Story
+
+    text = normalize(
+        "Project Manager: We can't lose the bamboo case .\n"
+        "Project Manager: Then we have eleven pounds .\n"
+        "Project Manager: Yes , then it's only nine pounds .\n"
+        "Project Manager: Each survey takes ten users .\n"
+        "Project Manager: No , make it twenty users per survey .\n"
+    )
+    sentences = sentences_of(text)
+    verdicts, _ = classify(sentences, generator.embedder)
+    total = _Story([2], 0.9, superseded=[1])
+    assert generator._readable_draft(total, sentences, verdicts, "user", WRITE_FROM_AT) is None
+    survey = _Story([4], 0.9, superseded=[3])
+    draft = generator._readable_draft(survey, sentences, verdicts, "user", WRITE_FROM_AT)
+    assert draft is not None and "twenty" in draft.title, draft
+
+
 def test_a_list_item_that_states_two_decisions_on_two_things_is_two_stories(
     generator: OfflineGenerator,
 ) -> None:

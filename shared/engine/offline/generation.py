@@ -200,7 +200,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v97"
+    version = "gen-offline-v98"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -260,9 +260,12 @@ class OfflineGenerator:
                     waiting = st.take(waiting, vectors)
                     readable = self._draft(st, sentences, verdicts, persona)
                 drafted.append((st, readable))
-            elif not st.superseded:
+            else:
                 # talk around a need ("for instance we see that they zap very often ..."): no
-                # story of its own; its statements stay evidence of the need before it
+                # story of its own; its statements stay evidence of the need before it (and so
+                # do the figures of a sum worked out again: "Then it's only thirteen Euros.")
+                revised_away = [k for k in st.superseded if k not in st.members]
+                st.members += revised_away
                 before = drafted[-1][0] if drafted else None
                 if before is None or _heading_between(sentences, before.last, min(st.members)):
                     # nothing before it, or a new topic opened since ("Let's talk about
@@ -280,6 +283,7 @@ class OfflineGenerator:
                         continue
                 # no room there: evidence of the next need
                 waiting += before.take(st.members, vectors)
+                before.evidence.update(k for k in revised_away if k in before.members)
                 drafted[-1] = (before, self._draft(before, sentences, verdicts, persona))
         if held and not drafted:
             # no need of the segment reads: the first that can be written from a weaker or a
@@ -431,7 +435,9 @@ class OfflineGenerator:
         if readable(draft, names_its_actor(said) or out_of_scope(sentences, story.writing)):
             return draft
         if story.revisions or story.superseded:
-            return draft  # a revision is written from the decision it revised
+            # a revision is written from the decision it revised, when that names a capability
+            # (not "It's only thirteen Euros", a sum worked out again)
+            return draft if reads_as_capability(draft.title) else None
         main = story.writing
         plain_from_at = min(write_from_at, PLAIN_WRITE_FROM_AT)
         for k in sorted(story.members[1:], key=lambda m: -verdicts[m].p_requirement):

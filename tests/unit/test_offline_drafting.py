@@ -5809,6 +5809,27 @@ def test_a_need_whose_verb_was_cut_off_breaks_off(said: str, broken: bool) -> No
 
 
 @pytest.mark.parametrize(
+    ("said", "broken"),
+    [
+        # the last word, left open, is the start of a word and no word itself
+        ("The weight is gonna be problema", True),
+        ("So the battery should last a whole yea", True),
+        ("I think the case should be transpar", True),
+        # a whole word, even one the vocabulary lacks, or a sentence closed by its speaker
+        ("The weight is gonna be a problem", False),
+        ("It should feel a bit spongy", False),
+        ("The speech recogniser", False),
+        ("It should vibrate", False),
+        ("Let it be transpar .", False),
+    ],
+)
+def test_a_sentence_whose_last_word_was_cut_off_breaks_off(said: str, broken: bool) -> None:
+    """ "The length is gonna be difficu" (dev ES2006d) was the story "Make the length gonna be
+    difficu": left open on the start of a word, the sentence was broken off as it was said."""
+    assert breaks_off(said) is broken
+
+
+@pytest.mark.parametrize(
     ("word", "quality"),
     [
         ("recognisable", True),

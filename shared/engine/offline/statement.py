@@ -13,8 +13,10 @@ Everything is a pure function of the statement: deterministic.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from shared.analysis.contradiction import number_tokens, quantities
 from shared.engine.offline.lexicon import (
@@ -485,7 +487,38 @@ def breaks_off(sentence: str) -> bool:
         and not is_verb(last)
     ):
         return True  # "still we need to cha {vocalsound}": the verb itself was cut off
+    if not _CLOSED.search(sentence) and _cut_off(last.lower()):
+        return True  # "The length is gonna be difficu": the last word itself was cut off
     return len(words) > 1 and _stray(last, False, prev, "")
+
+
+# a sentence closed by its speaker: a full stop, a question or an exclamation mark last
+_CLOSED = re.compile(r"[.!?]\s*(?:\{\w+\}\s*)*$")
+
+
+@lru_cache(maxsize=1)
+def _whole_words() -> tuple[str, ...]:
+    """The whole words of the packaged MiniLM tokenizer's vocabulary (30,522 entries, English,
+    lower case), sorted."""
+    import json
+
+    from shared.embeddings.minilm import TOKENIZER_PATH
+
+    vocab = json.loads(TOKENIZER_PATH.read_text(encoding="utf-8"))["model"]["vocab"]
+    return tuple(sorted(w for w in vocab if w.isalpha()))
+
+
+def _cut_off(word: str) -> bool:
+    """Whether ``word`` is no word but the start of one ("difficu", "explanat", "requiremen"):
+    a word the speaker broke off. A word the vocabulary lacks that starts no longer word stays
+    ("recogniser", "spongy"), and so does a verb ("vibrate")."""
+    if len(word) < 3 or not word.isalpha() or is_verb(word):
+        return False
+    words = _whole_words()
+    at = bisect.bisect_left(words, word)
+    if at < len(words) and words[at] == word:
+        return False
+    return at < len(words) and words[at].startswith(word)
 
 
 def _drop_stray_letters(text: str) -> str:

@@ -195,6 +195,22 @@ def test_for_or_when_after_a_verb_of_talk_is_no_title(title: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("title", "reads"),
+    [
+        # a hedge where the thing should be ("and possibly even uneven ," gave the first)
+        ("Provide possibly even uneven", False),
+        ("Provide probably the bigger one", False),
+        ("Use perhaps a bit more", False),
+        # a word in -ly that is part of the thing
+        ("Provide weekly reports", True),
+        ("Provide early access to the beta", True),
+    ],
+)
+def test_a_hedge_after_the_verb_is_no_thing(title: str, reads: bool) -> None:
+    assert reads_as_capability(title) is reads
+
+
+@pytest.mark.parametrize(
     "statement",
     [
         "To the left is volume down .",  # where a button is, said of no thing

@@ -579,7 +579,8 @@ _REDUCED_RELATIVE = re.compile(
 )
 _BAD_SECOND = frozenset(
     """for even also maybe if when because so as like just really be been being is are was were
-    there we they i you have has had""".split()
+    there we they i you have has had possibly probably perhaps definitely actually basically
+    obviously certainly surely hopefully""".split()
 )
 # a common verb, which no thing opens with ("Provide depends on the cost", "Provide make the
 # remote control long lasting", "Provide looking on the budget", "Put five covers is available")

@@ -195,6 +195,29 @@ def test_for_or_when_after_a_verb_of_talk_is_no_title(title: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # what "like" brings in after the quality said last is how it is meant
+        (
+            "So my own wish would be uh to keep the mm the whole handset light um just like the "
+            "actual weight .",
+            "Keep the whole handset light",
+        ),
+        ("It should be green like the old logo .", "Make it green"),
+    ],
+)
+def test_what_like_brings_in_after_a_quality_is_no_part_of_the_title(
+    statement: str, title: str
+) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_what_like_brings_in_after_a_thing_is_not_cut_by_the_quality_rule() -> None:
+    """ "a dial like the one on a radio": "dial" is no quality, so the rule leaves it."""
+    assert "radio" in write_story(["Maybe a dial like the one on a radio ."]).title
+
+
+@pytest.mark.parametrize(
     ("title", "reads"),
     [
         # a hedge where the thing should be ("and possibly even uneven ," gave the first)

@@ -200,7 +200,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v100"
+    version = "gen-offline-v101"
     engine: Engine = "offline"
     model: str | None = None
 

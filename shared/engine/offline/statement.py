@@ -776,6 +776,13 @@ _MAIN_AFTER = re.compile(
 )
 
 
+_LIKE_AFTER_A_QUALITY = re.compile(
+    r"\b(?P<quality>[a-z-]+)\s+(?P<like>(?:just\s+)?like\s+(?:the|a|an)\s+[a-z][\w\s'-]*?)"
+    r"(?P<end>\s*[.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -793,6 +800,11 @@ def body(sentence: str, asides: bool = False) -> str:
     if examples:
         listed = f", such as {examples.group('items')}" if asides else ""
         text = f"{text[: examples.start()]}{listed}{examples.group('end')}"
+    # "keep the whole remote control small just like the physical size": what "like" brings in
+    # after a quality said last says how it is meant, no part of the need
+    liked = _LIKE_AFTER_A_QUALITY.search(text)
+    if liked and is_quality_word(liked.group("quality").lower()):
+        text = f"{text[: liked.start('like')].rstrip()}{liked.group('end')}"
     # "show progress, like a bar, and ...": an example said in passing
     text = _EXAMPLE_CLAUSE.sub(",", text)
     text = _EXAMPLE_ASIDE.sub(r", such as \1," if asides else ",", text)

@@ -498,14 +498,11 @@ _CLOSED = re.compile(r"[.!?]\s*(?:\{\w+\}\s*)*$")
 
 @lru_cache(maxsize=1)
 def _whole_words() -> tuple[str, ...]:
-    """The whole words of the packaged MiniLM tokenizer's vocabulary (30,522 entries, English,
-    lower case), sorted."""
-    import json
+    """The packaged tokenizer's whole words (``minilm.vocabulary_words``), sorted, so that the
+    words a cut one starts are found by bisection."""
+    from shared.embeddings.minilm import vocabulary_words
 
-    from shared.embeddings.minilm import TOKENIZER_PATH
-
-    vocab = json.loads(TOKENIZER_PATH.read_text(encoding="utf-8"))["model"]["vocab"]
-    return tuple(sorted(w for w in vocab if w.isalpha()))
+    return tuple(sorted(vocabulary_words()))
 
 
 def _cut_off(word: str) -> bool:

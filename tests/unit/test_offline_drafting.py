@@ -5912,6 +5912,12 @@ def test_a_feature_named_as_the_next_one_is_that_feature(said: str, title: str) 
     [
         # what it is like to do with it: how the product must be (was "Provide quick to set up")
         ("Quick to set up.", "Make it quick to set up", "the product to be quick to set up"),
+        # a quality alone may come first (was "Provide robust and easy to use")
+        (
+            "Robust and easy to use .",
+            "Make it robust and easy to use",
+            "the product to be robust and easy to use",
+        ),
         (
             "Okay, cheap to run and easy to clean.",
             "Keep it cheap to run and easy to clean",
@@ -6269,4 +6275,40 @@ def test_what_the_product_will_do_for_people_is_still_a_need() -> None:
     ],
 )
 def test_remote_controls_are_a_thing_not_remote_that_controls(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # what the speaker asks of someone in the meeting by name is the meeting's work (was
+        # "Provide the actual policy wording")
+        (
+            "So it deducts the regular commute where that applies, and I'll need the actual"
+            " policy wording, Marcus.",
+            "Deduct the regular commute where that applies",
+        ),
+        (
+            "So the app works out the mileage, and I'll need the current HMRC rates, Dana.",
+            "Work out the mileage",
+        ),
+        (
+            "The app reminds the approver after three days, could you check what the policy"
+            " says, Priya?",
+            "Remind the approver",
+        ),
+        # no one named: the speaker's own need stays ("Monday" is when, not whom)
+        (
+            "Claims over the limit go to finance for approval, and I'll need the list of limits.",
+            "Provide the list of limits",
+        ),
+        (
+            "The export runs every night, and I'll need it in the shared drive, Monday.",
+            "Provide it in the shared drive",
+        ),
+    ],
+)
+def test_a_request_to_someone_named_closing_the_need_is_no_part_of_it(
+    statement: str, title: str
+) -> None:
     assert write_story([statement]).title == title

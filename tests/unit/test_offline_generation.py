@@ -4296,3 +4296,30 @@ def test_those_said_after_the_things_named_first_are_those_things(
     from shared.engine.offline.phrasing import named_before
 
     assert named_before(said, before) == named
+
+
+@pytest.mark.parametrize(
+    ("finding", "criterion"),
+    [
+        # how much another thing is used or matters is a finding about it (was the criterion
+        # "Channel selection is often very often used ..." of "Provide a power button", the
+        # demo's meeting)
+        ("Ana: Channel selection is very often used and indeed very relevant.", None),
+        ("Ana: The teletext is used less these days.", None),
+        # said of the thing the need names, it stays a criterion
+        (
+            "Ana: The power button is very often used, at least ten times an evening.",
+            "The power button is very often used, at least ten times an evening.",
+        ),
+    ],
+)
+def test_how_much_another_thing_is_used_is_no_criterion_of_the_need(
+    generator: OfflineGenerator, monkeypatch, finding: str, criterion: str | None
+) -> None:
+    stories = _all_confident(
+        generator, monkeypatch, ["Ana: People want to have a power button.", finding], (0, 1)
+    )
+    power = [s for s in stories if s.title == "Provide a power button"]
+    assert len(power) == 1, [s.title for s in stories]
+    assert any(finding.split(": ", 1)[1] in q for q in power[0].source_quotes)
+    assert power[0].acceptance_criteria == ([criterion] if criterion else [])

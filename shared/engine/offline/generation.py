@@ -101,6 +101,7 @@ from shared.engine.offline.grouping import (
     _unit,
     answers_how_it_is,
     describes_now,
+    finding_of_another_thing,
     names_its_actor,
     open_item,
     out_of_scope,
@@ -200,7 +201,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v101"
+    version = "gen-offline-v102"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -503,6 +504,8 @@ class OfflineGenerator:
                 and not describes_now(sentences[k].text)
                 and not tells_what_happened(sentences[k].text)  # "Last summer I was away ..."
                 and not answers_how_it_is(sentences, k)
+                # "Channel selection is very often used ..." under "People want a power button"
+                and not finding_of_another_thing(sentences[k].text, main_text)
                 and k not in story.evidence
                 and not (k != story.writing and revised_away & figures_said([sentences[k].text]))
                 and k not in story.answered  # drafted as said with its question (below)

@@ -1830,6 +1830,29 @@ def _another_need(first: str, text: str) -> bool:
     return not words(said) & words(head)
 
 
+# how much a thing it names is used or matters ("Channel selection is very often used and
+# indeed very relevant."): a finding about that thing
+_USE_OR_WEIGHT = re.compile(
+    r"^(?!(?:it|this|that|these|those|they|there|which|what)\b)(?:(?:the|a|an|our|their)\s+)?"
+    r"(?P<thing>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+(?:is|are)\s+(?:(?:not|very|really|quite"
+    r"|so|also|still|indeed|often|rarely|hardly|seldom|always|mostly|more|less|most|least|the)\s+)*"
+    r"(?:used|important|relevant|essential|crucial|popular|common|useful)\b",
+    re.IGNORECASE,
+)
+
+
+def finding_of_another_thing(text: str, main: str) -> bool:
+    """Whether ``text`` says how much a thing is used or matters (``_USE_OR_WEIGHT``), and that
+    thing shares no word with ``main``, the statement a story is written from: a finding about
+    another need, no criterion of this one ("Channel selection is very often used and indeed
+    very relevant." under "People want to have a power button.")."""
+    found = _USE_OR_WEIGHT.match(body(text))
+    if found is None or states_a_need(text):
+        return False
+    thing = {lemma(w) for w in content_words(found.group("thing"))}
+    return bool(thing) and not thing & {lemma(w) for w in content_words(body(main))}
+
+
 # agreement, and nothing agreed to ("Agreed.", "Okay, settled.")
 _AGREEMENT_ONLY = re.compile(
     r"^\W*(?:(?:yes|yeah|yep|ok|okay|right|fine|sure|good|great|so|then)\W+)*"

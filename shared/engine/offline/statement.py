@@ -624,6 +624,17 @@ _TAIL_WHO_ASKS = re.compile(
     re.IGNORECASE,
 )
 
+# what the speaker asks of someone in the meeting by name, closing the sentence ("..., and I'll
+# need the actual policy wording, Marcus.", "..., can you send me the rates, Priya?"): the
+# meeting's work, no part of the need
+_TAIL_ASKED_OF = re.compile(
+    r",\s*(?:(?:and|but|so|then)\s+)?(?:(?:i'll|i will|i'd|i would)\s+(?:also\s+)?need"
+    r"|(?:can|could|would|will)\s+you)\s+[^,;]{2,60}?,\s*"
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Today|Tomorrow)\b)"
+    r"(?-i:[A-Z][a-z]+)\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
 # "I think that'd cut no-shows" is "I think it would cut no-shows": the hedge goes, a subject and
 # its modal stay
 # "it's got to be simple", "we've got to have it": has to, have to
@@ -831,6 +842,7 @@ def body(sentence: str, asides: bool = False) -> str:
     text = _TAIL_VAGUE.sub(r"\1", text)
     text = _TAIL_REMARK.sub(r"\1", text)
     text = _TAIL_WHO_ASKS.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    text = _TAIL_ASKED_OF.sub(r"\1", text)
     text = clean_restarts(text)  # after the hedges: "it seems like I dunno it seems" repeats
     # "the booking's released" is "the booking is released" (a passive reads as a capability);
     # "someone's got a few problems" has them
@@ -1952,12 +1964,12 @@ _QUALITY_TO_DO = re.compile(r"^(?P<how>[a-z-]+)\s+to\s+(?P<verb>[a-z]+)\b", re.I
 def _qualities_to_do(text: str) -> bool:
     """Whether a statement is only how something is to use, said as a quality and what it is
     like to do ("Quick to set up.", "Fast to open and fast to take a photo.", "Easy to clean,
-    and cheap."), with no clause of its own: how the product must be, not a thing to provide
+    and cheap.", "Robust and easy to use."), with no clause of its own: how the product must be, not a thing to provide
     ("Provide quick to set up")."""
     items = _quality_items(text)
     said = [_QUALITY_TO_DO.match(w) for w in items]
-    if not items or not said[0] or not 0 < len(items) <= 3:
-        return False
+    if not items or not any(said) or not 0 < len(items) <= 3:
+        return False  # "Robust and easy to use.": a quality alone may come first
     return all(
         (m and _quality_or_more(m.group("how").lower()) and is_base_verb(m.group("verb").lower()))
         or (not m and len(w.split()) == 1 and is_quality_word(w))

@@ -6312,3 +6312,78 @@ def test_a_request_to_someone_named_closing_the_need_is_no_part_of_it(
     statement: str, title: str
 ) -> None:
     assert write_story([statement]).title == title
+
+
+def test_what_the_product_does_is_a_criterion_with_its_list_whole() -> None:
+    """Was lost (the planning notes' voice control): a comma of the list cut the clause into
+    pieces, none of which named a check."""
+    draft = write_story(
+        [
+            "Voice control stays, as an option on top of the buttons.",
+            "The remote recognises a fixed vocabulary of power, volume up, volume down and"
+            " channel numbers; every function stays available by button; voice control can be"
+            " switched off.",
+        ]
+    )
+    assert (
+        "The remote recognises a fixed vocabulary of power, volume up, volume down and channel"
+        " numbers." in draft.acceptance_criteria
+    ), draft.acceptance_criteria
+    assert "Every function stays available by button." in draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("statements", "criterion"),
+    [
+        # each verb the sentence's subject does, with its condition, is a check (was lost in the
+        # planning notes' locator: "stops beeping as soon as any button is pressed")
+        (
+            [
+                "Locator: the remote beeps when someone claps twice.",
+                "It must not react to sound coming from the TV, stops beeping as soon as any"
+                " button is pressed, and beeps for 30 s at most.",
+            ],
+            "Given a user, when any button is pressed, then the remote stops beeping.",
+        ),
+        (
+            [
+                "The alarm sounds when the door opens at night.",
+                "It must not sound for the cat, stops as soon as the owner enters the code, and"
+                " sounds for 60 s at most.",
+            ],
+            "Given an owner, when the owner enters the code, then the alarm stops.",
+        ),
+        # the case a limit holds in, said after it, stays with it (was "Battery life at least
+        # 12 months of typical use.")
+        (
+            [
+                "Battery life at least 12 months of typical use, with the backlight on its default"
+                " setting."
+            ],
+            "Battery life at least 12 months of typical use, with the backlight on its default"
+            " setting.",
+        ),
+    ],
+)
+def test_a_check_said_in_a_list_of_verbs_or_after_its_limit_is_kept(
+    statements: list[str], criterion: str
+) -> None:
+    draft = write_story(statements)
+    assert criterion in draft.acceptance_criteria, draft.acceptance_criteria
+
+
+def test_what_it_then_does_for_the_doers_is_their_benefit() -> None:
+    """Was "As a user, I want to train the speech recogniser on my own voice." (the planning
+    notes): "so it works ..." was no purpose, and "for them" is the story's "I"."""
+    draft = write_story(
+        [
+            "NEW: each user can train the speech recogniser on their own voice (max 2 voice"
+            " profiles per remote), so it works better for them."
+        ]
+    )
+    assert draft.description.endswith("on my own voice, so that it works better for me."), (
+        draft.description
+    )
+    # "so it goes" is talk, no purpose
+    said = write_story(["Each driver can save their favourite routes, so it goes."])
+    assert "so that" not in said.description, said.description

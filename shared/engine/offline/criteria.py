@@ -632,10 +632,10 @@ def _trim_keeping_bound(text: str) -> str:
 
 def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
     """The clause of a statement that says a figure ("battery life at least 12 months of typical
-    use" from "..., with the backlight on its default setting"), as a checklist item, present
-    tense when it has a modal ("the remote must have no more than 8 buttons" -> "The remote has
-    no more than 8 buttons"); the clause before it joins when the figure's clause alone is too
-    short to read ("up to two hours")."""
+    use", with the case it holds in: "..., with the backlight on its default setting"), as a
+    checklist item, present tense when it has a modal ("the remote must have no more than 8
+    buttons" -> "The remote has no more than 8 buttons"); the clause before it joins when the
+    figure's clause alone is too short to read ("up to two hours")."""
     clauses = [_trim_keeping_bound(c or "") for c in _CLAUSE_BREAK.split(text)]
     for k, clause in enumerate(clauses):
         if figure.lower() not in clause.lower():
@@ -659,8 +659,13 @@ def _clause_with(text: str, figure: str, cap: Capability, persona: str) -> str:
     return ""
 
 
-# a clause that says the case a limit holds in too ("..., even on a slow phone")
-_CONCESSION = re.compile(r"^even\s+(?:on|in|with|at|for|when|if|during|under)\b", re.IGNORECASE)
+# a clause that says the case a limit holds in too ("..., even on a slow phone", "..., with the
+# backlight on its default setting")
+_CONCESSION = re.compile(
+    r"^(?:even\s+(?:on|in|with|at|for|when|if|during|under)\b|with\s+(?:the|its|their|a|an)\s+"
+    r"[a-z-]+(?:\s+[a-z-]+)?\s+(?:on|off|at|in|set to|switched (?:on|off)|turned (?:on|off))\b)",
+    re.IGNORECASE,
+)
 
 
 def _purpose_first(clause: str, req: _Requirement) -> bool:
@@ -694,14 +699,60 @@ def _enumeration(text: str) -> list[str]:
     return [f"{capital(found.group('head').strip())}: {found.group('items').strip()}."]
 
 
+# the product named, then what it does in the present ("The remote recognises a fixed vocabulary
+# of ...", "the app keeps a copy ..."): a behaviour to check
+_PRODUCT_DOES = re.compile(
+    r"^(?:the|our)\s+(?:product|device|system|app|remote(?:\s+control)?|site|website|portal"
+    r"|tool|platform|service)\s+(?:also\s+|automatically\s+|only\s+)?(?P<verb>[a-z]+s)\s+\S",
+    re.IGNORECASE,
+)
+# a sentence whose subject does each of the verbs it lists ("It must not ..., stops ...")
+_SHARED_SUBJECT = re.compile(
+    r"^(?P<s>it|the (?:product|device|system|app|remote(?: control)?|site|tool))\s+"
+    r"(?:must|should|will|shall|can|always|never|also|only|then)?\s*[a-z]",
+    re.IGNORECASE,
+)
+# what the statement the story is written from is said of: a thing, not a person ("the alarm")
+_NAMES_A_THING = re.compile(
+    rf"^the\s+(?!(?:{PERSONA_FORMS})$)[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", re.IGNORECASE
+)
+_NO_BEHAVIOUR = frozenset("is was does seems looks sounds feels".split())  # how it is, a judgement
+
+
 def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
     """Checklist items from the clauses of a statement that the requirement's own clause leaves
     out ("..., so no new chip development", "decision, no GPS tracking, we stick with ..."): a
     clause that states a thing, a decision or a second requirement; never a reason, a purpose, a
     condition cut from its result, a question or talk about the speaker."""
     out = []
-    for raw in _CLAUSE_BREAK.split(text):
+    for part in re.split(r"\s*;\s+", text):
+        does = _PRODUCT_DOES.match(part.strip())
+        verb = does.group("verb").lower() if does else ""
+        if does and is_verb(verb) and not is_base_verb(verb) and verb not in _NO_BEHAVIOUR:
+            # "The remote recognises a fixed vocabulary of power, volume up, ... and channel
+            # numbers; ...": what the product does, its list whole (a comma cuts no item there)
+            item = capital(_trim(part))
+            if len(item.split()) <= 2 * _MAX_ITEM_WORDS:
+                out.append(item.rstrip(".") + ".")
+    shared = _SHARED_SUBJECT.match(text.strip())
+    for at, raw in enumerate(_CLAUSE_BREAK.split(text)):
         clause = _trim(_LEAD.sub("", _trim(raw or "")))
+        first = clause.split()[0].lower() if clause else ""
+        if at and shared and first.endswith("s") and is_verb(first) and not is_base_verb(first):
+            # "It must not react to ..., stops beeping as soon as any button is pressed, and
+            # beeps for 30 s at most": the sentence's subject does each of its verbs
+            named = cap.subject if _NAMES_A_THING.match(cap.subject or "") else "the product"
+            said = f"{named if shared.group('s').lower() == 'it' else shared.group('s')} {clause}"
+            split = _condition(said)
+            if split and "?" not in said:
+                when, result = split
+                stated = _declarative(_parse(result), cap, persona, result)
+                if stated and _checkable(when, stated):
+                    out.append(_given_when_then(persona, when, stated))
+                    continue
+            if re.search(r"\d", clause):
+                out.append(f"{capital(_trim(said))}.")  # "The remote beeps for 30 s at most."
+            continue
         lead = _CONDITION_WORD.match(clause)
         split = lead and _behaviour_at(clause, lead.end()) and _condition(clause)
         if split and "?" not in clause:  # "..., and if we bump someone they get a notification"

@@ -334,6 +334,10 @@ def write_story(
     if done_to:  # "the crew should log it": "I want to log it", not "to log"
         means = f"to {done_to.group(0)}"
     description = articles(f"As {_article(persona)} {persona}, I want {_trim(means) or cap.means}")
+    if benefit and re.search(r"\bmy\b", means) and not re.search(r"\bmy\b", cap.means):
+        # "train the speech recogniser on their own voice, so it works better for them": the
+        # doers are the story's "I" ("on my own voice, so that it works better for me")
+        benefit = re.sub(r"\bfor them\b", "for me", benefit)
     if benefit:
         description += f", so that {benefit}"
     statements = (

@@ -171,7 +171,9 @@ _TALK_AFTER_DONT = frozenset("know worry mind care bother get forget remember me
 _PURPOSE = re.compile(
     r"\b(?:so that|so (?=(?:they|we|you|people|users?|it|he|she|i|(?:the|their|our) \w+"
     r"|patients|residents"
-    r"|customers|staff) (?:can|cannot|can't|could|will|won't|don't|do not|know|have|get|see|are|is)\b))"
+    r"|customers|staff) (?:can|cannot|can't|could|will|won't|don't|do not|know|have|get|see|are|is)\b)"
+    # "..., so it works better for them": what it then does
+    r"|so (?=it (?!goes|seems|says|means|happens)[a-z]{3,}s\b))"
     r"\s*(?P<ends>[^.;!?]+)",
     re.IGNORECASE,
 )

@@ -6387,3 +6387,37 @@ def test_what_it_then_does_for_the_doers_is_their_benefit() -> None:
     # "so it goes" is talk, no purpose
     said = write_story(["Each driver can save their favourite routes, so it goes."])
     assert "so that" not in said.description, said.description
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "time" names a thing here, it opens no clause (was "Show on the LCD while the timer
+        # runs", the design review sample, and "... while the timer", cut at ten words)
+        (
+            "The remaining time should be shown on the LCD while the timer runs.",
+            "Show the remaining time on the LCD",
+        ),
+        ("The time should be shown on the screen.", "Show the time on the screen"),
+        ("The waiting time should be shown on the board.", "Show the waiting time on the board"),
+        # "every time" still opens one
+        ("Every time a customer rings we should log the call.", "Log the call"),
+    ],
+)
+def test_a_time_named_as_a_thing_is_the_subject(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title
+
+
+def test_what_a_held_key_does_to_every_button_is_the_title() -> None:
+    """Was "Do not change the channel" (the design review sample): "every button" is what it
+    locks, not a time, and "so small children cannot ..." is why."""
+    draft = write_story(
+        [
+            "The key lock: holding OK and back for three seconds locks every button except"
+            " power, so small children cannot change the channel."
+        ]
+    )
+    assert draft.title == "Lock every button except power"
+    assert draft.description.endswith(", so that small children cannot change the channel.")
+    # "every night" is when, not what it does it to
+    assert write_story(["The van stock updates every night."]).title == "Update the van stock"

@@ -160,6 +160,18 @@ _TIMING_AFTER_COMMA = re.compile(
 _LEADS_TO_FIGURE = frozenset("the a an last next first past within in for after before".split())
 # a clause opens after these: a long title is never cut inside it ("... once it's approved")
 _OPENS_CLAUSE = _SUBORDINATORS | frozenset("once unless because while".split())
+# "time" opens a clause after these ("every time it rings"), not as a thing ("the remaining time")
+_TIME_AS_WHEN = frozenset("every each any next first last some one this that".split())
+
+
+def _opens_clause(words: list[str], j: int) -> bool:
+    """Whether ``words[j]`` opens a clause (``_OPENS_CLAUSE``)."""
+    word = words[j].lower()
+    if word == "time":
+        return words[j - 1].lower() in _TIME_AS_WHEN if j else False
+    return word in _OPENS_CLAUSE
+
+
 _CUT_BEFORE = frozenset(
     "for with on in to of from by at into onto about via per during within without through "
     "where which who when while because so and or but that than before after until unless "
@@ -837,7 +849,7 @@ def make_title(phrase: str) -> str:
             for k in range(MAX_TITLE_WORDS, MIN_TITLE_WORDS, -1)
             if k < len(words)
             and words[k].lower() in _CUT_BEFORE
-            and not any(w.lower() in _OPENS_CLAUSE for w in words[1:k])
+            and not any(_opens_clause(words, j) for j in range(1, k))
         ]
         # "... collections in order | of pick-up time": a noun cut from its "of" names half a
         # thing; the cut goes before the phrase it is in

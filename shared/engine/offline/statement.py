@@ -152,6 +152,12 @@ _USER_SUBJECT = re.compile(
 _SUBORDINATORS = frozenset(
     "what which where that who whom if whether when than how time why whatever".split()
 )
+# "time" naming a thing, not opening a clause ("the remaining time", "the time"; not "every
+# time", "by the time", "the first time")
+_A_TIME_NAMED = re.compile(
+    r"^(?:the|our|their|its|a)\s+(?:(?!(?:first|last|next|same|only)\s)[a-z-]+\s+)?time$",
+    re.IGNORECASE,
+)
 _SUBJECT_TAIL = re.compile(
     r"(?:^|\s)((?:i|we|you|they|it|people|users?|customers?|viewers?|everyone|everybody"
     r"|the (?:users?|customers?|client|product|device|system|app|remote(?: control)?))"
@@ -173,7 +179,11 @@ _PURPOSE = re.compile(
     r"|patients|residents"
     r"|customers|staff) (?:can|cannot|can't|could|will|won't|don't|do not|know|have|get|see|are|is)\b)"
     # "..., so it works better for them": what it then does
-    r"|so (?=it (?!goes|seems|says|means|happens)[a-z]{3,}s\b))"
+    r"|so (?=it (?!goes|seems|says|means|happens)[a-z]{3,}s\b)"
+    # "..., so small children cannot change the channel": people, and what they then can do
+    r"|so (?=(?:(?:small|young|little|older|other|new)\s+)?(?:children|kids|parents|guests"
+    r"|visitors|members|students|employees|drivers|owners) (?:can|cannot|can't|could|won't"
+    r"|don't|do not)\b))"
     r"\s*(?P<ends>[^.;!?]+)",
     re.IGNORECASE,
 )
@@ -1012,7 +1022,9 @@ def _parse(text: str) -> _Requirement:
             embedded = embedded or bool(before and before[-1].lower() in _SUBORDINATORS)
             subject = tail.group(1)
         elif subject.split() and subject.split()[-1].lower() in _SUBORDINATORS:
-            embedded = True  # "functions that may be used by the user": a relative clause
+            # "functions that may be used by the user": a relative clause; "every time it
+            # should ...", not "the remaining time should be shown" (a thing)
+            embedded = not _A_TIME_NAMED.search(subject)
         aim = re.search(r"\baim(?:ing|s)? (for|at)$", groups.get("np1") or "", re.IGNORECASE)
         if aim:  # "we're aiming for a profit of fifty million": the aim is the need
             kind, rest = "vp", f"aim {aim.group(1).lower()} {rest}"
@@ -3507,8 +3519,12 @@ _CHANGES_ITSELF = frozenset(
 )
 # no object after the verb: nothing, or when, how often or how
 _NO_OBJECT = re.compile(
-    r"^(?:$|(?:when|whenever|after|before|once|if|every|each|daily|weekly|monthly|nightly"
-    r"|automatically|overnight|at|on|within|back|to|into)\b)",
+    r"^(?:$|(?:when|whenever|after|before|once|if|daily|weekly|monthly|nightly"
+    r"|automatically|overnight|at|on|within|back|to|into)\b"
+    # "every night", "each second week"; not "every button", which is what it does it to
+    r"|(?:every|each)\s+(?:[\w-]+\s+)?(?:days?|weeks?|months?"
+    r"|years?|hours?|minutes?|seconds?|nights?|mornings?|evenings?|time|term|shift|session|run"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)\b)",
     re.IGNORECASE,
 )
 

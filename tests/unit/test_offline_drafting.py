@@ -6421,3 +6421,37 @@ def test_what_a_held_key_does_to_every_button_is_the_title() -> None:
     assert draft.description.endswith(", so that small children cannot change the channel.")
     # "every night" is when, not what it does it to
     assert write_story(["The van stock updates every night."]).title == "Update the van stock"
+
+
+@pytest.mark.parametrize(
+    ("statement", "title", "criterion"),
+    [
+        # a part of the product that signals is named, when it does is the criterion (was
+        # "Start blinking when less than a month of battery", the design review sample)
+        (
+            "The battery icon on the LCD should start blinking when less than a month of battery"
+            " is left.",
+            "Make the battery icon on the LCD start blinking",
+            "Given a user, when less than a month of battery is left, then the battery icon on"
+            " the LCD starts blinking.",
+        ),
+        (
+            "The light should start flashing when a call comes in.",
+            "Make the light start flashing",
+            "Given a user, when a call comes in, then the light starts flashing.",
+        ),
+        # the product itself needs no naming, and a verb with an object is no signal
+        (
+            "The remote should beep when someone claps.",
+            "Beep when someone claps",
+            "Given a user, when someone claps, then the remote beeps.",
+        ),
+        ("The phone must ring the patient.", "Ring the patient", "The phone rings the patient."),
+    ],
+)
+def test_a_part_that_signals_is_named_and_when_it_does_is_checked(
+    statement: str, title: str, criterion: str
+) -> None:
+    draft = write_story([statement])
+    assert draft.title == title
+    assert criterion in draft.acceptance_criteria, draft.acceptance_criteria

@@ -1380,8 +1380,15 @@ def adds_to_title(criterion: str, title: str, persona: str = "") -> bool:
         return True  # "No refunds after that.": what holds past the limit, a check of its own
     if _ONLY_STATE.search(criterion) and not re.search(r"\bonly\b", title, re.IGNORECASE):
         return True  # "The report is only available to managers": to whom alone, a check
+    gwt = _GWT_PARTS.match(criterion)
+    if gwt and words(gwt.group("when")) - said - _WHEN_WORDS:
+        return True  # "..., when a call comes in, then the light starts flashing": the case
     # a Given/When/Then that makes a figure or a limit of the title testable adds its check
     return bool(_GWT.match(criterion)) and bool(_MEASURE.search(criterion))
+
+
+_GWT_PARTS = re.compile(r"^given\b.+?\bwhen\b(?P<when>.+?)\bthen\b", re.IGNORECASE)
+_WHEN_WORDS = frozenset("user users someone something it they he she".split())
 
 
 # the words that say a thing is let go, which a title that leaves it out says already

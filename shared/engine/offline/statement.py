@@ -2216,6 +2216,9 @@ def _other_thing(subject: str) -> bool:
     )
 
 
+# what a part of the product does to signal something, with no object
+_SIGNALS = frozenset("beep buzz vibrate flash blink ring chime bleep ping glow light".split())
+
 _PRONOUNS = frozenset(
     """i we you he she it they this that these those who which everyone someone somebody nobody
     anyone""".split()
@@ -2331,6 +2334,16 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if first == "be" and len(words) > 2 and words[1].lower() == "able" and words[2] == "to":
         action = " ".join(words[3:])
         return Capability(_verb_phrase(action), f"to {action}", subject=subject)
+    signals = 1 if first in _SIGNALS else 0
+    if first in ("start", "stop") and len(words) > 1 and _base_of_gerund(words[1]) in _SIGNALS:
+        signals = 2
+    if signals and _other_thing(subject) and _NO_OBJECT.match(" ".join(words[signals:])):
+        # "the battery icon on the LCD should start blinking when ...": a part of the product
+        # that signals, named ("Make the battery icon on the LCD start blinking", not "Start
+        # blinking when ..."); when it does is its criterion
+        thing = _lower_first(subject)
+        does = " ".join(words[:signals])
+        return Capability(_cap(f"make {thing} {does}"), f"{thing} to {rest}", subject=subject)
     if first in ("stay", "remain") and len(words) > 1 and _other_thing(subject):
         thing = _lower_first(subject)  # "the comment has to stay on the claim"
         return _kept(thing, first, " ".join(words[1:]), obj=thing, subject=thing)

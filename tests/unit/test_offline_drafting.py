@@ -6455,3 +6455,24 @@ def test_a_part_that_signals_is_named_and_when_it_does_is_checked(
     draft = write_story([statement])
     assert draft.title == title
     assert criterion in draft.acceptance_criteria, draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # a label goes on with what follows it when that is only its preposition (was "Provide
+        # ISBN and subject")
+        ("- Search: by title, author, ISBN and subject.", "Search by title"),
+        (
+            "Delivery: within three days of the order.",
+            "Provide delivery within three days of the order",
+        ),
+        # a clause before a colon is no label (was "Provide too expensive")
+        ("Gesture control is dropped: too expensive.", "Leave out gesture control"),
+        # what a drop is for stays with it (was "Leave out fines", which drops every fine)
+        ("Fines are dropped for children's cards.", "Leave out fines for children's cards"),
+        ("Fines are dropped for now.", "Leave out fines"),
+    ],
+)
+def test_notes_labels_and_drops_keep_what_they_apply_to(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -505,7 +505,9 @@ _DOUBT = re.compile(
 _THING_LABEL = re.compile(
     r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
-    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: [a-z][\w'\u2019-]*){1,3}"
+    # a label names a thing: no verb in it ("Gesture control is dropped: too expensive")
+    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: (?!(?:is|are|was|were|has|have|had|must|should|will"
+    r"|can|could|would|be|been|gets?|stays?|goes)\b)[a-z][\w'\u2019-]*){1,3}"
     r"|[A-Z][a-z]+-[a-z][\w'\u2019-]*):\s+(?P<rest>\S.*)$"  # "Carry-over: up to five days"
 )
 

@@ -65,7 +65,15 @@ _LEAD = re.compile(
 # "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
 _LABEL_PREFIX = re.compile(
     r"^(?:\[[ xX]\]\s*)?(?:(?!(?i:no|not|only|at|max|min|must|should)\b)[A-Z][A-Za-z/&']*"
-    r"(?:[ -][A-Za-z/&']+){0,3}:\s+)?"
+    # no verb in a label: "Gesture control is dropped: too expensive" says it was dropped
+    r"(?:[ -](?!(?i:is|are|was|were|has|have|had|must|should|will|can|be|been|gets?|stays?)\b)"
+    r"[A-Za-z/&']+){0,3}:\s+)?"
+)
+# what follows a label that only goes on with it ("Search: by title, ...", "Delivery: within
+# three days"): a preposition, no clause of its own
+_LABEL_WITH_ITS_WORDS = re.compile(
+    r"^(?:by|via|within|per|from|through)\s+(?!the way\b)(?!.*\b(?:is|are|must|should|will|can)\b)",
+    re.I,
 )
 _HEDGES = re.compile(
     r"\b(?:just|really|actually|basically|maybe|probably|perhaps|i think|you know|kind of"
@@ -812,7 +820,13 @@ def body(sentence: str, asides: bool = False) -> str:
     text = re.sub(r"^[-*+•]\s+", "", text)
     if text.startswith("(") and ")" not in text:  # "(Aisha: payroll can't handle more.": the
         text = text[1:].lstrip()  # rest of an aside cut from the sentence before
-    text = _LABEL_PREFIX.sub("", text, count=1)
+    label = _LABEL_PREFIX.match(text)
+    said = text[label.end() :] if label else text
+    if label and label.end() and _LABEL_WITH_ITS_WORDS.match(said):
+        # "Search: by title, author, ISBN and subject": the label is what is done by them
+        text = f"{text[: label.end()].rstrip().rstrip(':')} {said}"
+    else:
+        text = said
     # "see the status, like received, scheduled, done": examples of what was said, listed last,
     # are a detail (a criterion keeps them), not the title's words
     examples = _EXAMPLES_LAST.search(text)
@@ -2793,8 +2807,16 @@ def _dropped(text: str) -> Capability | None:
             if done:
                 return done
             bare = _NOUN_OPENERS.sub("", what)
+            whom = _DROPPED_FOR.match(text[m.end() :]) if pattern is _IS_OUT else None
+            if whom:  # "Fines are dropped for children's cards": for them alone
+                what = f"{what} {whom.group('for')}"
+                return Capability(f"Leave out {what}", f"no {_lower_first(what)}", obj=what)
             return Capability(f"Leave out {what}", _none_of(bare), obj=what)
     return None
+
+
+# whom or what a drop applies to, said after it ("... are dropped for children's cards")
+_DROPPED_FOR = re.compile(r"^\s+(?P<for>for\s+(?!now\b|good\b|the moment\b)[^,;:.!?]+)", re.I)
 
 
 _DONE_TO_PRONOUNS = frozenset("it this that them these those things anything everything".split())

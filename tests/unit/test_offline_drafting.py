@@ -6476,3 +6476,57 @@ def test_a_part_that_signals_is_named_and_when_it_does_is_checked(
 )
 def test_notes_labels_and_drops_keep_what_they_apply_to(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("statements", "context", "title", "criterion"),
+    [
+        # a thing and how it is, said with a comma (was "Get the whole tip", described "As a
+        # user, I want and the driver to get the whole tip")
+        (
+            ["Tips, um, I think optional, and the driver gets the whole tip."],
+            [],
+            "Make tips optional",
+            None,
+        ),
+        # a figure set anew for the thing the question before named (was "Make it three
+        # kilometres")
+        (
+            [
+                "Actually, let's make it three kilometres, the drivers can't do five in twenty"
+                " minutes."
+            ],
+            ["Delivery radius, we said five kilometres?"],
+            "Make the delivery radius three kilometres",
+            None,
+        ),
+        # what someone does is part of when; what the product then does is the need (was "Tap
+        # it and the customer gets a text")
+        (
+            ["And when an order is ready, the cook taps it and the customer gets a text."],
+            [],
+            "Send the customer a text",
+            "Given a customer, when an order is ready and the cook taps it, then the customer"
+            " gets a text.",
+        ),
+        # a pronoun after a clause's own verb is its object, no dangling word (was "..., so
+        # people know we normally have.")
+        (
+            [
+                "The menu has to be editable by the restaurant manager.",
+                "Greyed out, so people know we normally have it.",
+            ],
+            [],
+            None,
+            "Greyed out, so people know we normally have it.",
+        ),
+    ],
+)
+def test_spoken_labels_figures_and_triggers_name_the_need(
+    statements: list[str], context: list[str], title: str | None, criterion: str | None
+) -> None:
+    draft = write_story(statements, context=context)
+    if title:
+        assert draft.title == title
+    if criterion:
+        assert criterion in draft.acceptance_criteria, draft.acceptance_criteria

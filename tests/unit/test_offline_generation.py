@@ -4323,3 +4323,29 @@ def test_how_much_another_thing_is_used_is_no_criterion_of_the_need(
     assert len(power) == 1, [s.title for s in stories]
     assert any(finding.split(": ", 1)[1] in q for q in power[0].source_quotes)
     assert power[0].acceptance_criteria == ([criterion] if criterion else [])
+
+
+def test_a_scope_decision_said_in_a_meeting_is_a_story(generator: OfflineGenerator) -> None:
+    """Was missed (the classifier read "Okay, reviews are out for now." as talk): a thing
+    decided out, said alone, is a decision the backlog keeps."""
+    stories = _stories_of(
+        generator,
+        [
+            "Priya: And the app should load in under two seconds on a normal phone.",
+            "Tom: Reviews, maybe later, not for the first version.",
+            "Priya: Okay, reviews are out for now.",
+            "Priya: Thanks all.",
+        ],
+    )
+    titles = [s.title for s in stories]
+    assert "Leave out reviews" in titles, titles
+    # where someone is, or what "it" is, decides nothing
+    others = _stories_of(
+        generator,
+        [
+            "Priya: And the app should load in under two seconds on a normal phone.",
+            "Tom: The driver is out today.",
+            "Priya: Okay, it is out for now.",
+        ],
+    )
+    assert not any(s.title.startswith("Leave out") for s in others), [s.title for s in others]

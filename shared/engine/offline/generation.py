@@ -201,7 +201,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v106"
+    version = "gen-offline-v107"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -298,6 +298,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
+        if _DROP_DECIDED.match(clean(sentences[k].text)) and not any(
+            k in st.members for st in stories
+        ):
+            # "Okay, reviews are out for now.": a scope decision said in a meeting, however
+            # little it reads like a requirement
+            stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
+            continue
         deferred = _deferred(stories, sentences, k)
         if deferred is not None:  # "Members want to put their match results in ..." "That's
             _join(deferred, sentences, k, verdict.p_requirement)  # nice but, hmm, that's phase
@@ -992,7 +999,9 @@ def _join(
     said_of_it = said_of_it or _said_of_a_need(sentences[k].text)
     # the answer to a question asked of the need tells more of it, never its main statement
     said_of_it = said_of_it or _yes_to_its_question(sentences, k, target)
-    weak = capped or left_out or said_of_it or hedged or _fragment(sentences[k].text)
+    # "Okay, reviews are out for now.": the decision stays what the story is written from
+    decided_out = bool(_DROP_DECIDED.match(clean(main)))
+    weak = capped or left_out or said_of_it or hedged or decided_out or _fragment(sentences[k].text)
     target.add(k, min(p, target.strength) if weak else p, settles)
     if left_out:
         target.evidence.add(k)
@@ -1652,6 +1661,18 @@ def _deferred(stories: list[_Story], sentences: list[Sentence], k: int) -> _Stor
         return None
     said = body(sentences[last.writing].text).rstrip(" .!")
     return last if wanted_but_left_out(f"{said}, but that's for later.") else None
+
+
+# a thing decided out, said alone ("Okay, reviews are out for now.", "So the waiting list is
+# dropped."): not "the driver is out today" (where someone is)
+_DROP_DECIDED = re.compile(
+    r"^(?:(?:okay|ok|so|right|fine|then|yes|yeah|alright|and|agreed|decision)[\s,:]+)*"
+    rf"(?!(?:it|this|that|they|he|she|we|you|i|{PERSONA_FORMS})\b)"
+    r"(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}\s+(?:is|are)\s+(?:out(?:\s+of\s+scope)?|dropped"
+    r"|off the table)(?:\s+(?:for now|for the first (?:release|version)|for v1|then|too|as well))?"
+    r"[\s.!]*$",
+    re.IGNORECASE,
+)
 
 
 def out_of_scope(sentences: list[Sentence], k: int) -> bool:

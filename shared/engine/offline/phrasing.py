@@ -240,7 +240,7 @@ def write_story(
         aimed = _TARGET_LABEL.match(item)
         if aimed:  # "Target group confirmed: 15 to 35 year olds, ...": who the product is for
             main = f"we should aim at {aimed.group('who')}"
-        said_of = _LABEL_IS.match(item)
+        said_of = _LABEL_IS.match(item) or _LABEL_IS.match(body(written))  # "Tips, um, optional"
         if said_of:  # "Cancellations: free up to 24h before, ...": how the thing labelled is
             thing = said_of.group("label")
             be = "are" if thing.endswith("s") and not thing.endswith("ss") else "is"
@@ -406,6 +406,15 @@ _NAMED_FIRST = re.compile(
 
 
 _NOT_NAMED = frozenset("it this that they these those there he she we you i".split())
+# a figure set anew for "it" ("let's make it three kilometres", "make that twenty")
+_MAKE_IT_FIGURE = re.compile(r"\b(?:make|change|set)\s+(?P<it>it|that)\s+(?:to\s+)?(?=\S)", re.I)
+# a question on the figure of a thing it names first ("Delivery radius, we said five
+# kilometres?", "The deposit, was it fifty pounds?")
+_FIGURE_ASKED_OF = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then)[\s,]+)*(?P<thing>(?:the\s+|our\s+)?[A-Za-z][\w-]*"
+    r"(?:\s+[a-z][\w-]*){0,2}),\s+[^?]*\?$",
+    re.IGNORECASE,
+)
 
 
 # who does what a passive title says, named last ("Approve credit notes by the finance manager")
@@ -415,7 +424,15 @@ _DONE_BY = re.compile(r"^.+\bto be \w+\b.*\bby\s+(?:the|a|an|our)\s+\S", re.I)
 
 
 def _named_back(said: str, context: Sequence[str]) -> str:
-    """``said`` with "them" named when it leaves out what the sentence before is about."""
+    """``said`` with "them" named when it leaves out what the sentence before is about, and "it"
+    when a figure is set anew for the thing the question before named ("Delivery radius, we
+    said five kilometres?" "Actually, let's make it three kilometres.")."""
+    set_anew = _MAKE_IT_FIGURE.search(said)
+    asked = _FIGURE_ASKED_OF.match(clean(context[-1]).strip()) if set_anew and context else None
+    if set_anew and asked and quantities(asked.group(0)) and quantities(said[set_anew.end() :]):
+        thing = _lower_first(asked.group("thing"))
+        said_of = thing if thing.split()[0] in ("the", "our", "their") else f"the {thing}"
+        return f"{said[: set_anew.start('it')]}{said_of}{said[set_anew.end('it') :]}"
     pronoun = _LEFT_OUT_PRONOUN.search(said)
     named = _NAMED_FIRST.match(clean(context[-1]).strip()) if pronoun and context else None
     np = named.group("np").lower().split() if named else []
@@ -519,9 +536,9 @@ _TARGET_LABEL = re.compile(
     re.IGNORECASE,
 )
 # a label of one word and how the thing it names is ("Cancellations: free up to 24h before",
-# "Feedback: optional"): said of it, not a need of its own
+# "Feedback: optional", "Tips, optional, and ..."): said of it, not a need of its own
 _LABEL_IS = re.compile(
-    r"^(?P<label>[A-Z][a-z]{3,}):\s+(?P<rest>(?:free|optional|mandatory|required|compulsory"
+    r"^(?P<label>[A-Z][a-z]{3,})[:,]\s+(?P<rest>(?:free|optional|mandatory|required|compulsory"
     r"|private|public|visible|hidden|anonymous|automatic|manual|unlimited|paid|refundable"
     r"|non-refundable)\b.*)$"
 )

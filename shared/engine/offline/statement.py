@@ -811,6 +811,16 @@ _LIKE_AFTER_A_QUALITY = re.compile(
 )
 
 
+# a condition, what someone then does, and what someone gets ("when an order is ready, the cook
+# taps it and the customer gets a text")
+_DOES_THEN_GETS = re.compile(
+    r"^(?P<when>when|whenever|once|if|after|as soon as)\s+(?P<case>[^,;]+),\s+"
+    r"(?P<act>(?:the|a|an|their|our)\s+[a-z]+\s+[a-z]+s\s+(?:it|them|(?:the|their|an?)\s+[a-z]+))"
+    r"\s+and\s+(?P<result>(?:the|their|our|every|each)\s+[a-z]+\s+(?:gets?|receives?)\s+\S.*)$",
+    re.IGNORECASE,
+)
+
+
 def body(sentence: str, asides: bool = False) -> str:
     """The sentence cleaned for writing: no markers, fillers, labels or leading discourse words;
     asides in parentheses dropped (a title) or kept as a clause (a criterion: "(max 2 voice
@@ -879,6 +889,14 @@ def body(sentence: str, asides: bool = False) -> str:
     text = re.sub(r"\s*,\s*([.!?;:])", r"\1", text)  # a comma left before the end: ", ."
     # "eye tests and, um, I think the wellbeing allowance": the comma of a filler cut out
     text = re.sub(r"\b(and|or)\s*,\s+(?=[a-z])", r"\1 ", text)
+    # "when an order is ready, the cook taps it and the customer gets a text": what someone does
+    # is part of when; what the product then does is the need
+    then_gets = _DOES_THEN_GETS.match(text)
+    if then_gets:
+        text = (
+            f"{then_gets.group('when')} {then_gets.group('case')} and {then_gets.group('act')}, "
+            f"{then_gets.group('result')}"
+        )
     announced = _ANNOUNCED.search(text)
     if announced and len(content_words(announced.group("item"))) >= 2:
         # "let us include two nice features into this device, first, power on and off can be

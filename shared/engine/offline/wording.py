@@ -45,6 +45,9 @@ _CLAUSE_VERB = re.compile(
     r"\b(?:before|after|until|once|when|whenever|if|unless|so that)\s+(?:the\s+|a\s+|an\s+)?"
     r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"
     r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"  # "..., who approved it"
+    # "..., so people know we normally have it": a clause of its own, with a pronoun subject
+    r"|(?:,|\bso|\bknow|\bthat)\s+(?:we|they|you|i|he|she)\s+(?:(?:can|could|will|would|do|did"
+    r"|normally|always|usually|still|already|also)\s+)*[a-z]+$"
     # "record which parent gave it": a question said inside the need, with its own verb
     rf"|{_ASKED_INSIDE}(?:[a-z]+ed|{_PAST_SAID})$",
     re.IGNORECASE,

@@ -196,6 +196,15 @@ def cmd_capture(args: argparse.Namespace, settings: Settings) -> int:
     )
     print(render(doc))
     print(f"written to {where}")
+    failed = [m["meeting"] for m in doc["meetings"] if m.get("run_status") != "completed"]
+    if failed:
+        # a segment that failed lost its stories: the figures undercount what the engine does
+        print(
+            f"warning: {len(failed)} meeting(s) had failed units, their figures are incomplete "
+            f"(see the run's errors.jsonl): {', '.join(failed)}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

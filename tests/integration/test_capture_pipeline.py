@@ -344,3 +344,24 @@ def test_eval_capture_lomo_refuses_the_test_split(tmp_path, monkeypatch, capsys)
     test_split = Path(__file__).resolve().parents[2] / "datasets" / "capture-v1" / "test"
     assert main(["eval", "capture", str(test_split), "--lomo"]) == 2
     assert "never test" in capsys.readouterr().err
+
+
+def test_eval_capture_says_so_when_a_segment_failed(tmp_path, monkeypatch, capsys):
+    """A segment whose generation raised loses its stories: the figures would undercount the
+    engine without a word (found when a grouping change raised on a dev meeting)."""
+    from shared.cli import main
+    from tests.integration.test_eval_tagging import clean_env
+
+    clean_env(monkeypatch, SYNTH_LOCAL_STORE_DIR=str(tmp_path / "store"))
+    split = tmp_path / "split"
+    split.mkdir()
+    lines = [line for line in SAME_NEED.splitlines() if line.strip()]
+    (split / "clinic.tsv").write_text("".join(f"{k}\t{t}\tF\n" for k, t in enumerate(lines, 1)))
+
+    def broken(self, segment, context):
+        raise AttributeError("'NoneType' object has no attribute 'strip'")
+
+    monkeypatch.setattr(OfflineGenerator, "generate", broken)
+    assert main(["eval", "capture", str(split), "--out", str(tmp_path / "out")]) == 1
+    warned = capsys.readouterr().err
+    assert "failed units" in warned and "clinic" in warned

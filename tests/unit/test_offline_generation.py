@@ -4349,3 +4349,32 @@ def test_a_scope_decision_said_in_a_meeting_is_a_story(generator: OfflineGenerat
         ],
     )
     assert not any(s.title.startswith("Leave out") for s in others), [s.title for s in others]
+
+
+def test_an_interview_gives_each_need_its_story(generator: OfflineGenerator) -> None:
+    """A requirements interview written as a probe: a topic asked by its name alone is answered
+    with a need of its own ("Reminders?" "A reminder the day before, by text." was a criterion
+    of the background check); a participle alone is what is done to the thing just named
+    ("Exported to Excel, ideally." was the story "Provide exported to Excel"); a no said in
+    answer to what to leave out is not negated twice (was "Leave out no app store app")."""
+    stories = _stories_of(
+        generator,
+        [
+            "Sam: Do you need to approve new volunteers?",
+            "Jo: Yes, new volunteers need a background check before they can pick a shift.",
+            "Sam: Reminders?",
+            "Jo: A reminder the day before, by text.",
+            "Sam: What about reports?",
+            "Jo: I need to see the hours per volunteer per month, for the funding report.",
+            "Jo: Exported to Excel, ideally.",
+            "Sam: Anything you don't want?",
+            "Jo: No app store app, please.",
+            "Jo: It has to work in the browser.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    assert "Send a reminder the day before" in by_title, list(by_title)
+    hours = by_title["See the hours per volunteer per month"]
+    assert "Exported to Excel." in hours.acceptance_criteria, hours.acceptance_criteria
+    assert "Leave out app store app" in by_title, list(by_title)
+    assert "Work in the browser" in by_title, list(by_title)

@@ -201,7 +201,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v107"
+    version = "gen-offline-v108"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -475,7 +475,8 @@ class OfflineGenerator:
         if story.writing and not story.said_as:
             # "Yes, and the bank holidays, ..." "We can load those automatically": named
             main_text = named_before(main_text, sentences[story.writing - 1].text)
-        if out_of_scope(sentences, story.writing):  # "## Won't" / "- Business permits."
+        if out_of_scope(sentences, story.writing) and not _SAID_AS_NO.match(clean(main_text)):
+            # "## Won't" / "- Business permits." (not "No app store app, please.", said as a no)
             main_text = f"We won't do {_lower_first(main_text.strip())}"
         first = min(members + story.superseded)
         context = [s.text for s in sentences[max(0, first - 2) : first]]
@@ -773,6 +774,10 @@ def _task_after_but(text: str) -> bool:
     need the receipt photo, but I'll check with the auditors")."""
     task = _TASK_AFTER_BUT.search(text)
     return task is not None and not states_a_need(text[: task.start()])
+
+
+# a thing left out, said as a no ("No app store app, please.", "Not the Android app.")
+_SAID_AS_NO = re.compile(r"^\W*(?:no|not|none|nothing|never|without)\b", re.IGNORECASE)
 
 
 # a survey finding: a share of people who do, find or want something ("Seventy five percent of

@@ -60,6 +60,7 @@ from shared.engine.offline.lexicon import (
     PERSONA_FORMS,
     QUALIFIER,
     base_form,
+    is_participle,
     is_verb,
     singular_persona,
     third_person,
@@ -84,6 +85,7 @@ from shared.engine.offline.statement import (
 from shared.engine.offline.wording import _lower_first, capital
 from shared.text.language import (
     FILLER_SENTENCES,
+    STOPWORDS,
     analysis_words,
     clean,
     content_words,
@@ -420,6 +422,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             or (verdict.p_requirement >= JOIN_AT and _points_back(stories, sentences, k))
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             or _A_CASE_OF_IT.match(clean(text))
+            or _done_to_it(text)
             else None
         )
         if limited is not None and listed and not figure:
@@ -1350,6 +1353,14 @@ _TOPIC_QUESTION = re.compile(
     r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,3})(?:,\s*(?:like|such as|say)\s+[^?]+)?\s*\?$",
     re.IGNORECASE,
 )
+# a topic raised by its name alone ("Reminders?")
+_BARE_TOPIC = re.compile(
+    r"^(?:(?:so|okay|ok|right|and)[\s,]+)*(?P<topic>(?!(?:is|are|do|does|did|can|could|would"
+    r"|will|should|really|sorry|right|okay|ok|yes|no|yeah|what|why|how|who|when|where|which"
+    r"|anything|everything|more|else|seriously|pardon|about|for|with|in|on|at|to|from|of|by"
+    r"|like|and|or|but|so|then|sure|true|done|okay)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s*\?$",
+    re.IGNORECASE,
+)
 
 # a thing proposed as a question ("Good question, a reminder to the approver before the
 # cut-off?"): said with "a", "an" or "some" and two content words or more, so not a check of
@@ -1361,22 +1372,34 @@ _THING_PROPOSED = re.compile(
 )
 
 
-def answers_a_topic(sentences: list[Sentence], k: int) -> bool:
+def _named_words(text: str) -> list[str]:
+    """The content words of ``text`` as lemmas, the words of the meeting's own talk included
+    ("reminder", "email", "date": a topic asked about by name)."""
+    words = re.findall(r"[a-z][\w'-]*", clean(text).lower())
+    return [lemma(w) for w in words if len(w) >= 3 and w not in STOPWORDS]
+
+
+def answers_a_topic(sentences: list[Sentence], k: int, bare: bool = True) -> bool:
     """Whether sentence ``k`` answers a topic just raised as a question by saying it first ("And
-    VAT?" "VAT at twenty percent on everything except ..."): a need of its own."""
-    raised = _TOPIC_QUESTION.match(clean(sentences[k - 1].text)) if k else None
+    VAT?" "VAT at twenty percent on everything except ..."): a need of its own; with ``bare``,
+    a topic raised by its name alone too ("Reminders?" "A reminder the day before, by text.")."""
+    asked = clean(sentences[k - 1].text) if k else ""
+    raised = _TOPIC_QUESTION.match(asked) or (_BARE_TOPIC.match(asked) if bare else None)
     if raised is None or _fragment(sentences[k].text):
         return False
-    topic = content_words(raised.group("topic"))
+    topic = _named_words(raised.group("topic"))
     if not topic:
         return False
-    said = content_words(sentences[k].text)
+    said = _named_words(sentences[k].text)
     if said[: len(topic)] == topic:
         return True
+    if raised.re is _BARE_TOPIC:
+        return False  # "Reminders?" is answered by saying reminders first
     # "What about big orders, like birthday cakes?" "Cakes need forty-eight hours notice.": the
     # answer opens with the thing asked about or its example
-    asked = set(content_words(clean(sentences[k - 1].text)))
-    return bool(said) and said[0] in asked and sentences[k - 1].speaker != sentences[k].speaker
+    named = set(content_words(asked))
+    opens = content_words(sentences[k].text)
+    return bool(opens) and opens[0] in named and sentences[k - 1].speaker != sentences[k].speaker
 
 
 def _answers_a_new_question(sentences: list[Sentence], k: int, said: list[int]) -> bool:
@@ -1385,7 +1408,7 @@ def _answers_a_new_question(sentences: list[Sentence], k: int, said: list[int]) 
     they need a PO number on it?" "Yes, ... the company admin can add a PO number ..."), or by
     saying the topic raised first (``answers_a_topic``): a need of its own."""
     asked = clean(sentences[k - 1].text) if k > max(said) + 1 else ""
-    if asked and answers_a_topic(sentences, k):
+    if asked and answers_a_topic(sentences, k, bare=False):
         return True
     if not (_YES_NO_QUESTION.match(asked) and _YES_NO.match(clean(sentences[k].text))):
         return False
@@ -2442,6 +2465,21 @@ _A_CASE_OF_IT = re.compile(
     r"\s+of\s+(?:them|those|these)|it|that|this)\s+[a-z']+\b[^?]*,\s*\S[^?]*$",
     re.IGNORECASE,
 )
+# what is done to the thing just named, said as a participle alone ("Exported to Excel, ideally."
+# after "I need to see the hours per volunteer per month")
+_DONE_TO_IT = re.compile(
+    r"^(?:(?:and|so|then|also|um|uh|oh)\W+)*(?P<done>[a-z]+ed)\s+(?:to|by|as|in|into|on|every|each"
+    r"|weekly|monthly|daily|nightly|automatically)\b[^.;:!?]*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _done_to_it(text: str) -> bool:
+    """Whether a sentence is only what is done to the thing just named (``_DONE_TO_IT``)."""
+    done = _DONE_TO_IT.match(clean(text))
+    return done is not None and is_participle(done.group("done").lower())
+
+
 # what follows when the limit just said is passed ("If they cancel later than that, they lose the
 # credit."): a rule of that need, in its criteria
 _SAID_OF_THE_FIGURE_BEFORE = re.compile(

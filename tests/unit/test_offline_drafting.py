@@ -6530,3 +6530,28 @@ def test_spoken_labels_figures_and_triggers_name_the_need(
         assert draft.title == title
     if criterion:
         assert criterion in draft.acceptance_criteria, draft.acceptance_criteria
+
+
+@pytest.mark.parametrize(
+    ("statement", "title"),
+    [
+        # "Yeah" is talk, no label of a thing said to be free (was "Make yeah free parking ...",
+        # after "Tips, optional" became a label)
+        (
+            "Yeah, free parking for visitors at the main gate.",
+            "Provide free parking for visitors at the main gate",
+        ),
+        # a title cut before "and" keeps the particle of its verb (was "... of the sign"); the
+        # cut steps back over "up" only before "to" ("up to the end of the next month")
+        (
+            "We should put more time into the design of the sign up and the onboarding flow.",
+            "Put more time into the design of the sign up",
+        ),
+        (
+            "Okay, people can book rooms up to the end of the next month, desks a week ahead.",
+            "Book rooms up to the end of the next month",
+        ),
+    ],
+)
+def test_talk_is_no_label_and_a_particle_stays_with_its_verb(statement: str, title: str) -> None:
+    assert write_story([statement]).title == title

@@ -201,7 +201,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v108"
+    version = "gen-offline-v109"
     engine: Engine = "offline"
     model: str | None = None
 

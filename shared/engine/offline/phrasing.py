@@ -538,7 +538,8 @@ _TARGET_LABEL = re.compile(
 # a label of one word and how the thing it names is ("Cancellations: free up to 24h before",
 # "Feedback: optional", "Tips, optional, and ..."): said of it, not a need of its own
 _LABEL_IS = re.compile(
-    r"^(?P<label>[A-Z][a-z]{3,})[:,]\s+(?P<rest>(?:free|optional|mandatory|required|compulsory"
+    r"^(?!(?i:yeah|yes|okay|well|right|sure|fine|great|good|also|then|now|plus|and|but|so)\b)"
+    r"(?P<label>[A-Z][a-z]{3,})[:,]\s+(?P<rest>(?:free|optional|mandatory|required|compulsory"
     r"|private|public|visible|hidden|anonymous|automatic|manual|unlimited|paid|refundable"
     r"|non-refundable)\b.*)$"
 )
@@ -874,8 +875,13 @@ def make_title(phrase: str) -> str:
         # thing; the cut goes before the phrase it is in
         cuts = [k for k in cuts if words[k].lower() != "of"] or cuts
         cut = cuts[0] if cuts else MAX_TITLE_WORDS
-        if cuts and cut > MIN_TITLE_WORDS and words[cut - 1].lower() in ("up", "down"):
-            cut -= 1  # "Book teaching rooms | up to the end of the next term"
+        if (
+            cuts
+            and cut > MIN_TITLE_WORDS
+            and words[cut].lower() == "to"
+            and words[cut - 1].lower() in ("up", "down")
+        ):
+            cut -= 1  # "Book teaching rooms | up to the end of the next term" (not "pick | up")
         if cut < len(words) and words[cut].lower() == "of":
             # "Work with the five best-selling TV brands | out of the box": the cut goes before
             # the whole preposition ("out of", "instead of")

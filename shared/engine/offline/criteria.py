@@ -701,14 +701,18 @@ def _enumeration(text: str) -> list[str]:
 
 # the product named, then what it does in the present ("The remote recognises a fixed vocabulary
 # of ...", "the app keeps a copy ..."): a behaviour to check
+_PRODUCT_NAMES = (
+    r"(?:product|device|system|app|remote(?:\s+control)?|site|website|portal|tool|platform"
+    r"|service)"
+)
 _PRODUCT_DOES = re.compile(
-    r"^(?:the|our)\s+(?:product|device|system|app|remote(?:\s+control)?|site|website|portal"
-    r"|tool|platform|service)\s+(?:also\s+|automatically\s+|only\s+)?(?P<verb>[a-z]+s)\s+\S",
+    rf"^(?:the|our)\s+{_PRODUCT_NAMES}\s+(?:also\s+|automatically\s+|only\s+)?"
+    r"(?P<verb>[a-z]+s)\s+\S",
     re.IGNORECASE,
 )
 # a sentence whose subject does each of the verbs it lists ("It must not ..., stops ...")
 _SHARED_SUBJECT = re.compile(
-    r"^(?P<s>it|the (?:product|device|system|app|remote(?: control)?|site|tool))\s+"
+    rf"^(?P<s>it|the\s+{_PRODUCT_NAMES})\s+"
     r"(?:must|should|will|shall|can|always|never|also|only|then)?\s*[a-z]",
     re.IGNORECASE,
 )

@@ -738,15 +738,15 @@ def _clause_items(text: str, cap: Capability, persona: str) -> list[str]:
             item = capital(_trim(part))
             if len(item.split()) <= 2 * _MAX_ITEM_WORDS:
                 out.append(item.rstrip(".") + ".")
-    shared = _SHARED_SUBJECT.match(text.strip())
+    doer = _SHARED_SUBJECT.match(text.strip())
     for at, raw in enumerate(_CLAUSE_BREAK.split(text)):
         clause = _trim(_LEAD.sub("", _trim(raw or "")))
         first = clause.split()[0].lower() if clause else ""
-        if at and shared and first.endswith("s") and is_verb(first) and not is_base_verb(first):
+        if at and doer and first.endswith("s") and is_verb(first) and not is_base_verb(first):
             # "It must not react to ..., stops beeping as soon as any button is pressed, and
             # beeps for 30 s at most": the sentence's subject does each of its verbs
             named = cap.subject if _NAMES_A_THING.match(cap.subject or "") else "the product"
-            said = f"{named if shared.group('s').lower() == 'it' else shared.group('s')} {clause}"
+            said = f"{named if doer.group('s').lower() == 'it' else doer.group('s')} {clause}"
             split = _condition(said)
             if split and "?" not in said:
                 when, result = split

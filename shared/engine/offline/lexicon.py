@@ -225,6 +225,9 @@ _QUALITY_WORDS = frozenset(
 )
 
 
+# verbs of signalling, which take no object ("beep and block the next step" blocks the step)
+SIGNAL_VERBS = frozenset("beep buzz vibrate flash blink ring chime bleep ping".split())
+
 # where people will be, said after "will" or "would" ("Finance will be on laptops, big screens",
 # "drivers will be in the van all day"): no need of theirs, so no persona
 WHERE_THEY_ARE = r"\s+(?:mostly\s+|all\s+)?be\s+(?:on|in|at|using|working)\b"

@@ -37,6 +37,7 @@ from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
     QUALIFIER,
+    SIGNAL_VERBS,
     VAGUE_QUALITY_WORDS,
     VERBS,
     WHERE_THEY_ARE,
@@ -59,6 +60,7 @@ from shared.engine.offline.statement import (
     _PERSONA_START,
     _PURPOSE,
     _SUBORDINATORS,
+    LABEL_VERBS,
     MAX_TITLE_WORDS,
     MIN_TITLE_WORDS,
     NEED_POINTS_BACK,
@@ -501,10 +503,6 @@ _AND_VERB = re.compile(
 )
 
 
-# verbs of signalling take no object: "beep and block the next step" blocks the step
-_SIGNAL_VERB = frozenset("beep buzz vibrate flash blink ring chime bleep ping".split())
-
-
 # a speaker's doubt about something, which decides nothing ("I'm not sure about showing the
 # reason though", "I don't know if we need that"), or a denial whose hedge a criterion would
 # drop ("I don't think you'd need to know the condition" read "You know the condition")
@@ -523,8 +521,7 @@ _THING_LABEL = re.compile(
     r"^(?!(?i:new|note|notes|todo|decision|decided|action|agreed|idea|question|open|issue|risk"
     r"|must|should|could|won't|nice to have|update|status|done|next)\b)"
     # a label names a thing: no verb in it ("Gesture control is dropped: too expensive")
-    r"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: (?!(?:is|are|was|were|has|have|had|must|should|will"
-    r"|can|could|would|be|been|gets?|stays?|goes)\b)[a-z][\w'\u2019-]*){1,3}"
+    rf"(?P<label>[A-Z][a-z][\w'\u2019-]*(?: (?!{LABEL_VERBS}\b)[a-z][\w'\u2019-]*){{1,3}}"
     r"|[A-Z][a-z]+-[a-z][\w'\u2019-]*):\s+(?P<rest>\S.*)$"  # "Carry-over: up to five days"
 )
 
@@ -605,7 +602,7 @@ def _one_action(phrase: str) -> str:
         )
         if all(is_base_verb(v.lower()) for v in verbs if v):
             verb = joined.group("verb")
-            if verb.lower() in _SIGNAL_VERB and verbs[-1]:  # "beep and block the next step"
+            if verb.lower() in SIGNAL_VERBS and verbs[-1]:  # "beep and block the next step"
                 verb = verbs[-1].capitalize() if verb[0].isupper() else verbs[-1]
             one = f"{verb} {joined.group('rest')}"
             return one if len(one.split()) >= MIN_TITLE_WORDS else phrase

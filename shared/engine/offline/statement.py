@@ -25,6 +25,7 @@ from shared.engine.offline.lexicon import (
     PERSONA,
     PERSONA_FORMS,
     QUALIFIER,
+    SIGNAL_VERBS,
     VERBS,
     amount_only,
     base_form,
@@ -63,11 +64,14 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 # "NEW: ...", "Industrial Design: ...", "Locator: ..." (not "No more than 8 buttons: ...")
+# a verb, which no label holds: "Gesture control is dropped: too expensive" says it was dropped
+LABEL_VERBS = (
+    r"(?i:is|are|was|were|has|have|had|must|should|will|can|could|would|be|been|gets?|stays?"
+    r"|goes)"
+)
 _LABEL_PREFIX = re.compile(
     r"^(?:\[[ xX]\]\s*)?(?:(?!(?i:no|not|only|at|max|min|must|should)\b)[A-Z][A-Za-z/&']*"
-    # no verb in a label: "Gesture control is dropped: too expensive" says it was dropped
-    r"(?:[ -](?!(?i:is|are|was|were|has|have|had|must|should|will|can|be|been|gets?|stays?)\b)"
-    r"[A-Za-z/&']+){0,3}:\s+)?"
+    rf"(?:[ -](?!{LABEL_VERBS}\b)[A-Za-z/&']+){{0,3}}:\s+)?"
 )
 # what follows a label that only goes on with it ("Search: by title, ...", "Delivery: within
 # three days"): a preposition, no clause of its own
@@ -2010,8 +2014,8 @@ _QUALITY_TO_DO = re.compile(r"^(?P<how>[a-z-]+)\s+to\s+(?P<verb>[a-z]+)\b", re.I
 def _qualities_to_do(text: str) -> bool:
     """Whether a statement is only how something is to use, said as a quality and what it is
     like to do ("Quick to set up.", "Fast to open and fast to take a photo.", "Easy to clean,
-    and cheap.", "Robust and easy to use."), with no clause of its own: how the product must be, not a thing to provide
-    ("Provide quick to set up")."""
+    and cheap.", "Robust and easy to use."), with no clause of its own: how the product must be,
+    not a thing to provide ("Provide quick to set up")."""
     items = _quality_items(text)
     said = [_QUALITY_TO_DO.match(w) for w in items]
     if not items or not any(said) or not 0 < len(items) <= 3:
@@ -2249,7 +2253,7 @@ def _other_thing(subject: str) -> bool:
 
 
 # what a part of the product does to signal something, with no object
-_SIGNALS = frozenset("beep buzz vibrate flash blink ring chime bleep ping glow light".split())
+_SIGNALS = SIGNAL_VERBS | {"glow", "light"}
 
 _PRONOUNS = frozenset(
     """i we you he she it they this that these those who which everyone someone somebody nobody

@@ -71,9 +71,21 @@ _SUPPOSES = re.compile(
 )
 
 
+# a case named first, before what is said of it ("Actually, for unsuccessful ones, ...")
+_ANOTHER_CASE = re.compile(
+    r"^(?:(?:actually|but|and|oh|though|although|well)\W+)+(?:for|with)\s+(?P<case>[^,]+),",
+    re.IGNORECASE,
+)
+
+
 def revision(earlier: str, later: str) -> Revision | None:
     """How ``later`` revises ``earlier``, or None when it does not."""
     if _SUPPOSES.search(clean(later)):
+        return None
+    case = _ANOTHER_CASE.match(clean(later))
+    if case and set(content_words(case.group("case"))).isdisjoint(content_words(earlier)):
+        # "Six years after they leave." "Actually, for unsuccessful ones, people who never
+        # started, delete them after six months.": the rule of another case, no revision
         return None
     numbers = number_cues(earlier, later) or frequency_cues(earlier, later, fine=True)
     short = meaningful_word_count(later) <= SHORT_REVISION_WORDS
@@ -97,6 +109,9 @@ def revision(earlier: str, later: str) -> Revision | None:
     )
     if unitless is not None:
         return unitless
+    alone = _lone_figure_set_anew(earlier, lead) if lead and not numbers and not qualified else None
+    if alone is not None:
+        return alone
     if qualified and not numbers:
         # "four hours for high, two days for normal" ... "actually, make it one day for normal,
         # two days is too slow": the figure said of the same thing changed, though the old
@@ -214,6 +229,26 @@ def _bare_figure_set_anew(earlier: str, lead: re.Match[str]) -> Revision | None:
     if old not in number_tokens(earlier) or old.lower() == new[-1].lower():
         return None
     return Revision("number", f"'{old}' changed to '{new[-1]}'", ((old, new[-1]),), False)
+
+
+# what may follow a figure set anew and still leave it alone ("let's say three actually")
+_AFTER_FIGURE = frozenset("actually then instead maybe perhaps i think guess".split())
+
+
+def _lone_figure_set_anew(earlier: str, lead: re.Match[str]) -> Revision | None:
+    """A number said alone first thing ("Hmm, let's say three actually, two is too tight ..."),
+    setting anew the one number the earlier statement says without a unit ("If any part in a
+    van falls under two, ..."), or None."""
+    said = lead.group("figure")
+    new = number_tokens(said)
+    rest = [w for w in re.findall(r"[a-z']+", said.lower()) if w not in _AFTER_FIGURE]
+    if len(new) != 1 or not set(rest) <= set(re.findall(r"[a-z']+", new[0].lower())):
+        return None
+    old = {n.lower() for n in number_tokens(earlier)}
+    if len(old) != 1 or new[0].lower() in old:
+        return None
+    change = (number_tokens(earlier)[0], new[0])
+    return Revision("number", f"'{change[0]}' changed to '{change[1]}'", (change,), False)
 
 
 def sets_a_figure(text: str) -> bool:

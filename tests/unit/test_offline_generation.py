@@ -4378,3 +4378,137 @@ def test_an_interview_gives_each_need_its_story(generator: OfflineGenerator) -> 
     assert "Exported to Excel." in hours.acceptance_criteria, hours.acceptance_criteria
     assert "Leave out app store app" in by_title, list(by_title)
     assert "Work in the browser" in by_title, list(by_title)
+
+
+def test_a_bare_figure_set_anew_revises_the_one_figure_said_before(
+    generator: OfflineGenerator,
+) -> None:
+    """Was a criterion of each ("... drops under four, ..." and "A note when under five."): a
+    number said alone first thing ("Let's say five actually, four is too few ...") sets anew the
+    one number the need said without a unit, and the need's first wording is superseded."""
+    stories = _stories_of(
+        generator,
+        [
+            "Nadia: The cleaners need to see which rooms are booked tomorrow.",
+            "Nadia: If the stock of towels in a building drops under four, the housekeeper should"
+            " get a note.",
+            "Ben: Four, or five?",
+            "Nadia: Let's say five actually, four is too few for the big rooms.",
+            "Ben: Okay, a note when under five.",
+        ],
+    )
+    note = next(s for s in stories if s.superseded_quotes)
+    assert note.superseded_quotes == [
+        "If the stock of towels in a building drops under four, the housekeeper should get a note."
+    ]
+    assert any("under five" in c for c in note.acceptance_criteria), note.acceptance_criteria
+    assert not any("under four" in c for c in note.acceptance_criteria), note.acceptance_criteria
+
+
+def test_a_topic_asked_about_and_turned_down_is_a_scope_decision(
+    generator: OfflineGenerator,
+) -> None:
+    """Were lost (the answers read as talk): a topic asked about by its name alone and turned
+    down or put off by another speaker ("Timesheets?" "Not yet, maybe next year."), or asked
+    about and then put as a yes/no question ("And invoices? Should the app create the
+    invoice?" "No, not in the app."), is a decision the backlog keeps, and the need said after it
+    ("But the job report should go to Sage ...") is one of its own; the room asked for questions
+    is no topic."""
+    stories = _stories_of(
+        generator,
+        [
+            "Sam: The volunteers need to see their shifts on their phone.",
+            "Sam: Timesheets?",
+            "Jo: Not yet, maybe next year.",
+            "Sam: And invoices? Should the app create the invoice?",
+            "Jo: No, not in the app.",
+            "Jo: But the job report should go to Sage so finance can invoice.",
+            "Sam: Any questions?",
+            "Jo: Nope.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    assert "Leave out timesheets" in by_title, list(by_title)
+    assert "Timesheets?" in by_title["Leave out timesheets"].source_quotes
+    assert "Do not create the invoice" in by_title, list(by_title)
+    # what is needed instead is a need of its own, not more of what was turned down
+    assert any(t.startswith("Send the job report to Sage") for t in by_title), list(by_title)
+    assert not any("Nope." in s.source_quotes for s in stories), list(by_title)
+
+
+def test_a_thing_kept_out_by_name_is_a_decision_that_takes_no_other_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Was evidence of the next need ("Let's keep leavers out of this first version." quoted
+    under "Use single sign-on"): a thing kept out by name is a scope decision, and a need said
+    after it that is not about that thing is not more of it."""
+    stories = _stories_of(
+        generator,
+        [
+            "Raj: The agent should be able to record a move-in date for each tenancy.",
+            "Raj: Let's keep deposits out of this first release.",
+            "Ana: Anything on security?",
+            "Raj: It has to use single sign-on.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    assert "Leave out deposits" in by_title, list(by_title)
+    assert by_title["Leave out deposits"].source_quotes == [
+        "Let's keep deposits out of this first release."
+    ]
+    assert "Use single sign-on" in by_title, list(by_title)
+
+
+def test_a_question_and_its_answer_go_to_the_need_they_name_not_a_verb_they_share(
+    generator: OfflineGenerator,
+) -> None:
+    """Was a criterion of "Leave out deposits" (both say "keep"): a figure answered to a question
+    on a thing goes to the need that names that thing; a rule said "actually, for <another
+    case>, ..." is that case's rule, no revision of the figure just said (was "three years"
+    superseded by "three months")."""
+    stories = _stories_of(
+        generator,
+        [
+            "Raj: The agent should be able to archive the tenancy files from the portal.",
+            "Raj: Let's keep deposits out of this first release.",
+            "Ana: And how long do we keep the tenancy files?",
+            "Raj: Three years after they end, that's the policy.",
+            "Raj: Actually, for withdrawn applications, delete them after three months.",
+        ],
+    )
+    files = next(s for s in stories if "tenancy files" in s.title)
+    deposits = next(s for s in stories if s.title == "Leave out deposits")
+    assert "We keep the tenancy files three years after they end." in files.acceptance_criteria
+    assert not any("three years" in c.lower() for c in deposits.acceptance_criteria)
+    assert not any(s.superseded_quotes for s in stories), [s.superseded_quotes for s in stories]
+
+
+def test_the_people_a_question_names_are_who_the_need_after_it_is_for(
+    generator: OfflineGenerator,
+) -> None:
+    """Was "Change the wording before it goes", written from the answer, with the email a
+    criterion, "As an agent", and the team's account of today quoted first: "They should get
+    a move-in email ..." after "What about the tenants themselves?" is the tenants' need; a
+    statement said long before never displaces it; "Does the move-in email need sign-off?" "No,
+    but ..." gives both the no and what the answer says instead."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: What happens today when a tenant moves in?",
+            "Raj: The agent emails us, we email the locksmith for keys, and something always"
+            " gets missed.",
+            "Raj: The agent should be able to record a move-in date for each tenancy.",
+            "Ana: What about the tenants themselves?",
+            "Raj: They should get a move-in email three days before, with the office address and"
+            " who to call.",
+            "Ana: Does the move-in email need sign-off?",
+            "Raj: No, but the agent should be able to change the wording before it goes.",
+        ],
+    )
+    email = next(s for s in stories if "move-in email" in s.title)
+    assert email.description.startswith("As a tenant,"), email.description
+    assert email.source_quotes[0].startswith("They should get a move-in email"), email.source_quotes
+    assert "The agent can change the wording before it goes." in email.acceptance_criteria
+    assert "The move-in email does not need sign-off." in email.acceptance_criteria
+    record = next(s for s in stories if s.title.startswith("Record a move-in date"))
+    assert not any("locksmith" in c for c in record.acceptance_criteria), record

@@ -143,6 +143,9 @@ WRITE_FROM_AT = ORPHAN_SEED_AT
 # confident enough to give criteria
 PLAIN_WRITE_FROM_AT = CRITERIA_AT
 BARE_FOLD_SIMILARITY = 0.5
+# a no to a question, and what the answer says instead ("No, but the manager should be able to
+# edit the text before it goes.")
+_NO_BUT = re.compile(r"^(?:(?:oh|well|um|uh)\W+)*(?:no|nope)\W+but\s+\w", re.IGNORECASE)
 QUESTION_ATTACH = 0.5
 PARENT_REUSE_AT_LEAST = 0.70
 AC_DELTA_JACCARD = 0.6
@@ -201,7 +204,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v109"
+    version = "gen-offline-v110"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -478,7 +481,9 @@ class OfflineGenerator:
         if out_of_scope(sentences, story.writing) and not _SAID_AS_NO.match(clean(main_text)):
             # "## Won't" / "- Business permits." (not "No app store app, please.", said as a no)
             main_text = f"We won't do {_lower_first(main_text.strip())}"
-        first = min(members + story.superseded)
+        # what was said just before the need's own statements (not before evidence quoted from
+        # far away: "The manager emails us, ..." long before "They should get a welcome email")
+        first = min([m for m in members if m not in story.evidence] + story.superseded or members)
         context = [s.text for s in sentences[max(0, first - 2) : first]]
         # the figures the meeting revised away ("twenty-four hours" after "make it forty-eight"):
         # a statement that says one again ("we said text, twenty-four hours before") is
@@ -509,7 +514,9 @@ class OfflineGenerator:
                 and not finding_of_another_thing(sentences[k].text, main_text)
                 and k not in story.evidence
                 and not (k != story.writing and revised_away & figures_said([sentences[k].text]))
-                and k not in story.answered  # drafted as said with its question (below)
+                # drafted as said with its question (below), and what a "no, but" goes on to
+                # say ("No, but the manager should be able to edit the text before it goes.")
+                and (k not in story.answered or bool(_NO_BUT.match(clean(sentences[k].text))))
                 for k in members
             ],
             revised=[

@@ -62,6 +62,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_participle,
     is_verb,
+    reads_as_capability,
     singular_persona,
     third_person,
 )
@@ -73,9 +74,11 @@ from shared.engine.offline.statement import (
     body,
     breaks_off,
     by_what,
+    capability,
     for_whom,
     judges_a_figure,
     judges_the_work,
+    keeps_named_out,
     limits_the_need_before,
     states_a_dependency,
     unframed,
@@ -177,6 +180,8 @@ class _Story:
     # criterion is drafted from ("How far ahead can they book?" "Six weeks, I'd say." -> "They
     # can book six weeks ahead.")
     answered: dict[int, str] = field(default_factory=dict)
+    # a scope decision: a thing left out of what is built ("Timesheets?" "Not now.")
+    decided_out: bool = False
 
     def __post_init__(self) -> None:
         if self.writing < 0:
@@ -300,12 +305,19 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             # the item read like on their own
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
-        if _DROP_DECIDED.match(clean(sentences[k].text)) and not any(
-            k in st.members for st in stories
-        ):
-            # "Okay, reviews are out for now.": a scope decision said in a meeting, however
-            # little it reads like a requirement
+        if (
+            _DROP_DECIDED.match(clean(sentences[k].text)) or keeps_named_out(sentences[k].text)
+        ) and not any(k in st.members for st in stories):
+            # "Okay, reviews are out for now.", "Let's keep leavers out of this first version.":
+            # a scope decision said in a meeting, however little it reads like a requirement
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
+            continue
+        turned_down = _topic_turned_down(sentences, k)
+        if turned_down is not None:  # "Timesheets?" "Not now, maybe next year.": a scope
+            said_as, questions = turned_down  # decision on the topic asked about
+            story = _Story([k, *questions], max(verdict.p_requirement, JOIN_AT), writing=k)
+            story.said_as, story.decided_out = said_as, True
+            stories.append(story)
             continue
         deferred = _deferred(stories, sentences, k)
         if deferred is not None:  # "Members want to put their match results in ..." "That's
@@ -551,8 +563,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             target.revise_detail(k, *detail)
         elif target is not None:
             own = target.own  # before ``k`` joins it
-            _join(target, sentences, k, p)
-            if remark is None and not _said_near(k, own):
+            # how things are done today, said in answer to a question on it ("What happens
+            # today when a tenant moves in?" "The agent emails us, ..."): evidence at most
+            as_is = answers_how_it_is(sentences, k)
+            far = (remark is None and not _said_near(k, own)) or as_is
+            # attached by its meaning alone, it never displaces a need stated plainly ("The
+            # manager emails us, we email IT for a laptop, ..." said long before "They should
+            # get a welcome email a week before they start")
+            plain = as_is or _stated_plainly(sentences[target.writing].text)
+            _join(target, sentences, k, min(p, target.strength) if far and plain else p)
+            if far:
                 # attached by its meaning alone, said away from the need: quoted as evidence of
                 # it, never drafted (what is said of something else is no criterion of it)
                 target.evidence.add(k)
@@ -960,6 +980,13 @@ def quote_what_is_said_between(
     return added
 
 
+def _stated_plainly(text: str) -> bool:
+    """Whether a statement says a need plainly and names it in a title that reads as one ("They
+    should get a welcome email a week before they start"; not "We'll have those buttons about,
+    and the two important ones we're forgetting")."""
+    return states_a_need(text) and reads_as_capability(capability(body(text)).title)
+
+
 def _join(
     target: _Story,
     sentences: list[Sentence],
@@ -1075,7 +1102,10 @@ def _revises(
             return True
     if found_revision is None or (short_only and found_revision.restated):
         return False
-    if short_only and not _names_only_figures_or_shares(sentences[k].text, text):
+    if short_only and not (
+        _names_only_figures_or_shares(sentences[k].text, text)
+        or _old_figure_said_again(found_revision, sentences[k].text)
+    ):
         return False  # "let's say two, minimum two for group rooms" is not of "four hours max"
     # "actually, make the slots twelve minutes" corrects what was just said, as a short
     # revision does ("make it twenty"), however differently it is put
@@ -1141,6 +1171,16 @@ def _names_only_figures_or_shares(later: str, earlier: str) -> bool:
     named = {w for w in content_words(said) if not number_tokens(w) and w not in ("once", "twice")}
     figures = {w for q in quantities(said) for w in content_words(q.text)}
     return not (named - figures) or not named.isdisjoint(content_words(earlier))
+
+
+def _old_figure_said_again(found: Revision, later: str) -> bool:
+    """Whether ``later`` sets a figure anew first thing and then says the old one, the figure it
+    replaces ("Let's say three actually, two is too tight for the boilers.")."""
+    lead = leads_with_a_figure(later)
+    if lead is None or found.kind != "number" or len(found.changes) != 1:
+        return False
+    old = found.changes[0][0].lower()
+    return old in (n.lower() for n in number_tokens(clean(later)[lead.end() :]))
 
 
 # "Baby-proof means: ...", "By key lock we mean ...": what a term said before is
@@ -1227,7 +1267,21 @@ def _elaborated(
     # "So members need to book too?" "Yes, they still need a slot, but no payment.": a yes to
     # another speaker's question on the need is more of it
     confirms = confirms or _yes_to_its_question(sentences, k, last)
+    if last.decided_out or _decided_out(sentences, last.writing):
+        # "Let's keep leavers out of this first version." "It has to use single sign-on.", "No,
+        # not in the app." "But the job report should go to Sage ...": a need said after a thing
+        # is left out is a need of its own; what else is said of that thing is more of it
+        return last if similar and not states_a_need(text) else None
     return last if (similar or short or confirms) else None
+
+
+def _decided_out(sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k`` leaves a thing out of what is built ("Okay, reviews are out for
+    now.", "Let's keep leavers out of this first version.", an item under "## Won't")."""
+    text = sentences[k].text
+    return bool(
+        out_of_scope(sentences, k) or _DROP_DECIDED.match(clean(text)) or keeps_named_out(text)
+    )
 
 
 # a need put to the person who has it, to say yes to ("So you'd want to hand your approvals to
@@ -1671,6 +1725,52 @@ _DEFERS = re.compile(
     r"|next (?:phase|year|release|version))\b|\blet's\s+park\s+(?:that|it)\b",
     re.IGNORECASE,
 )
+
+
+# an answer that turns a topic down or puts it off ("Not now, maybe next year.", "No, not in the
+# app.", "Later."), not one that only limits it ("Not every day, only Mondays.")
+_TURNS_DOWN = re.compile(
+    r"^(?:(?:hmm|um|uh|well|honestly|probably)\W+)*(?:no\b(?!\s+(?:more|less|later|longer|idea|clue|problem|worries|doubt))"
+    r"|nope\b|not\s+(?:now|yet|for now|at the moment|this (?:time|year|release|version|phase|round)"
+    r"|in (?:the )?(?:first|v1|version one)\b|in (?:the|this) app\b)|later\W*$|maybe later\b"
+    r"|(?:that's |it's )?(?:for )?(?:phase two|next year|next phase)\b)",
+    re.IGNORECASE,
+)
+
+
+# what a chair asks the room, no topic of the product ("Any questions?", "Comments?")
+_ASKS_THE_ROOM = frozenset(
+    "any questions question comments comment thoughts ideas problems issues objections".split()
+)
+
+
+def _topic_turned_down(sentences: list[Sentence], k: int) -> tuple[str, list[int]] | None:
+    """What sentence ``k`` decides when it turns down a topic another speaker asked about
+    bare ("Timesheets?" "Not now, maybe next year.": "We won't do timesheets for now."), or
+    asked about bare and then as a yes/no question ("And invoices? Should the app create the
+    invoice?" "No, not in the app.": "The app should not create the invoice."), with the
+    questions it answers; None otherwise."""
+    if k == 0 or not _TURNS_DOWN.match(clean(sentences[k].text)):
+        return None
+    asker = sentences[k - 1].speaker
+    if asker is not None and asker == sentences[k].speaker:
+        return None
+    bare = _BARE_TOPIC.match(clean(sentences[k - 1].text))
+    if bare and bare.group("topic").split()[0].lower() in _ASKS_THE_ROOM:
+        return None  # "Any questions?" "Nope.": the meeting's own talk
+    if bare:
+        return f"We won't do {_lower_first(bare.group('topic'))} for now.", [k - 1]
+    if k < 2 or sentences[k - 2].speaker != asker:
+        return None
+    topic = _BARE_TOPIC.match(clean(sentences[k - 2].text))
+    whole = _said_with_its_question(sentences, k)
+    if topic is None or whole is None or not _NEGATED.search(whole):
+        return None
+    said = whole.split(";")[0].rstrip(" .")
+    named = {w.rstrip("s") for w in content_words(topic.group("topic"))}
+    if not named & {w.rstrip("s") for w in content_words(said)}:
+        return None  # "Photos? Do they need a caption?" "No.": said of something else
+    return f"{said}.", [k - 2, k - 1]
 
 
 def _deferred(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
@@ -2497,7 +2597,8 @@ def _asked_about(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
     the question names (the product's own name aside); None when none does."""
     if not _answers(sentences, k):
         return None
-    asked = {base_form(w) for w in content_words(sentences[k - 1].text)} - _THE_PRODUCT_WORDS
+    asked = {base_form(w) for w in content_words(sentences[k - 1].text)}
+    asked -= _THE_PRODUCT_WORDS | _LIGHT_VERBS  # "how long do we keep the records?": records
     for story in reversed(stories):
         if story.writing >= k - 1:
             continue
@@ -2789,6 +2890,8 @@ def scope_said_whole(question: str, answer: str) -> str | None:
     if asked is None:
         return None
     aux, who, vp = asked.group("aux").lower(), asked.group("who"), asked.group("vp").split()
+    if len(vp) > 2 and " " in who and vp[1].lower() in _ASKED_VERBS:
+        who, vp = f"{who} {vp[0]}", vp[1:]  # "Does the welcome email need approval?"
     if not vp or not (is_verb(vp[0].lower()) or vp[0].lower() in ("need", "want", "have")):
         return None
     if who.lower().split()[-1] in ("same", "thing", "that", "this", "it"):
@@ -2834,9 +2937,12 @@ _STARTS_A_CLAUSE = re.compile(
 # approve it?", "Can they cancel online?")
 _ASKS_OF_SOMEONE = re.compile(
     rf"{_ASKED_FIRST}(?P<aux>do|does|can|will|should|must)\s+"
-    r"(?P<who>we|they|you|(?:the|each|every|our)\s+[a-z]+|[a-z]+s)\s+(?P<vp>[a-z][^?]*)\?\s*$",
+    r"(?P<who>we|they|you|(?:the|each|every|our)\s+[a-z][\w-]*|[a-z]+s)\s+(?P<vp>[a-z][^?]*)\?\s*$",
     re.IGNORECASE,
 )
+# verbs a yes/no question asks with after a thing named in two words ("Does the welcome email
+# need approval?": not "the welcome" emailing)
+_ASKED_VERBS = frozenset("need want have get include show go come".split())
 # an answer that says for what it holds ("But for prescriptions, yes, ...", "Not for
 # consultations, ...", "Only for big companies.")
 _FOR_WHAT = re.compile(
@@ -2862,6 +2968,8 @@ _ONLY_THESE = re.compile(
 )
 
 
+# verbs said of anything, which name no need a question asks about ("keep", "do", "have")
+_LIGHT_VERBS = frozenset("keep do have get make need want go take put give let".split())
 # what names the product itself, so names no need ("the app", "the system")
 _THE_PRODUCT_WORDS = frozenset(
     "app application system product tool portal site website platform remote thing".split()

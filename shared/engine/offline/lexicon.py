@@ -700,6 +700,8 @@ AS_IS = (
     r" (?:cost|take|come|go|are|have|use|get|run|last)\b"
     # "trip consent is on paper today": "today" said last, of how it is done
     r"|today(?=\s*(?:,\s*[A-Z][a-z]+\s*)?(?:[;.!?]|$))"
+    # "what happens today when a tenant moves in?": asked of how it is done now
+    r"|\bwhat happens (?:today|now|at the moment)\b"
     # "the current system emails a PDF timetable every Friday": what is replaced
     r"|(?:the|our) (?:current|existing|old) (?:system|app|tool|process|site|website|setup"
     r"|software|spreadsheet|form|one)"

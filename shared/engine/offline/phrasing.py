@@ -425,6 +425,16 @@ _BY_ROLE = re.compile(r"\s+by\s+(?:the|a|an|our)\s+(?P<who>[a-z][\w-]*(?:\s+[a-z
 _DONE_BY = re.compile(r"^.+\bto be \w+\b.*\bby\s+(?:the|a|an|our)\s+\S", re.I)
 
 
+# "they" said first, of the people the question just before asked about
+_THEY_FIRST = re.compile(r"^(?:(?:yes|yeah|so|and|well|oh|okay|ok)\W+)*(?P<they>[Tt]hey)\b")
+_WHAT_ABOUT = re.compile(
+    r"^(?:(?:and|so|okay|ok|right)\W+)*what about\s+(?P<np>(?:the|our)\s+[a-z][\w-]*"
+    r"(?:\s+(?!themselves|himself|herself)[a-z][\w-]*)?)(?:\s+(?:themselves|himself|herself))?"
+    r"\s*\?$",
+    re.IGNORECASE,
+)
+
+
 def _named_back(said: str, context: Sequence[str]) -> str:
     """``said`` with "them" named when it leaves out what the sentence before is about, and "it"
     when a figure is set anew for the thing the question before named ("Delivery radius, we
@@ -435,6 +445,12 @@ def _named_back(said: str, context: Sequence[str]) -> str:
         thing = _lower_first(asked.group("thing"))
         said_of = thing if thing.split()[0] in ("the", "our", "their") else f"the {thing}"
         return f"{said[: set_anew.start('it')]}{said_of}{said[set_anew.end('it') :]}"
+    they = _THEY_FIRST.match(said)
+    about = _WHAT_ABOUT.match(clean(context[-1]).strip()) if they and context else None
+    if they and about:
+        # "What about the starter themselves?" "They should get a welcome email ...": the
+        # starter should
+        return f"{said[: they.start('they')]}{capital(about.group('np'))}{said[they.end('they') :]}"
     pronoun = _LEFT_OUT_PRONOUN.search(said)
     named = _NAMED_FIRST.match(clean(context[-1]).strip()) if pronoun and context else None
     np = named.group("np").lower().split() if named else []

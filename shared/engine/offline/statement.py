@@ -388,6 +388,18 @@ _KEPT_OUT = re.compile(
     r"(?:release|phase|version|scope|mvp|first\s+\w+|project|iteration|sprint)\b",
     re.IGNORECASE,
 )
+
+
+def keeps_named_out(text: str) -> bool:
+    """Whether a statement keeps a thing it names out of what is built now ("Let's keep leavers
+    out of this first version."; not "let's keep that out of this release", said of what was
+    just said)."""
+    kept = _KEPT_OUT.search(clean(text))
+    return kept is not None and not re.match(
+        r"(?:that|this|it|them|those|these)\b", kept.group("what"), re.IGNORECASE
+    )
+
+
 _POSSESSION = frozenset("have get include contain offer need".split())
 # a need said of nobody ("nobody has to log in to see their bin day"): the title keeps the negation
 _NOBODY = re.compile(

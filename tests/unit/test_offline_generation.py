@@ -4512,3 +4512,65 @@ def test_the_people_a_question_names_are_who_the_need_after_it_is_for(
     assert "The move-in email does not need sign-off." in email.acceptance_criteria
     record = next(s for s in stories if s.title.startswith("Record a move-in date"))
     assert not any("locksmith" in c for c in record.acceptance_criteria), record
+
+
+def test_what_a_team_is_asked_to_need_is_a_need_and_the_answer_goes_on_with_it(
+    generator: OfflineGenerator,
+) -> None:
+    """Was quoted under the signatures story, with what the answer went on to say: a thing named
+    in answer to "What does the depot need?" is that need ("The depot needs a screen ..."), and
+    what the same speaker says next, not a need of its own, is more of it; "they should be
+    stored ..." after "Yeah, customer signatures." names the signatures (was "Store with the
+    delivery"-like titles that name nothing)."""
+    stories = _stories_of(
+        generator,
+        [
+            "Lee: The drivers need to see their deliveries for the day on a tablet.",
+            "Lee: They should be able to mark each delivery as done.",
+            "Kim: Signatures?",
+            "Lee: Yeah, customer signatures.",
+            "Lee: Optional, but they should be stored with the delivery.",
+            "Kim: And the depot side.",
+            "Kim: What does the depot need?",
+            "Lee: A screen with every van on a map.",
+            "Lee: Well, the last drop they made, not live tracking.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    assert "Store customer signatures with the delivery" in by_title, list(by_title)
+    screen = by_title.get("Provide a screen with every van on a map")
+    assert screen is not None, list(by_title)
+    assert "Well, the last drop they made, not live tracking." in screen.source_quotes
+    assert "What does the depot need?" in screen.source_quotes
+
+
+def test_a_need_asked_as_a_question_and_answered_is_that_need(
+    generator: OfflineGenerator,
+) -> None:
+    """Were "See the new order" (the answer's last clause) and a quote of the signature story: a
+    question whether people may do something, answered yes by another speaker, is that need
+    ("Should they be able to swap shifts?" "Yes, if ..., but ..."), the answer its criterion; a
+    need put as a statement with a question mark ("And the volunteer gets a reminder?") and
+    answered with how is that need. A question on an action the need just said names is a
+    detail of that need, no story of its own."""
+    stories = _stories_of(
+        generator,
+        [
+            "Jo: Volunteers need to see their shifts for the month on their phone.",
+            "Sam: Should they be able to swap shifts with each other?",
+            "Jo: Yes, if they both agree, but the coordinator needs to see every swap.",
+            "Sam: And the volunteer gets a reminder?",
+            "Jo: By text, the evening before the shift.",
+            "Jo: Members need to book a court online.",
+            "Sam: Can they book for their children too?",
+            "Jo: Yes, up to two children.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    swap = next((s for t, s in by_title.items() if t.startswith("Swap shifts")), None)
+    assert swap is not None, list(by_title)
+    assert any("coordinator" in c for c in swap.acceptance_criteria), swap.acceptance_criteria
+    reminder = next(s for s in stories if "And the volunteer gets a reminder?" in s.source_quotes)
+    assert "reminder" in reminder.title.lower(), reminder.title
+    assert "By text, the evening before the shift." in reminder.source_quotes
+    assert not any(t.startswith("Book for their children") for t in by_title), list(by_title)

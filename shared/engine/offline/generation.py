@@ -204,7 +204,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v110"
+    version = "gen-offline-v111"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -435,7 +435,7 @@ class OfflineGenerator:
         draft = self._draft(story, sentences, verdicts, persona)
         # "both parents should see the trip": a role's own need reads in one content word, and
         # so does what is left out ("## Won't" / "- Timesheets.": "Leave out timesheets")
-        said = sentences[story.writing].text
+        said = story.said_as or sentences[story.writing].text
         if readable(draft, names_its_actor(said) or out_of_scope(sentences, story.writing)):
             return draft
         if story.revisions or story.superseded:

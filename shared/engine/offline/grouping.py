@@ -334,6 +334,13 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             continue  # "## Problems today" / "- Requests come in by email and get lost"
         if left_open(sentences, k):
             continue  # "## Open questions" / "- Video appointments for teenagers."
+        asked_need = _ability_said_yes_to(stories, sentences, k) or _statement_asked(sentences, k)
+        if asked_need is not None:  # "Should they be able to reorder the jobs?" "Yes, if ...":
+            # the need asked about, what the answer adds its criteria
+            story = _Story([k - 1, k], max(verdict.p_requirement, JOIN_AT), said_as=asked_need)
+            story.drafting.add(k)
+            stories.append(story)
+            continue
         proposal = _confirmed_proposal(sentences, k) or _answered_condition(sentences, k)
         if proposal is not None:  # "Would it help if the system grouped ...?" "Yes, massively."
             stories.append(
@@ -2359,6 +2366,90 @@ _DOES = re.compile(
 )
 
 
+# a question whether people may do something ("Should they be able to reorder the jobs?", "Can
+# customers cancel online?")
+_ASKS_IF_ABLE = re.compile(
+    r"^(?:(?:so|and|okay|ok|right|then|but)\W+)*(?:should|can|could|will)\s+"
+    r"(?P<subj>they|people|users|customers|(?:the\s+)?"
+    r"[a-z]+s)\s+(?:also\s+)?(?:be\s+able\s+to\s+)?(?P<verb>[a-z]+)\b(?P<rest>[^?]*?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+_YES_FIRST = re.compile(r"^(?:(?:oh|well|um|uh)\W+)*(?:yes|yeah|yep|definitely|absolutely)\b", re.I)
+
+
+def _ability_said_yes_to(stories: list[_Story], sentences: list[Sentence], k: int) -> str | None:
+    """What people may do, as a question asked another speaker answers yes to ("Should they be
+    able to reorder the jobs?" "Yes, if there's traffic, but the office needs to see the new
+    order.": "They should be able to reorder the jobs."), when the need just said names no such
+    action (else the answer is a detail of it: "Can they cancel online?" after the booking
+    need); None otherwise."""
+    if not _answers(sentences, k) or not _YES_FIRST.match(clean(sentences[k].text)):
+        return None
+    if sentences[k].speaker is None or sentences[k - 1].speaker == sentences[k].speaker:
+        return None
+    asked = _ASKS_IF_ABLE.match(clean(sentences[k - 1].text))
+    if asked is None or not is_verb(asked.group("verb").lower()) or not asked.group("rest").strip():
+        return None
+    first = asked.group("rest").split()[0].lower()
+    if first in _HOW_OR_WHERE or first.endswith("ly"):
+        return None  # "Can they cancel online?": how they do what the need before names
+    verb = base_form(asked.group("verb").lower())
+    if verb in _LIGHT_VERBS | {"be", "see"}:
+        return None
+    last = stories[-1] if stories else None
+    said = {
+        base_form(w) for m in (last.said if last else []) for w in content_words(sentences[m].text)
+    }
+    if verb in said:
+        return None
+    subject = asked.group("subj").lower()
+    named = (_WHO_FIRST.match(clean(sentences[m].text)) for m in (last.own if last else []))
+    who = next((found for found in named if found), None)
+    if subject == "they" and who:  # "Engineers need to see today's jobs ..." "Should they ...?"
+        subject = who.group("who").lower()
+    return f"{capital(subject)} should be able to {verb}{asked.group('rest')}."
+
+
+# what says how, where or when something is done, not what it is done to ("cancel online", "book
+# for their children", "pay by card")
+_HOW_OR_WHERE = frozenset(
+    """online offline from on in at by with via for to too any anytime again later now themselves
+    without before after during""".split()
+)
+# the people a statement is said of, named first ("So, um, engineers need to see ...")
+_WHO_FIRST = re.compile(
+    rf"^(?:(?:so|and|um|uh|well|okay|ok|yes|yeah)\W+)*(?:the\s+|our\s+|all\s+)?"
+    rf"(?P<who>(?:{PERSONA_FORMS}))\s+(?:also\s+|really\s+)?(?:need|want|should|must|have|can)\b",
+    re.IGNORECASE,
+)
+
+
+# a need put as a statement with a question mark ("And the customer gets a copy?", "So each
+# member sees their own bookings?")
+_STATEMENT_ASKED = re.compile(
+    r"^(?:(?:and|so|then|okay|ok|right)\W+)*(?P<said>(?:the|each|every)\s+[a-z][\w-]*"
+    r"(?:\s+[a-z][\w-]*)?)\s+(?P<verb>gets|receives|sees)\s+(?P<what>[^?]+?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+# an answer that turns it down or doubts it
+_NOT_SO = re.compile(r"^(?:(?:oh|well|um|uh|hmm)\W+)*(?:no|nope|not|never|i don't|maybe)\b", re.I)
+
+
+def _statement_asked(sentences: list[Sentence], k: int) -> str | None:
+    """The need a question put as a statement, when another speaker's answer goes on with how
+    ("And the customer gets a copy?" "By email, a PDF of the job report.": "The customer should
+    get a copy."), not turning it down; None otherwise."""
+    if not _answers(sentences, k) or _NOT_SO.match(clean(sentences[k].text)):
+        return None
+    if sentences[k].speaker is None or sentences[k - 1].speaker == sentences[k].speaker:
+        return None
+    asked = _STATEMENT_ASKED.match(clean(sentences[k - 1].text))
+    if asked is None:
+        return None
+    verb = base_form(asked.group("verb").lower())
+    return f"{capital(asked.group('said'))} should {verb} {asked.group('what')}."
+
+
 def _answered_condition(sentences: list[Sentence], k: int) -> str | None:
     """What is done in the case a question asks about ("And if a delivery fails?" "The driver
     marks it as failed with a reason, ..."), said with its condition ("When a delivery fails,
@@ -2490,11 +2581,12 @@ def _answered_what_to_see(sentences: list[Sentence], k: int) -> str | None:
     if not _answers(sentences, k):
         return None
     asked = _ASKS_WHAT_TO_SEE.match(clean(sentences[k - 1].text))
+    needs = None if asked else _ASKS_WHAT_THEY_NEED.match(clean(sentences[k - 1].text))
     said = re.sub(r"^(?:(?:yes|yeah|um|uh|well|so|and)\W+)*", "", clean(sentences[k].text))
     named = said.strip().rstrip(" .!")
     first = named.split()[0].lower() if named.split() else ""
     if (
-        asked is None
+        (asked is None and needs is None)
         or not named
         or named.endswith("?")
         or states_a_need(named)
@@ -2502,7 +2594,13 @@ def _answered_what_to_see(sentences: list[Sentence], k: int) -> str | None:
         or meaningful_word_count(named) > MAX_NAMED_WORDS
     ):
         return None
-    return f"I need to {asked.group('verb').lower()} {_lower_first(named)}."
+    if asked is None and needs is not None:  # "What does the office need?" "A map ..."
+        who = needs.group("who")
+        if who.lower() in ("you", "we"):
+            return f"{capital(who.lower())} need {_lower_first(named)}."
+        need = "need" if needs.group("aux").lower() == "do" else "needs"
+        return f"{capital(who)} {need} {_lower_first(named)}."
+    return f"I need to {asked.group('verb').lower()} {_lower_first(named)}." if asked else None
 
 
 # a question on what someone needs to see or know ("Reporting, what do you need to see?", "And
@@ -2510,6 +2608,14 @@ def _answered_what_to_see(sentences: list[Sentence], k: int) -> str | None:
 _ASKS_WHAT_TO_SEE = re.compile(
     rf"{_ASKED_FIRST}(?:[a-z][a-z -]*,\s*)?what\s+(?:do|would|will)\s+(?:you|they)\s+"
     r"(?:need|want|like)\s+to\s+(?P<verb>see|know|track)\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+# a question on what someone needs, with no verb after it ("What does the office need?", "And
+# what do the drivers need from it?")
+_ASKS_WHAT_THEY_NEED = re.compile(
+    rf"{_ASKED_FIRST}(?:[a-z][a-z -]*,\s*)?what\s+(?P<aux>do|does)\s+(?P<who>you|we|(?:the|our)\s+"
+    r"[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:really\s+)?need(?:\s+from\s+(?:it|this|the\s+\w+))?"
+    r"\s*\?\s*$",
     re.IGNORECASE,
 )
 # an answer that starts as a clause or a reply, not with the things it names
@@ -3113,6 +3219,11 @@ def _went_on(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story
     if k == 0 or sentences[k].speaker is None or sentences[k - 1].speaker != sentences[k].speaker:
         return None
     said = sentences[k - 1].text
+    answer = [st for st in stories if st.writing == k - 1 and st.said_as is not None]
+    if answer and len(answer[0].members) < MAX_QUOTES and not states_a_need(sentences[k].text):
+        # "What does the depot need?" "A screen with every van on a map." "Well, the last drop
+        # they made, not live tracking.": the answer, gone on with in the same turn
+        return answer[0]
     if said.rstrip().endswith("?") or meaningful_word_count(clean(said)) > FRAGMENT_WORDS:
         return None  # a short answer ("Yes, printed.") goes on with its reason
     if _said_of_a_need(sentences[k].text):

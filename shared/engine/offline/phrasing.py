@@ -469,6 +469,19 @@ _TOPIC_FIRST = re.compile(
 )
 
 
+# "they" as the subject of what must be done ("..., but they should be attached to the job")
+_THEY_MUST = re.compile(
+    r"^(?:[A-Za-z]+,\s*(?:but\s+)?)?(?P<they>[Tt]hey)\s+(?:should|must|need to|have to|can|will)\b"
+    r"(?!n?['\u2019]t)"
+)
+# things named alone, as an answer ("Yeah, before and after photos.")
+_THINGS_SAID = re.compile(
+    r"^(?:(?:yes|yeah|and|so|um|uh|oh|okay|ok|well)\W+)*(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,4})"
+    r"\W*$",
+    re.IGNORECASE,
+)
+
+
 def named_before(said: str, before: str) -> str:
     """``said`` with "those" / "these" / "them" after its verb named, when the statement said just
     before names the things it is about first ("Yes, and the bank holidays, we always forget the
@@ -477,6 +490,22 @@ def named_before(said: str, before: str) -> str:
     pointer = NEED_POINTS_BACK.search(said)
     if pointer and pointer.group("it").lower() == "that":
         pointer = None  # one thing, or what was just said: no things to name
+    they = None if pointer else _THEY_MUST.search(said)
+    things = _THINGS_SAID.match(clean(before).strip()) if they else None
+    named = things.group("np").split() if things else []
+    if (
+        they
+        and things
+        and named
+        and re.fullmatch(r"[a-z-]+[^s']s", named[-1].lower())
+        and not _NOT_NAMED.union(("is", "are", "was", "were")).intersection(
+            w.lower() for w in named
+        )
+    ):
+        # "Yeah, before and after photos." "Optional, but they should be attached to the job."
+        np = things.group("np")
+        np = capital(np) if they.start("they") == 0 else _lower_first(np)
+        return f"{said[: they.start('they')]}{np}{said[they.end('they') :]}"
     topic = _TOPIC_FIRST.match(clean(before).strip()) if pointer else None
     np = topic.group("np") if topic else ""
     words = np.lower().split()

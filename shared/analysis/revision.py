@@ -92,7 +92,8 @@ def revision(earlier: str, later: str) -> Revision | None:
     qualified = _qualified_changes(earlier, later) if _SETS_FIGURE.search(clean(later)) else ()
     lead = leads_with_a_figure(later)
     figures = quantities(earlier)
-    if lead and not numbers and not qualified and len(figures) == 1:
+    unit_changed = bool(numbers) and _unit_changed(figures, lead)
+    if lead and (not numbers or unit_changed) and not qualified and len(figures) == 1:
         # "let's say ten working days, two weeks is too long": the one figure said before, set
         # anew first thing, though the old value is said again (and counted in other units)
         new = lead.group("figure").strip()
@@ -164,11 +165,21 @@ _LEAD_FIGURE = re.compile(
 )
 
 
+# a figure said again right after a word that takes back what was just said ("No wait, fifteen,
+# thirty is too long on a Saturday.")
+_TAKEN_BACK_FIGURE = re.compile(
+    r"^(?:[A-Z][a-z]+:\s+)?(?P<said>(?:(?:um|uh|oh|hmm)\W+)*(?:no\W+wait|wait|sorry|no\W+sorry)\W+"
+    r"(?P<figure>(?:\d[\d.,]*|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|a hundred)\b)[^,;.!?]*))",
+    re.IGNORECASE,
+)
+
+
 def leads_with_a_figure(statement: str) -> re.Match[str] | None:
     """The figure ``statement`` sets anew first thing ("Make it 48 hours, the reviewers can't do
-    24.": group ``figure`` is "48 hours", group ``said`` all from "Make"), or None when it does
-    not open so."""
-    return _LEAD_FIGURE.match(clean(statement))
+    24.": group ``figure`` is "48 hours", group ``said`` all from "Make"; "No wait, fifteen, ...":
+    "fifteen"), or None when it does not open so."""
+    return _LEAD_FIGURE.match(clean(statement)) or _TAKEN_BACK_FIGURE.match(clean(statement))
 
 
 # a figure said of one thing: "two days for normal", "20 seats per room"
@@ -212,6 +223,19 @@ def _qualified_changes(earlier: str, later: str) -> tuple[tuple[str, str], ...]:
         if old and old[1].comparable(new) and round(old[1].value, 6) != round(new.value, 6):
             changes.append((old[0].strip(), new_said.strip()))
     return tuple(changes)
+
+
+def _unit_changed(figures: list[Quantity], lead: re.Match[str] | None) -> bool:
+    """Whether the figure set anew first thing is said in another unit than the one figure said
+    before ("Ninety minutes." "No wait, two hours, ..."): the whole figure changes, not its
+    number alone ("two minutes")."""
+    if lead is None or len(figures) != 1:
+        return False
+    set_to = quantities(lead.group("figure").strip())
+    if not set_to:
+        return False
+    unit = [q.text.lower().split()[-1].rstrip("s") for q in (figures[0], set_to[0])]
+    return unit[0] != unit[1]
 
 
 def _bare_figure_set_anew(earlier: str, lead: re.Match[str]) -> Revision | None:

@@ -2348,7 +2348,9 @@ def test_a_housekeeping_call_roles_a_corrected_detail_and_what_stays_on_paper(
         "As a supervisor, I want to inspect the room before it goes back on sale."
     )
     fault = by_title["Report a fault"]
-    assert "Within two hours for normal faults." in fault.acceptance_criteria
+    # the corrected answer is drafted with the question's words (v112; was "Within two hours
+    # for normal faults.")
+    assert "Maintenance responds within two hours for normal faults." in fault.acceptance_criteria
     assert not any("four hours" in c for c in fault.acceptance_criteria)
     assert fault.superseded_quotes == ["Within four hours for normal faults."]
 
@@ -4574,3 +4576,40 @@ def test_a_need_asked_as_a_question_and_answered_is_that_need(
     assert "reminder" in reminder.title.lower(), reminder.title
     assert "By text, the evening before the shift." in reminder.source_quotes
     assert not any(t.startswith("Book for their children") for t in by_title), list(by_title)
+
+
+def test_an_elicitation_with_a_figure_taken_back_a_case_asked_and_things_put_off(
+    generator: OfflineGenerator,
+) -> None:
+    """From a click-and-collect probe: "How long are the slots?" "Ninety minutes." "No wait, two
+    hours, ..." was a criterion "No wait, two hours, ..." with the first answer lost; a figure
+    taken back is revised in the question's words, in its new unit ("two hours", not "two
+    minutes"). "What if a dish is sold out?" was read from its purpose ("Provide so they can
+    ..."); "A loyalty card would be nice, but that's for next year." was "Provide a loyalty
+    card"; "And the shift manager?" names who says "I need ..." next."""
+    stories = _stories_of(
+        generator,
+        [
+            "Kim: Customers should be able to book a table online and choose a time slot.",
+            "Lee: How long are the slots?",
+            "Kim: Ninety minutes.",
+            "Kim: No wait, two hours, ninety is too short for groups.",
+            "Lee: What if a dish is sold out?",
+            "Kim: The waiter marks it as sold out and the customer gets a message, so they can"
+            " pick something else if they want.",
+            "Kim: A loyalty card would be nice, but that's for next year.",
+            "Lee: Drinks?",
+            "Kim: Not for now, the licence is a headache.",
+            "Lee: And the shift manager?",
+            "Kim: I need to see how many tables we served each evening.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    book = by_title["Book a table online"]
+    assert "The slots are two hours." in book.acceptance_criteria, book.acceptance_criteria
+    assert "Ninety minutes." in book.superseded_quotes, book.superseded_quotes
+    assert "Mark the dish as sold out" in by_title, list(by_title)
+    assert "Leave out a loyalty card" in by_title, list(by_title)
+    assert "Leave out drinks" in by_title, list(by_title)
+    tables = by_title["See how many tables we served each evening"]
+    assert tables.description.startswith("As a shift manager,"), tables.description

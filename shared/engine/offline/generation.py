@@ -204,7 +204,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v111"
+    version = "gen-offline-v112"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -520,7 +520,9 @@ class OfflineGenerator:
                 for k in members
             ],
             revised=[
-                revise_text(sentences[m].text, found)
+                # a figure answered to a question, revised, is drafted with the question's words
+                # ("The slots are fifteen minutes.", after "Thirty minutes." "No wait, fifteen")
+                revise_text(story.answered.get(m, sentences[m].text), found)
                 for m, found in sorted(story.revised_details.items())
             ]
             + [story.answered[m] for m in sorted(story.answered) if m in members],

@@ -62,6 +62,7 @@ from shared.engine.offline.lexicon import (
     base_form,
     is_participle,
     is_verb,
+    leaves_out,
     reads_as_capability,
     singular_persona,
     third_person,
@@ -306,11 +307,17 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
         if (
-            _DROP_DECIDED.match(clean(sentences[k].text)) or keeps_named_out(sentences[k].text)
+            _DROP_DECIDED.match(clean(sentences[k].text))
+            or keeps_named_out(sentences[k].text)
+            or (
+                wanted_but_left_out(sentences[k].text)
+                and _left_out_again(stories, sentences, k) is None  # "Photos." "Parents want
+            )  # trip photos, but ... let's keep that out": the thing just left out, again
         ) and not any(k in st.members for st in stories):
-            # "Okay, reviews are out for now.", "Let's keep leavers out of this first version.":
-            # a scope decision said in a meeting, however little it reads like a requirement
-            stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
+            # "Okay, reviews are out for now.", "Let's keep leavers out of this first version.",
+            # "Loyalty points would be nice, but I know that's phase two.": a scope decision
+            # said in a meeting, however little it reads like a requirement
+            stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT), decided_out=True))
             continue
         turned_down = _topic_turned_down(sentences, k)
         if turned_down is not None:  # "Timesheets?" "Not now, maybe next year.": a scope
@@ -1278,7 +1285,8 @@ def _elaborated(
         # "Let's keep leavers out of this first version." "It has to use single sign-on.", "No,
         # not in the app." "But the job report should go to Sage ...": a need said after a thing
         # is left out is a need of its own; what else is said of that thing is more of it
-        return last if similar and not states_a_need(text) else None
+        its_own = states_a_need(text) or leaves_out(capability(body(text)).title)
+        return last if similar and not its_own else None  # (a thing left out: its own too)
     return last if (similar or short or confirms) else None
 
 
@@ -2352,7 +2360,7 @@ def _confirmed_topic(sentences: list[Sentence], k: int) -> tuple[str, list[int]]
 # booking is cancelled?")
 _ASKS_IF = re.compile(
     r"^(?:(?:and|so|but|okay|ok)\W+)*(?:what (?:happens |should happen )?)?(?:if|when)\s+"
-    r"(?P<cond>(?:a|an|the|someone|somebody|they|it|we)\b[^?]{3,80}?)\s*\?\s*$",
+    r"(?P<cond>(?:a|an|the|someone|somebody|something|anything|they|it|we)\b[^?]{3,80}?)\s*\?\s*$",
     re.IGNORECASE,
 )
 # what is then done, said as who does it ("The driver marks it as failed with a reason, ...")
@@ -2708,7 +2716,9 @@ def _asked_about(stories: list[_Story], sentences: list[Sentence], k: int) -> _S
     for story in reversed(stories):
         if story.writing >= k - 1:
             continue
-        said = {base_form(w) for w in content_words(sentences[story.writing].text)}
+        # its own statements ("they pick a time slot, ..." under "customers should be able to
+        # order online ...", for "How long are the slots?")
+        said = {base_form(w) for m in story.own for w in content_words(sentences[m].text)}
         if asked & said:
             return story
     return None
@@ -2801,6 +2811,10 @@ def _figure_asked_of(
     # "How fast does maintenance need to react?" "For urgent things, within an hour."
     whole = figure_said_of(question, answer) or answer_said_whole(question, answer)
     story = _asked_about(stories, sentences, k) if whole is not None else None
+    if story is None and whole is not None and _HOW_IS.match(clean(question)):
+        # "Customers should be able to order online ..." "How long are the slots?" "Thirty
+        # minutes.": a figure of a thing the need just said brings with it
+        story = _just_before(stories, k - 1, sentences)
     if story is None or whole is None or len(story.members) >= MAX_QUOTES:
         return None
     return story, whole

@@ -99,7 +99,7 @@ _PERSONA_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _PERSONA_ASKED = re.compile(
-    rf"\b(?:what about|how about|and) (?:the |our |your )?({PERSONA_FORMS})\b(?=[^?]*\?)",
+    rf"\b(?:what about|how about|and) (?:the |our |your )?(?:[a-z]+ )?({PERSONA_FORMS})\b(?=[^?]*\?)",
     re.IGNORECASE,
 )
 # "we want the managers to approve every claim": who is wanted to act

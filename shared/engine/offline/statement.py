@@ -376,10 +376,20 @@ _WANTED_BUT_OUT = re.compile(
 )
 
 
+# a thing wished for and put off in the same breath ("Loyalty points would be nice, but I know
+# that's phase two.")
+_NICE_BUT_LATER = re.compile(
+    r"^(?:(?:so|and|well|yeah|yes|oh|um|uh)[\s,]+)*(?P<what>[^,;]+?)\s+would\s+be\s+(?:really\s+)?"
+    r"(?:nice|good|great|lovely|handy|cool|useful)\W+but\b.*\b(?:that's|that is|it's|it is)\s+"
+    r"(?:for\s+)?(?:phase two|phase 2|later|a later phase|next (?:phase|year|release|version))\b",
+    re.IGNORECASE,
+)
+
+
 def wanted_but_left_out(text: str) -> bool:
     """Whether a statement leaves out what someone wants ("Parents want trip photos, but ...
     let's keep that out"): they are who want it, not the persona of the decision."""
-    return bool(_WANTED_BUT_OUT.search(text))
+    return bool(_WANTED_BUT_OUT.search(text) or _NICE_BUT_LATER.search(text))
 
 
 # "let's keep visitor permits out of this release": left out of what is built now
@@ -987,6 +997,15 @@ def _reason_for_imperative(clauses: list[str], k: int) -> bool:
 _ONLY_ON_IT = re.compile(r"^(?:to\s+)?[a-z]+\s+(?:it|them|that|this)(?:,?\s+i think)?\W*$", re.I)
 
 
+def _within_purpose(clause: str, modal: re.Match[str]) -> bool:
+    """Whether the modal is said inside a purpose clause, past its own verb ("so they can say if
+    they want a swap": the want is theirs, the reason; "so we have to build it" is a need)."""
+    purpose = _PURPOSE.match(clause)
+    if purpose is None or modal.start() < purpose.start("ends"):
+        return False
+    return len(clause[purpose.start("ends") : modal.start()].split()) > 2
+
+
 def _parse(text: str) -> _Requirement:
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
@@ -996,6 +1015,7 @@ def _parse(text: str) -> _Requirement:
         and not _NO_OBLIGATION.search(c[: m.start()])
         and not _asks_within(c[: m.start()])
         and not _DENIED.search(c[: m.start()])  # "I don't think you'd need to know ..."
+        and not (k and _within_purpose(c, m))  # "..., so they can say if they want a swap"
     ]  # "I don't have to chase people" states no need (``_dropped`` reads "we don't need X")
     if not found:  # "the user can set ...": a plain "can" only when nothing stronger is said
         found = [
@@ -1478,8 +1498,9 @@ def unframed(text: str) -> str:
         after = follows.group("after")
         why = re.match(r",\s*(?:so|because|as|since)\b", after, re.IGNORECASE)
         return f"we need {follows.group('np')}{after if why else ''}"
-    nice = _THING_WOULD_HELP.match(said)
-    if nice:  # "a team calendar would be nice, so people can see who's off"
+    nice = None if _NICE_BUT_LATER.match(said) else _THING_WOULD_HELP.match(said)
+    if nice:  # "a team calendar would be nice, so people can see who's off" (not "..., but I
+        # know that's phase two": left out)
         return f"we need {nice.group('np')}{nice.group('after')}"
     return text
 
@@ -2774,6 +2795,7 @@ def _dropped(text: str) -> Capability | None:
     text = re.sub(r"[\s,]+(?:after all|anymore|any more|then|for now|either)?[\s.!?]*$", "", text)
     for pattern in (
         _WANTED_BUT_OUT,
+        _NICE_BUT_LATER,
         _IS_OUT,
         _LETS_NOT,
         _NO_NEED,

@@ -4613,3 +4613,24 @@ def test_an_elicitation_with_a_figure_taken_back_a_case_asked_and_things_put_off
     assert "Leave out drinks" in by_title, list(by_title)
     tables = by_title["See how many tables we served each evening"]
     assert tables.description.startswith("As a shift manager,"), tables.description
+
+
+def test_who_need_not_see_something_may_not(generator: OfflineGenerator) -> None:
+    """Was "Provide facilities doesn't need to see payroll details", then lost as a story with no
+    title: a team that doesn't need to see something may not ("Do not let reception see bank
+    details"), as "contractors shouldn't see ..." reads; "I don't need to approve them" is still
+    a chore taken away."""
+    stories = _stories_of(
+        generator,
+        [
+            "Raj: Managers should be able to approve invoices from their phone.",
+            "Ana: Who sees the invoices?",
+            "Raj: Each department sees only its own invoices.",
+            "Raj: Reception doesn't need to see bank details, obviously.",
+        ],
+    )
+    from shared.engine.offline.phrasing import write_story
+
+    titles = [s.title for s in stories]
+    assert "Do not let reception see bank details" in titles, titles
+    assert write_story(["I don't need to approve them."]).title == "Remove the need to approve them"

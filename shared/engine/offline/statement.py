@@ -1792,7 +1792,24 @@ def _required_or_limited(text: str) -> Capability | None:
     return None
 
 
+# who need not see something: a rule that they may not ("Facilities doesn't need to see payroll
+# details."), not a chore taken away ("I don't need to approve them")
+_NEED_NOT_SEE = re.compile(
+    r"^(?:(?:and|but|so|also|obviously)[\s,]+)*(?!(?:i|we|you|they|it|he|she|that|this)\b)"
+    r"(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:doesn't|does not|don't|do not)\s+need\s+to\s+"
+    r"(?P<verb>see|view|access|know)\s+(?P<what>[^,;.!?]+)",
+    re.IGNORECASE,
+)
+
+
 def _capability(text: str) -> Capability:
+    need_not_see = _NEED_NOT_SEE.match(text)
+    if need_not_see:  # "Facilities doesn't need to see payroll details, obviously."
+        who = _lower_first(need_not_see.group("who"))
+        verb, what = need_not_see.group("verb").lower(), _trim(need_not_see.group("what"))
+        return Capability(
+            f"Do not let {who} {verb} {what}", f"{who} never to {verb} {what}", obj=what
+        )
     dropped = _dropped(text)
     if dropped:
         return dropped

@@ -6555,3 +6555,21 @@ def test_spoken_labels_figures_and_triggers_name_the_need(
 )
 def test_talk_is_no_label_and_a_particle_stays_with_its_verb(statement: str, title: str) -> None:
     assert write_story([statement]).title == title
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        # the one a message goes to is named, said with a modal as without one
+        ("The depot should get an alert.", "Send the depot an alert"),
+        ("The depot gets an alert.", "Send the depot an alert"),
+        (
+            "The office should get an email when a van is late.",
+            "Send the office an email when a van is late",
+        ),
+        ("We should get an email.", "Send an email"),  # no one named to send it to
+    ],
+)
+def test_a_message_someone_should_get_is_sent_to_them(said: str, title: str) -> None:
+    """Was "Send an alert": "the warehouse should get an alert" lost whom it goes to."""
+    assert write_story([said]).title == title

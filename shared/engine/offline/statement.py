@@ -2228,6 +2228,15 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
         means = f"the product in {means}"
     verb = "Send" if _MESSAGE.match(noun_phrase) else "Provide"  # "Send an email the day before"
     title = f"{verb} {means}"
+    to_whom = _lower_first(_trim(subject))
+    if (
+        verb == "Send"
+        and re.fullmatch(r"(?:the|our)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?", to_whom)
+        and len(f"{title} {to_whom}".split()) <= MAX_TITLE_WORDS
+    ):
+        # "the warehouse should get an alert": "Send the warehouse an alert", as "the warehouse
+        # gets an alert" reads (the one it goes to is what the title names)
+        title = f"Send {to_whom} {means}"
     if re.match(r"(?:by|via)\s", means, re.IGNORECASE):
         means = f"it {means}"  # "By text, ideally.": "I want it by text", not "I want by text"
     return Capability(title=title, means=means, obj=noun_phrase, subject=subject)

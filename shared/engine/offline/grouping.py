@@ -307,8 +307,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], max(verdict.p_requirement, JOIN_AT)))
             continue
         if (
-            _DROP_DECIDED.match(clean(sentences[k].text))
-            or keeps_named_out(sentences[k].text)
+            _says_a_thing_is_out(sentences[k].text)
             or (
                 wanted_but_left_out(sentences[k].text)
                 and _left_out_again(stories, sentences, k) is None  # "Photos." "Parents want
@@ -1293,10 +1292,13 @@ def _elaborated(
 def _decided_out(sentences: list[Sentence], k: int) -> bool:
     """Whether sentence ``k`` leaves a thing out of what is built ("Okay, reviews are out for
     now.", "Let's keep leavers out of this first version.", an item under "## Won't")."""
-    text = sentences[k].text
-    return bool(
-        out_of_scope(sentences, k) or _DROP_DECIDED.match(clean(text)) or keeps_named_out(text)
-    )
+    return out_of_scope(sentences, k) or _says_a_thing_is_out(sentences[k].text)
+
+
+def _says_a_thing_is_out(text: str) -> bool:
+    """Whether a statement says a thing is out ("Okay, reviews are out for now.") or keeps one
+    it names out ("Let's keep leavers out of this first version.")."""
+    return bool(_DROP_DECIDED.match(clean(text))) or keeps_named_out(text)
 
 
 # a need put to the person who has it, to say yes to ("So you'd want to hand your approvals to
@@ -2602,7 +2604,7 @@ def _answered_what_to_see(sentences: list[Sentence], k: int) -> str | None:
         or meaningful_word_count(named) > MAX_NAMED_WORDS
     ):
         return None
-    if asked is None and needs is not None:  # "What does the office need?" "A map ..."
+    if needs is not None:  # "What does the office need?" "A map ..." (asked is None)
         who = needs.group("who")
         if who.lower() in ("you", "we"):
             return f"{capital(who.lower())} need {_lower_first(named)}."

@@ -159,7 +159,8 @@ def revision(earlier: str, later: str) -> Revision | None:
 # after who said it when notes name them mid-line ("... 24 hours. Omar: make it 48 hours, ...")
 _LEAD_FIGURE = re.compile(
     r"^(?:[A-Z][a-z]+:\s+)?(?P<said>(?:(?:actually|okay|ok|no|so|well|fine|right|hmm)\W+)*"
-    r"(?:let'?s say|make it|make that|let'?s make it|change it to|let'?s go (?:for|with))"
+    r"(?:let'?s say|make it|make that|let'?s make it|(?:let'?s )?change (?:it|that) to"
+    r"|let'?s go (?:for|with))"
     r"\s+(?P<figure>[^,;.!?]+))",
     re.IGNORECASE,
 )
@@ -167,10 +168,22 @@ _LEAD_FIGURE = re.compile(
 
 # a figure said again right after a word that takes back what was just said ("No wait, fifteen,
 # thirty is too long on a Saturday.")
+_BARE_FIGURE = (
+    r"(?P<figure>(?:\d[\d.,]*|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|a hundred)\b)[^,;.!?]*))"
+)
 _TAKEN_BACK_FIGURE = re.compile(
     r"^(?:[A-Z][a-z]+:\s+)?(?P<said>(?:(?:um|uh|oh|hmm)\W+)*(?:no\W+wait|wait|sorry|no\W+sorry)\W+"
-    r"(?P<figure>(?:\d[\d.,]*|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety|a hundred)\b)[^,;.!?]*))",
+    + _BARE_FIGURE,
+    re.IGNORECASE,
+)
+
+
+# a figure put forward, given in to ("Two working days would be fairer." "Okay, fine, two
+# working days."): said bare after the words that give in, both of them
+_GIVEN_IN_FIGURE = re.compile(
+    r"^(?:[A-Z][a-z]+:\s+)?(?P<said>(?:(?:um|uh|oh|hmm|yeah)\W+)*(?:okay|ok|alright)\W+"
+    r"(?:fine|then)\W+" + _BARE_FIGURE,
     re.IGNORECASE,
 )
 
@@ -178,8 +191,11 @@ _TAKEN_BACK_FIGURE = re.compile(
 def leads_with_a_figure(statement: str) -> re.Match[str] | None:
     """The figure ``statement`` sets anew first thing ("Make it 48 hours, the reviewers can't do
     24.": group ``figure`` is "48 hours", group ``said`` all from "Make"; "No wait, fifteen, ...":
-    "fifteen"), or None when it does not open so."""
-    return _LEAD_FIGURE.match(clean(statement)) or _TAKEN_BACK_FIGURE.match(clean(statement))
+    "fifteen"; "Okay, fine, two working days."), or None when it does not open so."""
+    said = clean(statement)
+    return (
+        _LEAD_FIGURE.match(said) or _TAKEN_BACK_FIGURE.match(said) or _GIVEN_IN_FIGURE.match(said)
+    )
 
 
 # a figure said of one thing: "two days for normal", "20 seats per room"
@@ -278,6 +294,12 @@ def _lone_figure_set_anew(earlier: str, lead: re.Match[str]) -> Revision | None:
 def sets_a_figure(text: str) -> bool:
     """Whether ``text`` has words that set a figure anew ("actually", "make it", "let's say")."""
     return bool(_SETS_FIGURE.search(clean(text)))
+
+
+def names_only_a_figure(said: str) -> bool:
+    """Whether ``said`` names nothing but its figures and the case they are for ("change it to
+    twenty minutes for rooms"), not the need it revises ("make it twenty users per survey")."""
+    return _only_figure(_OF_WHAT.sub(" ", clean(said)))
 
 
 def _only_figure(later: str) -> bool:

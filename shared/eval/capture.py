@@ -231,6 +231,8 @@ def score_meeting(meeting: Meeting, stories: list[GeneratedItem]) -> tuple[dict[
             for s in hit:
                 quoted[s.number] = mine[s.number] = s
             labels.append([f"{s.number}:{s.label}" for s in hit])
+        for q in story.superseded_quotes:  # evidence of the need too: what the meeting revised
+            quoted.update((s.number, s) for s in overlapping(q.start, q.end))
         main = overlapping(story.source_quotes[0].start, story.source_quotes[0].end)
         ok = any(s.is_requirement for s in main)
         main_ok += ok

@@ -143,6 +143,33 @@ def _merge_stories(
         return float(vectors[i] @ vectors[j]) >= TITLE_SIMILARITY
 
     for j in range(1, len(stories)):
+        host = next(
+            (
+                i
+                for i in reversed(range(j))
+                if i not in merged_into
+                and stories[i].segment_id != stories[j].segment_id
+                and _figure_set_anew_of(result[i], stories[j])
+            ),
+            None,
+        )
+        if host is not None:
+            # "If nobody checks in within fifteen minutes of the start, the booking's released"
+            # ... (a later segment) "Okay, let's change it to twenty minutes for rooms." "Desks
+            # I'd keep at fifteen, ...": what "it" is, with its figure set anew for a case; the
+            # reviewer is warned, the earlier criteria stay
+            result[host] = _merge(result[host], stories[j], revised=False)
+            result[host] = result[host].model_copy(
+                update={
+                    "warnings": [
+                        *result[host].warnings,
+                        f"{REVISED_WARNING}: {stories[j].item_id} (later in the meeting) set a "
+                        f"figure of {result[host].item_id} anew; check its criteria",
+                    ]
+                }
+            )
+            merged_into[j] = host
+            continue
         for i in range(j):
             if i in merged_into:
                 continue
@@ -157,6 +184,14 @@ def _merge_stories(
                 similar = sims[i, j] >= threshold and bool(prints[i] & prints[j])
                 by_title = not (same_print or similar or same_words) and titled(i, j)
                 if not (same_print or similar or same_words or by_title):
+                    decided = _decided_anew(result[i], stories[j])
+                    if decided is not None:
+                        # "Okay, thirty pounds for up to three items per booking." ... "So let's
+                        # make it up to five items." "Okay, so bulky bookings are up to five
+                        # items for thirty pounds.": the figure of the need, set anew
+                        result[i] = _merge(result[i], stories[j], revised=True, changed=decided)
+                        merged_into[j] = i
+                        break
                     continue
             earlier, later = result[i], stories[j]
             found = revision(earlier.source_quotes[0].text, later.source_quotes[0].text)
@@ -191,6 +226,57 @@ TITLE_SIMILARITY = 0.82
 _LEAVES_OUT = re.compile(
     r"^(?:do not|don't|never|no|leave out|drop|remove|stop|avoid|forget)\b", re.IGNORECASE
 )
+
+
+def _decided_anew(earlier: GeneratedItem, later: GeneratedItem) -> tuple[str, ...] | None:
+    """The figures of ``earlier``'s main statement that ``later`` (a story of a later segment)
+    sets anew, or None: its main statement names every topic word of the earlier one (by their
+    first letters) with other figures, and one of its statements sets one of the new figures in
+    so many words ("let's make it", "actually")."""
+    from shared.analysis.contradiction import number_tokens
+    from shared.analysis.revision import revision, sets_a_figure
+    from shared.text.language import content_words, is_topical
+
+    old, new = earlier.source_quotes[0].text, later.source_quotes[0].text
+    if not number_tokens(old) or not number_tokens(new):
+        return None  # no figure to set anew (and most pairs are read no further)
+    found = revision(old, new)
+    if found is None or found.kind != "number" or not found.changes:
+        return None
+    changed = {w.lower() for pair in found.changes for part in pair for w in part.split()}
+    topic = {w[:STEM] for w in content_words(old) if is_topical(w) and w not in changed}
+    if not topic or not topic <= {w[:STEM] for w in content_words(new)}:
+        return None
+    values = [to.lower() for _, to in found.changes]
+    decided = any(
+        sets_a_figure(q.text) and any(v in q.text.lower() for v in values)
+        for q in later.source_quotes
+    )
+    return tuple(frm for frm, _ in found.changes) if decided else None
+
+
+def _figure_set_anew_of(earlier: GeneratedItem, later: GeneratedItem) -> bool:
+    """Whether ``later`` is only a figure set anew ("Okay, let's change it to twenty minutes for
+    rooms.") of a figure ``earlier``'s main statement says ("QR code check-in, fifteen minutes,
+    then auto-release."), the old value said again among ``later``'s quotes ("Desks I'd keep at
+    fifteen, ...")."""
+    from shared.analysis.contradiction import number_tokens, quantities
+    from shared.analysis.revision import leads_with_a_figure, names_only_a_figure
+
+    said = later.source_quotes[0].text
+    lead = leads_with_a_figure(said)
+    if lead is None or not names_only_a_figure(lead.group("said")):
+        return False
+    new = quantities(lead.group("figure"))
+    if not new:
+        return False
+    old = [  # said by the need itself, not by what is quoted with it
+        q
+        for q in quantities(earlier.source_quotes[0].text)
+        if q.comparable(new[0]) and round(q.value, 6) != round(new[0].value, 6)
+    ]
+    again = {n.lower() for q in later.source_quotes[1:] for n in number_tokens(q.text)}
+    return any(n.lower() in again for q in old for n in number_tokens(q.text))
 
 
 def _after_verb(title: str) -> frozenset[str]:
@@ -362,23 +448,38 @@ def _recapped(
 
 
 def _merge(
-    earlier: GeneratedItem, later: GeneratedItem, *, revised: bool, recap: bool = False
+    earlier: GeneratedItem,
+    later: GeneratedItem,
+    *,
+    revised: bool,
+    recap: bool = False,
+    changed: tuple[str, ...] = (),
 ) -> GeneratedItem:
     """``later`` merged into ``earlier`` (which keeps its id, segment and place in the tree);
-    ``recap``: ``later`` was written from a recap, whose criteria sum up other needs too."""
+    ``recap``: ``later`` was written from a recap, whose criteria sum up other needs too;
+    ``changed``: the figures of ``earlier`` that ``later`` sets anew, when that is all it
+    revises (the earlier quotes and criteria without them stay)."""
     base, other = (later, earlier) if revised else (earlier, later)
     quotes = _unique_quotes(base.source_quotes[:1], base.source_quotes[1:], other.source_quotes)
     superseded = list(earlier.superseded_quotes) + list(later.superseded_quotes)
     warnings = list(dict.fromkeys([*earlier.warnings, *later.warnings]))
+
+    def set_anew(text: str) -> bool:
+        return any(re.search(rf"\b{re.escape(c)}\b", text, re.IGNORECASE) for c in changed)
+
     if revised:
-        superseded = _unique_quotes([], superseded, earlier.source_quotes)
-        quotes = list(later.source_quotes)
+        gone = [q for q in earlier.source_quotes if not changed or set_anew(q.text)]
+        superseded = _unique_quotes([], superseded, gone)
+        quotes = _unique_quotes(
+            later.source_quotes, [q for q in earlier.source_quotes if q not in gone]
+        )
         warnings.append(
             f"{REVISED_WARNING}: {later.item_id} (later in the meeting) changed what "
             f"{earlier.item_id} said; the story states the later decision"
         )
     criteria = list(base.acceptance_criteria)
-    for c in other.acceptance_criteria if not (revised or recap) else ():
+    kept = [c for c in other.acceptance_criteria if changed and not set_anew(c)]
+    for c in other.acceptance_criteria if not (revised or recap) else kept:
         if all(_key(c) != _key(k) for k in criteria) and len(criteria) < MAX_MERGED_CRITERIA:
             criteria.append(c)
     # a figure the meeting revised away ("twenty-four hours", superseded by "forty-eight

@@ -165,6 +165,35 @@ def test_scores_count_statements_quotes_and_main_quotes(tmp_path: Path) -> None:
     assert figures["criteria"] == 2 and figures["criterion_precision"] == 0.5
 
 
+def test_a_statement_the_meeting_revised_is_captured_by_the_story_that_supersedes_it(
+    tmp_path: Path,
+) -> None:
+    # "three items" revised to "five items": the story quotes the later decision and keeps the
+    # earlier one under superseded_quotes, its evidence of the revision
+    meeting = read_meeting(
+        write(
+            tmp_path,
+            [
+                ("Ana: Thirty pounds for up to three items .", "F"),
+                ("Ben: So let's make it up to five items .", "F"),
+                ("Ana: Fine .", "NULL"),
+            ],
+        )
+    )
+    later = story(meeting, "s1", "So let's make it up to five items .")
+    old = "Thirty pounds for up to three items ."
+    at = meeting.transcript.index(old)
+    revised = later.model_copy(
+        update={"superseded_quotes": [SourceQuote(text=old, start=at, end=at + len(old))]}
+    )
+    figures, _ = score_meeting(meeting, [later])
+    assert figures["statement_recall"] == 0.5
+    figures, rows = score_meeting(meeting, [revised])
+    assert figures["statement_recall"] == 1.0 and figures["quote_precision"] == 1.0
+    assert figures["missed"] == []
+    assert rows[0]["superseded"] == [old]
+
+
 def test_a_meeting_as_captions_is_scored_on_the_same_statements(tmp_path: Path) -> None:
     meeting = read_meeting(
         write(

@@ -100,6 +100,73 @@ def test_a_revised_figure_is_in_no_criterion_of_the_merged_story() -> None:
     assert merged.acceptance_criteria == ["Texts go out forty-eight hours before."]
 
 
+def test_a_figure_set_anew_in_a_later_segment_revises_the_story_and_keeps_the_rest() -> None:
+    # "twelve pounds for up to three sandwiches" in one segment; "let's make it up to five
+    # sandwiches" and its recap in a later one: one story, with five, the three-sandwich quote
+    # superseded, and what the earlier story said besides (drinks cost extra) kept
+    first = "Okay, twelve pounds for up to three sandwiches per order."
+    drinks = "Hot drinks cost an extra two pounds each."
+    old = story("seg-0003", 2, "Provide twelve pounds for three sandwiches", first, 0)
+    old = old.model_copy(
+        update={
+            "source_quotes": [
+                *old.source_quotes,
+                SourceQuote(text=drinks, start=60, end=60 + len(drinks)),
+            ],
+            "acceptance_criteria": ["Hot drinks cost an extra two pounds."],
+        }
+    )
+    recap = "Okay, so platter orders are up to five sandwiches for twelve pounds."
+    decided = "So let's make it up to five sandwiches."
+    new = story("seg-0007", 2, "Limit platter orders", recap, 400)
+    new = new.model_copy(
+        update={
+            "source_quotes": [
+                *new.source_quotes,
+                SourceQuote(text=decided, start=350, end=350 + len(decided)),
+            ]
+        }
+    )
+    (merged,) = merge_duplicates([old, new], apart, 0.9)
+    assert merged.item_id == old.item_id and merged.title == "Limit platter orders"
+    assert [q.text for q in merged.superseded_quotes] == [old.source_quotes[0].text]
+    assert old.source_quotes[1] in merged.source_quotes and decided in [
+        q.text for q in merged.source_quotes
+    ]
+    assert "Hot drinks cost an extra two pounds." in merged.acceptance_criteria
+    assert any("revised during the meeting" in w for w in merged.warnings)
+    # the same figures said, no word that sets one anew: two rules, two stories
+    said = new.model_copy(update={"source_quotes": new.source_quotes[:1]})
+    assert len(merge_duplicates([old, said], apart, 0.9)) == 2
+
+
+def test_a_figure_set_anew_for_a_case_in_a_later_segment_joins_the_need_it_sets() -> None:
+    # "Loans last fourteen days, then a reminder." ... (a later segment) "Okay, let's change it
+    # to twenty-one days for students." "Staff I'd keep at fourteen.": no story "Change it to
+    # twenty-one days for students"; the loans story quotes it, keeps its criteria, and warns
+    loans = story("seg-0002", 1, "Lend books", "Loans last fourteen days, then a reminder.", 0)
+    other = story("seg-0003", 1, "Send overdue letters", "Overdue letters go out weekly.", 50)
+    change = "Okay, let's change it to twenty-one days for students."
+    kept = "Staff I'd keep at fourteen."
+    later = story("seg-0008", 2, "Change it to twenty-one days for students", change, 400)
+    later = later.model_copy(
+        update={
+            "source_quotes": [
+                *later.source_quotes,
+                SourceQuote(text=kept, start=460, end=460 + len(kept)),
+            ]
+        }
+    )
+    merged = merge_duplicates([loans, other, later], apart, 0.9)
+    assert [s.item_id for s in merged] == [loans.item_id, other.item_id]
+    assert [q.text for q in merged[0].source_quotes] == [loans.source_quotes[0].text, change, kept]
+    assert merged[0].acceptance_criteria[0] == loans.acceptance_criteria[0]
+    assert any("revised during the meeting" in w for w in merged[0].warnings)
+    # the old figure not said again: nothing says which need "it" is
+    alone = later.model_copy(update={"source_quotes": later.source_quotes[:1]})
+    assert len(merge_duplicates([loans, other, alone], apart, 0.9)) == 3
+
+
 def apart(texts: Sequence[str]) -> np.ndarray:
     """Every text its own direction: no similarity joins any two stories."""
     return np.eye(len(texts), max(len(texts), 4))

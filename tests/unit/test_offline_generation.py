@@ -4634,3 +4634,111 @@ def test_who_need_not_see_something_may_not(generator: OfflineGenerator) -> None
     titles = [s.title for s in stories]
     assert "Do not let reception see bank details" in titles, titles
     assert write_story(["I don't need to approve them."]).title == "Remove the need to approve them"
+
+
+def test_a_limit_set_anew_and_said_again_is_one_story_and_a_figure_given_in_to_revises(
+    generator: OfflineGenerator,
+) -> None:
+    """From a waste-portal meeting: "So let's make it up to five items." and "Okay, so bulky
+    bookings are up to five items for thirty pounds." were two stories ("Make it up to five
+    items" and one with "Gareth, the bulky limit." as a criterion), and "And the missed bin
+    window, twenty-four hours." was a criterion of the bulky one; "Okay, fine, two working days."
+    revised nothing."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: Members book classes in the app, and they can see the timetable for the week.",
+            "Ben: Ana, the class limit.",
+            "Ana: Yeah, so, actually, the instructors said two is silly.",
+            "Ana: So let's make it up to four classes.",
+            "Ana: Same ten pounds.",
+            "Ben: Same price? Is finance happy?",
+            "Ana: It's already in the price list from June.",
+            "Ana: Four classes, ten pounds.",
+            "Ben: Okay, so members can book up to four classes a week for ten pounds.",
+            "Ben: And the cancellation cut-off, two hours.",
+            "Cat: Can I push back on that?",
+            "Cat: People get stuck at work and they find out late.",
+            "Cat: Six hours would be fairer.",
+            "Ana: Okay, fine, six hours.",
+        ],
+    )
+    with_four = [s for s in stories if any("four classes" in q for q in s.source_quotes)]
+    assert len(with_four) == 1, [s.title for s in stories]
+    (classes,) = with_four
+    assert "So let's make it up to four classes." in classes.source_quotes
+    assert "Four classes, ten pounds." in classes.source_quotes
+    assert not any("class limit" in c for c in classes.acceptance_criteria)
+    assert not any("cut-off" in c for c in classes.acceptance_criteria)
+    (cut_off,) = [s for s in stories if any("cut-off" in c for c in s.acceptance_criteria)]
+    assert "The cancellation cut-off is six hours." in cut_off.acceptance_criteria
+    assert not any("two hours" in c for c in cut_off.acceptance_criteria)
+    assert cut_off.superseded_quotes == ["And the cancellation cut-off, two hours."]
+
+
+def test_a_need_said_as_do_it_belongs_to_the_need_it_points_at(
+    generator: OfflineGenerator,
+) -> None:
+    """From a waste-portal meeting: "And my supervisors need to be able to do it themselves at six
+    in the morning, ..." was a story "Do it at six in the morning"; it is more of the need the
+    next speaker sums up in words ("Supervisors can publish disruption notices directly.")."""
+    stories = _stories_of(
+        generator,
+        [
+            "Rita: When a branch has to close we need to tell its members, just that branch.",
+            "Tom: So staff can post a closure notice for a branch, and the members of that branch"
+            " get it.",
+            "Rita: And my duty managers need to be able to do it themselves on a Sunday, without"
+            " calling IT.",
+            "Tom: Duty managers can publish closure notices directly.",
+        ],
+    )
+    titles = [s.title for s in stories]
+    assert not any(t.lower().startswith("do it") for t in titles), titles
+    (direct,) = [s for s in stories if s.source_quotes[0].startswith("Duty managers")]
+    assert any("on a Sunday" in q for q in direct.source_quotes), direct.source_quotes
+    post = next(s for s in stories if s.title.startswith("Post a closure notice"))
+    assert not any(c.endswith(" get.") for c in post.acceptance_criteria), post.acceptance_criteria
+
+
+def test_what_some_people_cannot_do_is_how_things_are_and_a_participle_names_a_topic() -> None:
+    """From a waste-portal meeting: "some residents can't get their bin to the kerb" was a story
+    "Leave out their bin to the kerb" (a rule on residents); and "Assisted collections." opened
+    no topic ("assisted" read as a verb), so the statements after it, with no title of their
+    own, went to the need before it ("English only at launch")."""
+    from shared.analysis.capture import Sentence, Span
+    from shared.engine.offline.grouping import _names_the_topic
+    from shared.engine.offline.phrasing import write_story
+
+    said = "Yes, so some residents can't get their bin to the kerb, elderly, disabled."
+    assert not write_story([said]).title.startswith("Leave out"), write_story([said]).title
+    # a rule on a role stays one
+    rule = write_story(["Residents can't see other people's bookings."]).title
+    assert rule == "Do not let residents see other people's bookings"
+    lines = [
+        ("Joanne", "Hmm, okay, for now."),
+        ("Priya", "Assisted collections."),
+        ("Priya", "Joanne, you mentioned those on the phone."),
+        ("Joanne", "Sounds good."),
+        ("Joanne", "We get a lot of calls about them."),
+    ]
+    sentences = [Sentence(Span(0, len(t)), t, "text", True, who) for who, t in lines]
+    assert _names_the_topic(sentences, 1)
+    assert not _names_the_topic(sentences, 3)  # "sounds" is a verb, and no participle
+
+
+def test_only_some_people_may_do_what_is_said_without_a_modal() -> None:
+    """From a waste-portal meeting: "only the waste services staff who approve it see the
+    reason" was "Provide only the waste services staff"; "Only managers see the salary." was "See
+    the salary", the rule lost; "to see it" lost its "it" in the description."""
+    from shared.engine.offline.phrasing import write_story
+
+    staff = write_story(["Yeah, so only the payroll office staff who sign it off see the amount."])
+    assert staff.title == "Let only the payroll office staff see the amount"
+    assert "only the payroll office staff who sign it off to see the amount" in staff.description
+    assert (
+        write_story(["Only managers see the salary."]).title == "Let only managers see the salary"
+    )
+    trip = write_story(["Only the teachers on that trip can see it."])
+    assert trip.description.endswith("only the teachers on that trip to see it."), trip.description
+    assert not write_story(["Only then we see the result."]).title.startswith("Let only")

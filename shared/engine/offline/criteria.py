@@ -145,6 +145,14 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             thing = defined.group("thing").strip()
             be = "are" if _plural(thing.lower().split()) or thing.lower().endswith("ones") else "is"
             said_after.append(f"{capital(thing)} {be} {defined.group('what').strip()}.")
+        named = _THING_THEN_FIGURE.match(unframed(spoken).strip())
+        if named and _figure_alone(named.group("figure")):
+            # "And the cancellation cut-off, two hours.": what the thing is ("The cancellation
+            # cut-off is two hours.")
+            thing = named.group("thing")
+            be = "are" if _plural(thing.lower().split()) else "is"
+            out.append(f"{capital(thing)} {be} {named.group('figure').strip()}.")
+            continue
         past = _PAST_THE_LIMIT.search(spoken)
         if past and (quantities(spoken[: past.start()]) or (k and quantities(texts[k - 1]))):
             # "Cancellations: free up to 24h before, after that the walk is charged in full",
@@ -260,7 +268,9 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             statement = capital(said_is.group("what"))
         if not statement or _FRAGMENT.match(statement):
             continue  # "Depends on the cost.": a clause without its subject, no check
-        if k and _A_THING_NAMED.match(statement) and not _has_verb(statement):
+        put_to = _PUT_TO.match(statement)  # "Gareth, the bulky limit.": put to someone
+        topic = statement[put_to.end() :] if put_to else statement
+        if k and _A_THING_NAMED.match(topic) and (put_to or not _has_verb(topic)):
             continue  # "Okay so, um, the club app.": a thing named, the topic, no check
         if k and _OPTIONS_ARE.search(statement):
             continue  # "The battery, there are few options.": the choices talked of, no check
@@ -296,6 +306,15 @@ def criteria(texts: Sequence[str], cap: Capability, title: str, persona: str) ->
             if adds_to_title(item, title, persona) and not _vague(item):
                 kept.append(item)
     return kept[:MAX_CRITERIA]
+
+
+def _figure_alone(said: str) -> bool:
+    """Whether ``said`` is one figure and nothing else ("two hours", "up to five items")."""
+    found = quantities(said)
+    if len(found) != 1:
+        return False
+    rest = said.lower().replace(found[0].text.lower(), " ")
+    return not set(content_words(rest)) - {"up", "at", "least", "most", "about", "roughly"}
 
 
 def _names_the_title(spoken: str, title: str) -> bool:
@@ -399,6 +418,14 @@ _FRAGMENT = re.compile(
 # a thing named with "the" and nothing said of it ("The club app.", "The wood thing.")
 _A_THING_NAMED = re.compile(
     r"^(?:the|this|that|these|those|our)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\W*$", re.I
+)
+# someone named first, the thing put to them after ("Gareth, the bulky limit.")
+_PUT_TO = re.compile(r"^[A-Z][a-z]+,\s+(?=(?:the|this|that|these|those|our)\s)")
+# a thing named, then its figure, and nothing else ("And the cancellation cut-off, two hours.")
+_THING_THEN_FIGURE = re.compile(
+    r"^(?:(?:and|so|then|okay|ok|right)\W+)*(?P<thing>(?:the|our)\s+[a-z][\w'-]*(?:\s+[a-z][\w'-]*)"
+    r"{0,3})\s*,\s*(?P<figure>[^,;:.!?]+?)\W*$",
+    re.IGNORECASE,
 )
 # how many choices there are ("there are few options", "there are several possibilities")
 _OPTIONS_ARE = re.compile(

@@ -204,7 +204,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v114"
+    version = "gen-offline-v115"
     engine: Engine = "offline"
     model: str | None = None
 
@@ -271,7 +271,8 @@ class OfflineGenerator:
                 revised_away = [k for k in st.superseded if k not in st.members]
                 st.members += revised_away
                 before = drafted[-1][0] if drafted else None
-                if before is None or _heading_between(sentences, before.last, min(st.members)):
+                first = min(st.members)  # a topic it opens itself ("Assisted collections.")
+                if before is None or _heading_between(sentences, before.last, first + 1):
                     # nothing before it, or a new topic opened since ("Let's talk about
                     # exams."): evidence of the next need
                     waiting.extend(st.members)

@@ -116,6 +116,12 @@ FRAGMENT_SEED_AT = 0.9
 SETTLES_AT = SEED_AT  # a statement that settles what was argued is the main one from here
 _NEED_CUES = ("user_story", "modal", "want", "prohibition", "decision")
 SHORT_FOLLOW_UP_WORDS = 8
+# a need said as "do it" after at most this many words ("And my supervisors need to be able to
+# do it ..."); more, and what "it" is may be said before it ("If someone changes the contrast on
+# their TV and they should be able to do that")
+DOES_IT_SUBJECT_WORDS = 4
+# figures said again alone, this many statements after the need that holds them at most
+FIGURES_AGAIN_GAP = 6
 FIGURE_FRAGMENT_WORDS = 8
 REPEAT_SIMILARITY = 0.8
 REVISION_WINDOW = 12
@@ -298,6 +304,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
     similar one), never start one."""
     stories: list[_Story] = []
     pending: list[int] = []
+    held_back: list[int] = []  # needs said as "do it": of the need "it" is
     items = _labelled_items(sentences, verdicts)
     item_story: dict[int, _Story] = {}
     for k, verdict in enumerate(verdicts):
@@ -426,6 +433,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], verdict.p_requirement))
             continue
         text = sentences[k].text
+        does = _DOES_IT.search(clean(text))
+        if does and len(clean(text)[: does.start()].split()) <= DOES_IT_SUBJECT_WORDS:
+            # "And my supervisors need to be able to do it themselves at six in the morning":
+            # of the need the next speaker sums up (below), else of the need just said
+            near = None if _sums_it_up(sentences, k) else _just_before(stories, k, sentences)
+            if near is not None:
+                near.add_detail(k)
+            else:
+                held_back.append(k)
+            continue
         figure, listed = _figure_only(text), _list_only(text)
         # a figure or items said on their own belong to the need just said, unless they are an
         # item of notes (a need of their own) or answer a question ("How long before ...?"
@@ -450,6 +467,15 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             or _done_to_it(text)
             else None
         )
+        # "And the missed bin window, twenty-four hours." after the bulky bookings: the figure
+        # of a thing it names itself, which the need before does not: a need of its own
+        own_thing = limited is not None and figure and _names_its_thing(limited, sentences, text)
+        if own_thing:
+            limited = None
+        elif limited is None and figure and alone:
+            # "So let's make it up to five items. Same thirty pounds." "Same price?" ... "Five
+            # items, thirty pounds.": the figures of a need said a few statements back, again
+            limited = _holds_the_figures(stories, sentences, k)
         if limited is not None and listed and not figure:
             # "Contract signed, right-to-work check, ..." after "A checklist per starter":
             # the items of a need that names a list of things, not of any need
@@ -517,8 +543,8 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             else:  # "So messages only ever say date, time and doctor, ...": more of it, the main
                 _join(summed, sentences, k, p)  # statement if it is the surer one
             continue
-        if _own_need(text, start):  # "When they finish a room they mark it clean, ..."
-            stories.append(_Story([k], p))
+        if _own_need(text, start) or (own_thing and would_seed):
+            stories.append(_Story([k], p))  # "When they finish a room they mark it clean, ..."
             continue
         bar = SEED_ELABORATION_SIMILARITY if would_seed else None
         target = _elaborated(stories, sentences, vectors, k, bar) or _repeated(stories, vectors, k)
@@ -539,6 +565,14 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], p))  # a need said plainly starts a story
         else:
             pending.append(k)
+    for k in held_back:
+        # the need "it" is, named by whoever sums it up next ("Supervisors can publish
+        # disruption notices directly."), else the need said just before it
+        pointed_at = _named_next(stories, sentences, k) or _just_before(stories, k, sentences)
+        if pointed_at is not None:
+            pointed_at.add_detail(k)
+        else:
+            pending.append(k)  # as any statement that starts no need
     for k in pending:
         p, start = verdicts[k].p_requirement, verdicts[k].p_to_write
         text = sentences[k].text
@@ -875,6 +909,71 @@ def _figure_said_again(stories: list[_Story], sentences: list[Sentence], k: int)
         return None
     held = {t.lower() for m in story.members for t in number_tokens(clean(sentences[m].text))}
     return story if {t.lower() for t in said} <= held else None
+
+
+# a thing named first, then its figure ("And the missed bin window, twenty-four hours.")
+_THING_THEN_FIGURE = re.compile(
+    r"^(?:(?:and|so|then|okay|ok|right)\W+)*(?:the|our|your)\s+(?P<thing>[^,;:]+?)\s*[,:]\s*\S",
+    re.IGNORECASE,
+)
+
+
+def _names_its_thing(story: _Story, sentences: list[Sentence], text: str) -> bool:
+    """Whether figure ``text`` names the thing it is a figure of first, with no word of the
+    statements of ``story``."""
+    named = _THING_THEN_FIGURE.match(clean(text))
+    if named is None or number_tokens(named.group("thing")):
+        return False
+    thing = set(content_words(named.group("thing")))
+    return bool(thing) and all(
+        thing.isdisjoint(content_words(sentences[m].text)) for m in story.members
+    )
+
+
+# a need said with a verb that only points back at one ("And my supervisors need to be able to
+# do it themselves at six in the morning")
+_DOES_IT = re.compile(
+    r"\b(?:needs? to|ha(?:ve|s) to|must|should|can|could|wants? to)\s+(?:be able to\s+do\s+(?:it|that"
+    r"|this)\b|do\s+(?:it|that|this)\s+(?:themselves|himself|herself|myself|ourselves"
+    r"|yourself)\b)(?!\s+(?:is|was|would|will|'s)\b)",
+    re.IGNORECASE,
+)
+
+
+def _sums_it_up(sentences: list[Sentence], k: int) -> bool:
+    """Whether another speaker says right after sentence ``k`` what whoever ``k`` says does it
+    does ("And my supervisors need to be able to do it themselves ..." "Supervisors can publish
+    disruption notices directly.")."""
+    if k + 1 >= len(sentences) or sentences[k + 1].speaker == sentences[k].speaker:
+        return False
+    said = clean(sentences[k].text)
+    does = _DOES_IT.search(said)
+    who = set(content_words(said[: does.start()])) if does else set()
+    return bool(who) and not who.isdisjoint(content_words(sentences[k + 1].text))
+
+
+def _named_next(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The story of the statement right after sentence ``k`` when it sums up what ``k`` says
+    is done (``_sums_it_up``), or None."""
+    if not _sums_it_up(sentences, k):
+        return None
+    return next((st for st in stories if k + 1 in st.members), None)
+
+
+def _holds_the_figures(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:
+    """The latest story said within ``FIGURES_AGAIN_GAP`` statements before sentence ``k`` whose
+    statements hold every figure ``k`` says, each with its unit ("five items", "thirty pounds"),
+    or None."""
+    said = {q.text.lower() for q in quantities(clean(sentences[k].text))}
+    if not said:
+        return None
+    for story in reversed(stories):
+        if k - story.last > FIGURES_AGAIN_GAP:
+            break
+        held = {q.text.lower() for m in story.members for q in quantities(clean(sentences[m].text))}
+        if said <= held:
+            return story
+    return None
 
 
 # how many there are of a thing, said as a limit ("There are only four wheelchair spaces per
@@ -1703,7 +1802,14 @@ def _names_the_topic(sentences: list[Sentence], j: int) -> bool:
         words = words[1:]  # "So, the floodlights.": the label after the word that opens it
     if not 1 <= len(words) <= 3 or number_tokens(clean(text)):
         return False
-    if any("'" in w or w in FILLER_SENTENCES or w in _NO_TOPIC_WORDS or is_verb(w) for w in words):
+    if any(
+        "'" in w
+        or w in FILLER_SENTENCES
+        or w in _NO_TOPIC_WORDS
+        # a participle before the thing it names is no verb ("Assisted collections.")
+        or (is_verb(w) and not (w.endswith(("ed", "ing")) and n + 1 < len(words)))
+        for n, w in enumerate(words)
+    ):
         return False
     named = set(content_words(text))
     recent = {w for m in sentences[max(0, j - 3) : j] for w in content_words(m.text)}

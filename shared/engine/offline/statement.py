@@ -946,6 +946,8 @@ def _asks_within(before_modal: str) -> bool:
     if not found:
         return False
     verb = found.group("verb").lower()
+    if _is_user(verb):  # "the staff who approve it can see": people, and which of them
+        return False
     return verb not in _NOT_SETTLING and is_verb(verb) and not is_participle(verb)
 
 
@@ -970,13 +972,24 @@ def _trim_clause(text: str) -> str:
     return bare if found and is_verb(found.group("verb")) else _trim(text)
 
 
+# some of the people named, not a role ("some residents", "a lot of our members")
+_SOME_OF_THEM = re.compile(
+    r"\b(?:some|many|most|a few|a lot of|lots of|half(?: of)?|plenty of)(?:\s+(?:the|our|your|"
+    r"their|of))*$",
+    re.IGNORECASE,
+)
+
+
 def _complains(before: str, neg: str) -> bool:
     """Whether a "can't" or "won't" is a complaint or a forecast ("I can't see what my team
     spent", "our patients won't download an app"), not a rule: said of the speaker or of people,
     or a "won't" of anyone; "receptionists can't cancel a paid booking" is a rule on a role."""
-    last = (before.split() or [""])[-1]
+    words = before.split() or [""]
+    last = words[-1]
     if not _is_user(last):
         return False
+    if _SOME_OF_THEM.search(" ".join(words[-4:-1])):
+        return True  # "some residents can't get their bin to the kerb": how things are
     rule = neg.lower().startswith("can") and bool(PERSONA.fullmatch(last))
     return not (rule and last.lower() not in ("user", "users", "customer", "customers"))
 
@@ -1006,7 +1019,45 @@ def _within_purpose(clause: str, modal: re.Match[str]) -> bool:
     return len(clause[purpose.start("ends") : modal.start()].split()) > 2
 
 
+# what only some people do, said without a modal ("only the staff who approve it see the
+# reason"): who (as ``_only_may``) and what they may do
+_ONLY_THEY = re.compile(r"^(?:(?:yeah|yes|so|and|okay|ok|right)\W+)*only\s+(?P<said>.+)$", re.I)
+_MAY_DO = re.compile(
+    r"\b(?P<verb>see|sees|get|gets|view|views|edit|edits|access|accesses|know|knows|change"
+    r"|changes|read|reads|receive|receives|open|opens|delete|deletes)\b",
+    re.IGNORECASE,
+)
+
+
+def _only_may(text: str) -> str | None:
+    """ "only X can V ..." for a statement that says only who does something, without a modal
+    ("Only managers see the salary."), or None."""
+    only = _ONLY_THEY.match(text.strip())
+    if only is None or _MODAL.search(only.group("said")) or _WEAK_MODAL.search(only.group("said")):
+        return None
+    said = only.group("said")
+    verbs = list(_MAY_DO.finditer(said))
+    if not verbs:
+        return None
+    verb = verbs[-1]  # "the staff who approve it see the reason": the last one is theirs
+    who = said[: verb.start()].strip()
+    if not _people(who):
+        return None
+    base = base_form(verb.group("verb").lower())
+    return f"only {who} can {base}{said[verb.end() :]}"
+
+
+def _people(who: str) -> bool:
+    """Whether ``who`` names people, by its first words ("managers", "the waste services staff
+    who approve it": "staff")."""
+    head = re.split(r"\s+(?:who|that|which)\b", who)[0].split()
+    return bool(head) and (_is_user(who) or _is_user(head[-1]))
+
+
 def _parse(text: str) -> _Requirement:
+    only = _only_may(text)
+    if only is not None:  # "only the staff who approve it see the reason"
+        text = only
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
         (k, m)
@@ -1077,7 +1128,12 @@ def _parse(text: str) -> _Requirement:
             # "anyone doing the lunch club, with the children, or home deliveries, has to have
             # ...": the people the rule is said of, over the commas of their description
             subject, clause = said_of, f"{said_of}, {clause}"
-        tail = _SUBJECT_TAIL.search(subject)
+        only_they = _ONLY_THEY.match(subject)  # "only the staff who approve it": all of it
+        tail = (
+            None
+            if only_they and _people(only_they.group("said"))
+            else _SUBJECT_TAIL.search(subject)
+        )
         embedded = bool(re.match(r"(?:is|are|was|were)\b", rest, re.IGNORECASE)) or (
             # not "needs at least one photo": a limit on the thing needed
             kind == "np"
@@ -2412,14 +2468,18 @@ def _from_verb_phrase(rest: str, subject: str, wanted: bool = False) -> Capabili
     if lets and is_verb(lets.group("vp").split()[0].lower()):
         rest, subject = lets.group("vp"), "you"  # "the app should let you book a slot"
     only = re.match(r"^only\s+(?P<who>.+)$", subject.strip(), re.IGNORECASE)
-    if only and _is_user(only.group("who")) and is_verb(rest.split()[0].lower()):
+    if only and _people(only.group("who")) and is_verb(rest.split()[0].lower()):
         # "only admins can delete a survey": who may, and what they do
         who = _lower_first(only.group("who"))
+        # the title without which of them, when it does not fit ("Let only the waste services
+        # staff see the reason"); the description says it all
+        named = re.split(r"\s+(?:who|that|which)\b", who)[0]
+        title = f"Let only {who} {rest}"
+        if len(title.split()) > MAX_TITLE_WORDS:
+            title = f"Let only {named} {rest}"
         # wanted as said: "only the teachers on that trip to see it" (not "to see it", which
         # drops the rule)
-        return Capability(
-            f"Let only {who} {rest}", f"only {who} to {rest}", subject=only.group("who")
-        )
+        return Capability(title, f"only {who} to {rest}", subject=only.group("who"))
     words = rest.split()
     first = words[0].lower()
     user = _is_user(subject) or subject.lower() in ("we", "i")

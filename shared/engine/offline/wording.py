@@ -45,6 +45,8 @@ _CLAUSE_VERB = re.compile(
     r"\b(?:before|after|until|once|when|whenever|if|unless|so that)\s+(?:the\s+|a\s+|an\s+)?"
     r"[a-z]+\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"
     r"|\b(?:who|which)\s+(?:[a-z]+(?<!ss)s|[a-z]+ed)$"  # "..., who approved it"
+    # "..., and the affected residents get it": a clause of its own, with a subject named
+    r"|,\s*(?:and|but)\s+(?:the|their|our|every|each)\s+(?:[a-z]+\s+){0,2}[a-z]+s?\s+[a-z]+$"
     # "..., so people know we normally have it": a clause of its own, with a pronoun subject
     r"|(?:,|\bso|\bknow|\bthat)\s+(?:we|they|you|i|he|she)\s+(?:(?:can|could|will|would|do|did"
     r"|normally|always|usually|still|already|also)\s+)*[a-z]+$"
@@ -55,8 +57,8 @@ _CLAUSE_VERB = re.compile(
 # a verb of access left without the thing it is done to ("see it", "let only managers see it"):
 # the pronoun stays
 _ONLY_THE_VERB_LEFT = re.compile(
-    r"^(?:let\s+only\s+(?:[\w'-]+\s+){1,6})?(?:see|view|read|access|edit|change|open|delete"
-    r"|approve|sign)$|^to\s+[a-z]+$",  # "I want to log it", not "to log"
+    r"^(?:(?:let\s+)?only\s+(?:[\w'-]+\s+){1,6}(?:to\s+)?)?(?:see|view|read|access|edit|change"
+    r"|open|delete|approve|sign)$|^to\s+[a-z]+$",  # "I want to log it", not "to log"
     re.I,
 )
 # "record which parent gave it and when": the question's other half, no dangling words

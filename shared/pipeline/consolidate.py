@@ -15,6 +15,14 @@ Finalize (the one place that sees every part) consolidates them before writing t
    changes a figure of the earlier one or drops it ("make it twenty", "let's not do X after
    all"), the merged story carries the later decision: its title, description and criteria, the
    earlier quotes under ``superseded_quotes`` and the "revised during the meeting" warning.
+   So does a later story that sets a figure of the earlier one's main statement anew in so many
+   words ("So let's make it up to five items." with "Okay, so bulky bookings are up to five items
+   for thirty pounds." after "thirty pounds for up to three items": ``_decided_anew``), though
+   the two read less alike; then only the earlier quotes and criteria that say the old figure
+   are superseded. A later story that only sets a figure for a case ("Okay, let's change it to
+   twenty minutes for rooms." with "Desks I'd keep at fifteen") joins the latest earlier story
+   whose main statement says the old figure (``_figure_set_anew_of``), which keeps its criteria
+   and gets the warning.
    A story written from a recap ("Okay, quick recap on the decisions", "let me read back the
    headline stuff": ``recap_spans``) restates a need said before it: it is merged into the
    earlier story whose title is nearest to its own (cosine of the titles >= ``RECAP_SIMILARITY``,

@@ -227,6 +227,12 @@ def test_what_like_brings_in_after_a_thing_is_not_cut_by_the_quality_rule() -> N
         # a word in -ly that is part of the thing
         ("Provide weekly reports", True),
         ("Provide early access to the beta", True),
+        # a word of talk or a pronoun where the thing should be (gen-offline-v116)
+        ("Provide especially after the school holidays", False),
+        ("Provide okay so the map will be our main", False),
+        ("Provide them while the ticket is open", False),
+        ("Provide only one charger", True),
+        ("Make them bigger", True),
     ],
 )
 def test_a_hedge_after_the_verb_is_no_thing(title: str, reads: bool) -> None:
@@ -6573,3 +6579,9 @@ def test_talk_is_no_label_and_a_particle_stays_with_its_verb(statement: str, tit
 def test_a_message_someone_should_get_is_sent_to_them(said: str, title: str) -> None:
     """Was "Send an alert": "the warehouse should get an alert" lost whom it goes to."""
     assert write_story([said]).title == title
+
+
+def test_a_message_someone_should_get_is_wanted_for_them() -> None:
+    """Was "I want an alert": the description lost whom it goes to, which the title names."""
+    said = "If the stock falls under ten, the kitchen should get an alert."
+    assert write_story([said]).description.endswith("I want the kitchen to get an alert.")

@@ -4742,3 +4742,101 @@ def test_only_some_people_may_do_what_is_said_without_a_modal() -> None:
     trip = write_story(["Only the teachers on that trip can see it."])
     assert trip.description.endswith("only the teachers on that trip to see it."), trip.description
     assert not write_story(["Only then we see the result."]).title.startswith("Let only")
+
+
+def test_two_things_done_to_a_thing_read_as_two_verbs_and_a_thing_for_some_people_only() -> None:
+    """From the field-service and onboarding probes: "Everything gets saved on the phone and
+    synced later." was "Save everything on the phone and synced later"; "Yes, salary is payroll
+    only." was "Make salary payroll only"."""
+    from shared.engine.offline.phrasing import write_story
+
+    said = write_story(["The report is generated and emailed to the manager every Monday."])
+    assert said.title == "Generate the report and email to the manager", said.title
+    assert write_story(["Bins are emptied and returned to the kerb."]).title == (
+        "Empty bins and return to the kerb"
+    )
+    assert write_story(["Yes, the rota is coordinators only."]).title == (
+        "Restrict the rota to coordinators"
+    )
+    # a thing for some days only is no one's
+    assert write_story(["Delivery is weekdays only."]).title == "Make delivery weekdays only"
+
+
+def test_they_after_a_question_on_someone_is_that_someone_in_the_criteria_too(
+    generator: OfflineGenerator,
+) -> None:
+    """From the onboarding probe: "What about the starter themselves?" "They should get a welcome
+    email ..." gave the criterion "What about the starter themselves get a welcome email ..."."""
+    stories = _stories_of(
+        generator,
+        [
+            "Dee: Every new volunteer gets a shift buddy for the first month.",
+            "Raj: What about the volunteer themselves?",
+            "Dee: They should get a welcome pack a week before their first shift, with where to"
+            " go and who to ask for.",
+        ],
+    )
+    pack = next(s for s in stories if "welcome pack" in s.title.lower())
+    assert not any(c.startswith("What about") for c in pack.acceptance_criteria), (
+        pack.acceptance_criteria
+    )
+
+
+def test_a_permission_is_what_people_can_do_and_a_thing_for_a_role_only_is_restricted() -> None:
+    """From dev room-booking and the probes: "For rooms students are allowed to book" and "Staff
+    are allowed to book for others." read as things to allow ("Staff are allowed to book for
+    others", with "I want to staff are allowed ..."); "... are student only." was "Make ...
+    student only"."""
+    from shared.engine.offline.phrasing import write_story
+
+    staff = write_story(["Staff are allowed to book for others."])
+    assert staff.title == "Book for others"
+    assert staff.description == "As a staff member, I want to book for others."
+    parents = write_story(["Parents are not allowed to see other children."])
+    assert parents.title == "Do not let parents see other children"
+    assert write_story(["The quiet rooms are member only."]).title == (
+        "Restrict the quiet rooms to members"
+    )
+    # a thing allowed that is no one's stays allowed
+    assert write_story(["The app is allowed to send texts."]).title == "Allow the app to send texts"
+
+
+def test_why_a_figure_is_what_it_is_belongs_to_the_need_that_holds_it(
+    generator: OfflineGenerator,
+) -> None:
+    """From dev expense-claims: "Six is the legal minimum, I think, but we do seven to be safe."
+    after "we keep everything for seven years" was a story "Make six the legal minimum"."""
+    stories = _stories_of(
+        generator,
+        [
+            "Ola: Yes, and we keep the visitor logs for three years, badges included.",
+            "Pat: Three years retention.",
+            "Ola: Two is what the insurer asks, I think, but we do three to be safe.",
+        ],
+    )
+    assert len(stories) == 1, [s.title for s in stories]
+    assert any("insurer" in q for q in stories[0].source_quotes)
+
+
+def test_a_purpose_said_as_how_it_is_better_is_the_benefit_and_them_is_no_thing() -> None:
+    """From dev room-booking: "..., so it's fairer and you can plan around your actual exams" gave
+    the title "Plan around the actual exams" (the purpose read as the need); and "We only need
+    them while the case is open." gave the criterion "Them while the case is open is
+    available."."""
+    from shared.engine.offline.criteria import criteria
+    from shared.engine.offline.phrasing import write_story
+    from shared.engine.offline.statement import capability
+
+    said = write_story(["We need a waiting list, so it's easier for the receptionists."])
+    assert said.title == "Provide a waiting list"
+    assert said.description.endswith("so that it's easier for the receptionists."), said.description
+    shorter = write_story(
+        ["Shorter, like one day ahead in August, so it's fairer and you can plan."]
+    )
+    assert not shorter.title.startswith("Plan"), shorter.title
+    texts = [
+        "Okay, CCTV clips are deleted after thirty days.",
+        "We only need them while it's open.",
+    ]
+    cap = capability(texts[0])
+    assert not any(c.startswith("Them") for c in criteria(texts, cap, cap.title, "user"))

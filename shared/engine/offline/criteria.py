@@ -1308,6 +1308,8 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             np = " ".join(done[:-1])
             are = "are" if _plural([w.lower() for w in done[:-1]]) else "is"
             return capital(f"{np} {are} {done[-1]}{when}") + (f", {details}" if details else "")
+        if re.match(r"(?:them|it|these|those)\b", rest, re.IGNORECASE):
+            return ""  # "We only need them while the case is open.": what "them" is is not said
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     if _reduced_relative(req.subject, req.rest) or thing_acted_on(req):
         return capital(_trim(req.clause))  # "A setting Linda can change.": as said

@@ -465,6 +465,7 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             or _SAID_OF_THE_FIGURE_BEFORE.match(clean(text))
             or _A_CASE_OF_IT.match(clean(text))
             or _done_to_it(text)
+            or _says_its_figure_again(stories, sentences, k)
             else None
         )
         # "And the missed bin window, twenty-four hours." after the bulky bookings: the figure
@@ -958,6 +959,24 @@ def _named_next(stories: list[_Story], sentences: list[Sentence], k: int) -> _St
     if not _sums_it_up(sentences, k):
         return None
     return next((st for st in stories if k + 1 in st.members), None)
+
+
+def _says_its_figure_again(stories: list[_Story], sentences: list[Sentence], k: int) -> bool:
+    """Whether sentence ``k``, stating no need itself, says again a number the need just said
+    holds and another one weighed against it ("... we keep everything for seven years, ..." "Six
+    is the legal minimum, I think, but we do seven to be safe."): why the figure is what it is,
+    a detail of that need."""
+    story = _just_before(stories, k, sentences)
+    text = clean(sentences[k].text)
+    if story is None or states_a_need(text):
+        return False
+    if sentences[story.writing].speaker != sentences[k].speaker:
+        return False  # another speaker's "Two days ahead during the exam period, seven normally."
+        # settles the figure: what the need is written from, not why it is so
+    said = {t.lower() for t in number_tokens(text)}
+    held = {t.lower() for m in story.members for t in number_tokens(clean(sentences[m].text))}
+    # the figure held and another weighed against it ("six ... but we do seven")
+    return bool(said & held) and bool(said - held)
 
 
 def _holds_the_figures(stories: list[_Story], sentences: list[Sentence], k: int) -> _Story | None:

@@ -583,8 +583,8 @@ _REDUCED_RELATIVE = re.compile(
 _BAD_SECOND = frozenset(
     """for even also maybe if when because so as like just really be been being is are was were
     there we they i you have has had possibly probably perhaps definitely actually basically
-    obviously certainly surely hopefully""".split()
-)
+    obviously certainly surely hopefully especially okay ok anyway though""".split()
+)  # "Provide especially after bank holidays", "Provide okay so the touch screen ..."
 # a common verb, which no thing opens with ("Provide depends on the cost", "Provide make the
 # remote control long lasting", "Provide looking on the budget", "Put five covers is available")
 _NOT_A_THING_VERB = frozenset(
@@ -895,6 +895,8 @@ def reads_as_capability(title: str) -> bool:
         # "Provide no refund unless it's medical": a rule, no thing to provide ("Provide no
         # more than 8 buttons", "no later than ..." are limits)
         return False
+    if words[0] in ("provide", "give", "have") and words[1] in ("them", "it"):
+        return False  # "Provide them while the case is open": what they are is not said
     if words[0] == "make" and words[1] in _ANYONE:
         return False  # "Make somebody else grab": what anyone may then do is talk, no need
     if words[0] == "do" and words[1] not in ("not", "away") and is_base_verb(words[1]):

@@ -482,6 +482,11 @@ _THINGS_SAID = re.compile(
 )
 
 
+# words of a question on someone, not things named ("What about the starter themselves?": what
+# ``_named_back`` reads)
+_ASKED_ABOUT = frozenset("what about themselves himself herself".split())
+
+
 def named_before(said: str, before: str) -> str:
     """``said`` with "those" / "these" / "them" after its verb named, when the statement said just
     before names the things it is about first ("Yes, and the bank holidays, we always forget the
@@ -498,7 +503,7 @@ def named_before(said: str, before: str) -> str:
         and things
         and named
         and re.fullmatch(r"[a-z-]+[^s']s", named[-1].lower())
-        and not _NOT_NAMED.union(("is", "are", "was", "were")).intersection(
+        and not _NOT_NAMED.union(("is", "are", "was", "were"), _ASKED_ABOUT).intersection(
             w.lower() for w in named
         )
     ):

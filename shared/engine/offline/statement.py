@@ -36,6 +36,7 @@ from shared.engine.offline.lexicon import (
     is_verb,
     names_a_thing,
     reads_as_capability,
+    singular_persona,
 )
 from shared.engine.offline.wording import (
     _NOUN_OPENERS,
@@ -192,6 +193,8 @@ _PURPOSE = re.compile(
     r"|customers|staff) (?:can|cannot|can't|could|will|won't|don't|do not|know|have|get|see|are|is)\b)"
     # "..., so it works better for them": what it then does
     r"|so (?=it (?!goes|seems|says|means|happens)[a-z]{3,}s\b)"
+    # "..., so it's fairer and you can plan around your exams": how it is better then
+    r"|so (?=(?:it|that)(?:'s|\s+is) (?:[a-z]+er|more|less|better)\b)"
     # "..., so small children cannot change the channel": people, and what they then can do
     r"|so (?=(?:(?:small|young|little|older|other|new)\s+)?(?:children|kids|parents|guests"
     r"|visitors|members|students|employees|drivers|owners) (?:can|cannot|can't|could|won't"
@@ -1054,10 +1057,20 @@ def _people(who: str) -> bool:
     return bool(head) and (_is_user(who) or _is_user(head[-1]))
 
 
+# what people may do, said as a permission ("Staff are allowed to book for others."): "can"
+_ALLOWED_TO = re.compile(
+    r"\b(?:is|are)\s+(?P<not>not\s+)?(?:also\s+)?(?:allowed|permitted)\s+to\b", re.I
+)
+
+
 def _parse(text: str) -> _Requirement:
     only = _only_may(text)
     if only is not None:  # "only the staff who approve it see the reason"
         text = only
+    allowed = _ALLOWED_TO.search(text)
+    if allowed and _is_user(_LEAD.sub("", text[: allowed.start()]).strip(" ,")):
+        can = "cannot" if allowed.group("not") else "can"  # "staff can book ..."
+        text = f"{text[: allowed.start()]}{can}{text[allowed.end() :]}"
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c and c.strip()]
     found = [
         (k, m)
@@ -2291,8 +2304,9 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
         and len(f"{title} {to_whom}".split()) <= MAX_TITLE_WORDS
     ):
         # "the warehouse should get an alert": "Send the warehouse an alert", as "the warehouse
-        # gets an alert" reads (the one it goes to is what the title names)
+        # gets an alert" reads (the one it goes to is what the title names, and what is wanted)
         title = f"Send {to_whom} {means}"
+        means = f"{to_whom} to get {means}"
     if re.match(r"(?:by|via)\s", means, re.IGNORECASE):
         means = f"it {means}"  # "By text, ideally.": "I want it by text", not "I want by text"
     return Capability(title=title, means=means, obj=noun_phrase, subject=subject)
@@ -2759,6 +2773,10 @@ _NOT_A_VALUE = frozenset(
 )
 
 
+# whom a thing is for, no one else ("payroll only", "admins only")
+_ONLY_FOR = re.compile(r"(?P<who>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+only", re.IGNORECASE)
+
+
 def _be(complement: str, subject: str) -> Capability:
     """'it should be fancy' -> 'Make it fancy'; 'the number should be shown on the LCD' ->
     'Show the number on the LCD'; 'users should be notified' -> 'Notify users'; 'we have to be
@@ -2787,6 +2805,19 @@ def _be(complement: str, subject: str) -> Capability:
     if subject.lower() in ("we", "i", "you") and words and words[0].lower() in _ATTITUDES:
         said = f"{subject} to be {complement}"
         return Capability(_cap(said), said)
+    only = _ONLY_FOR.fullmatch(complement.strip(" .!"))
+    if only and subject and not _PRODUCT_PRONOUN.match(subject) and _is_user(only.group("who")):
+        # "salary is payroll only": whom the thing is for, no one else ("student only": for
+        # students)
+        thing, who = _lower_first(subject), only.group("who")
+        if singular_persona(who) == who.lower() and not who.lower().endswith("s"):
+            who = f"{who}s"
+        return Capability(
+            f"Restrict {thing} to {who}",
+            f"{thing} to be {complement.strip(' .!')}",
+            obj=subject,
+            subject=subject,
+        )
     verb = base_form(words[0])
     thing = subject if subject and not _PRODUCT_PRONOUN.match(subject) else "it"
     named = thing if thing != "it" else "the product"
@@ -3618,7 +3649,7 @@ def _plain(clause: str) -> Capability:
             ) or participle in _SAME_AS_PARTICIPLE:  # "the export is run nightly"
                 tail = " ".join(words[k + 2 :])
                 return Capability(
-                    _cap(f"{verb} {_lower_first(subject)} {tail}".strip()),
+                    _cap(f"{verb} {_lower_first(subject)} {_and_done(tail)}".strip()),
                     f"{_lower_first(subject)} to be {participle} {tail}".strip(),
                     obj=subject,
                     subject=subject,
@@ -3727,6 +3758,20 @@ _AFTER_REDUCED_PASSIVE = frozenset(
     """for in on at after before within until every per as to from with automatically daily
     weekly monthly yearly overnight""".split()
 )
+
+
+def _and_done(tail: str) -> str:
+    """What follows a passive's participle, with a participle coordinated after it said as a
+    verb too ("on the phone and synced later" -> "on the phone and sync later")."""
+
+    def active(m: re.Match[str]) -> str:
+        done = m.group("done").lower()
+        act = base_form(done)
+        if act == done or not is_participle(done) or act not in VERBS:
+            return m.group(0)
+        return f"{m.group('and')} {act}"
+
+    return re.sub(r"\b(?P<and>and|or|then)\s+(?P<done>[a-z]+)\b", active, tail, count=1)
 
 
 def _reduced_passive(words: list[str], k: int) -> bool:

@@ -6104,7 +6104,9 @@ def test_a_list_of_states_names_no_capability(title: str, reads: bool) -> None:
         # problems", "As a user, I want twenty minutes if someone to be got a few problems.")
         (
             "Then triples, thirty minutes, if someone's got a lot to sort out.",
-            "Provide triples, thirty minutes",
+            # the figure said after the thing is the thing's (v117; was "Provide triples, thirty
+            # minutes")
+            "Provide triples of thirty minutes",
             "if someone has got a lot to sort out",
         ),
         (
@@ -6585,3 +6587,12 @@ def test_a_message_someone_should_get_is_wanted_for_them() -> None:
     """Was "I want an alert": the description lost whom it goes to, which the title names."""
     said = "If the stock falls under ten, the kitchen should get an alert."
     assert write_story([said]).description.endswith("I want the kitchen to get an alert.")
+
+
+def test_a_thing_said_with_its_figure_after_a_comma_is_the_thing_of_that_figure() -> None:
+    """From dev clinic-booking: "Then doubles, twenty minutes, if ..." was "Provide doubles,
+    twenty minutes"."""
+    said = write_story(["Then long sessions, ninety minutes, if the group is big."])
+    assert said.title == "Provide long sessions of ninety minutes", said.title
+    # a time said of it is no figure of the thing
+    assert write_story(["We need the notice, two weeks before."]).title == "Provide the notice"

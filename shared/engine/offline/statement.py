@@ -2227,6 +2227,19 @@ def _is_user(subject: str) -> bool:
     return bool(subject) and bool(_USER_SUBJECT.match(subject.lower()))
 
 
+def _only_a_figure(said: str) -> bool:
+    """Whether ``said`` is one figure with its unit and nothing else ("twenty minutes")."""
+    found = quantities(said)
+    if len(found) != 1 or not content_words(found[0].text):
+        return False
+    rest = said.lower().replace(found[0].text.lower(), " ")
+    return set(re.findall(r"[a-z']+", rest)) <= _ABOUT and len(found[0].text.split()) >= 2
+
+
+# words that may stand before a figure ("about twenty minutes", "up to five")
+_ABOUT = frozenset("up to about around roughly at least most".split())
+
+
 def _provide(noun_phrase: str, subject: str = "") -> Capability:
     # "a full history, who created it, every change, ...": the thing, its details left to the
     # criteria
@@ -2234,6 +2247,10 @@ def _provide(noun_phrase: str, subject: str = "") -> Capability:
     noun_phrase = _lower_first(_trim(noun_phrase))
     # "they still need a slot, but no payment": a slot without payment
     noun_phrase = re.sub(r",?\s+but\s+no\s+(?=[a-z]+$)", " without ", noun_phrase)
+    # "doubles, twenty minutes": doubles of twenty minutes
+    figure_after = re.fullmatch(r"(?P<np>[^,]+?),\s*(?P<figure>[^,]+)", noun_phrase)
+    if figure_after and _only_a_figure(figure_after.group("figure")):
+        noun_phrase = f"{figure_after.group('np')} of {figure_after.group('figure')}"
     # "an back light" as said: the article a reviewer would fix first (not "an hour", "an LCD")
     noun_phrase = re.sub(r"^an\s+(?=[b-df-gj-np-tv-z][a-z])", "a ", noun_phrase)
     means = noun_phrase

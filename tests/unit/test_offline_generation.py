@@ -4840,3 +4840,32 @@ def test_a_purpose_said_as_how_it_is_better_is_the_benefit_and_them_is_no_thing(
     ]
     cap = capability(texts[0])
     assert not any(c.startswith("Them") for c in criteria(texts, cap, cap.title, "user"))
+
+
+def test_a_topic_asked_about_with_what_about_and_put_off_is_left_out(
+    generator: OfflineGenerator,
+) -> None:
+    """From a parking-permit probe: "What about visitors?" "Not now. Visitors are reception's
+    problem, maybe next year." was in no story; and "So main car park needs approval, overflow
+    doesn't." was the criterion "Approval, overflow doesn't is available."."""
+    from shared.engine.offline.criteria import criteria
+    from shared.engine.offline.statement import capability
+
+    stories = _stories_of(
+        generator,
+        [
+            "Ana: Members should be able to book a locker online.",
+            "Cat: What about guests?",
+            "Ana: Not now. Guests are the front desk's problem, maybe next year.",
+        ],
+    )
+    by_title = {s.title: s for s in stories}
+    assert "Leave out guests" in by_title, list(by_title)
+    texts = [
+        "Members should be able to book a room online.",
+        "So main hall needs approval, side room doesn't.",
+    ]
+    cap = capability(texts[0])
+    assert criteria(texts, cap, cap.title, "member") == [
+        "Main hall needs approval, side room doesn't."
+    ]

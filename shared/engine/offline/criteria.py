@@ -1310,6 +1310,12 @@ def _present(req: _Requirement, cap: Capability, persona: str, details: str = ""
             return capital(f"{np} {are} {done[-1]}{when}") + (f", {details}" if details else "")
         if re.match(r"(?:them|it|these|those)\b", rest, re.IGNORECASE):
             return ""  # "We only need them while the case is open.": what "them" is is not said
+        if re.search(
+            r",\s+(?:[a-z][\w-]*\s+){1,3}(?:doesn't|don't|does not|do not)\W*$", rest, re.I
+        ):
+            # "main car park needs approval, overflow doesn't": two cases, as said
+            said = re.sub(r"^(?:so|and|okay|ok|right)\W+", "", _trim(req.clause), flags=re.I)
+            return capital(said)
         return f"{capital(rest)} is available{when}" + (f", {details}" if details else "")
     if _reduced_relative(req.subject, req.rest) or thing_acted_on(req):
         return capital(_trim(req.clause))  # "A setting Linda can change.": as said

@@ -1886,6 +1886,14 @@ _ASKS_THE_ROOM = frozenset(
 )
 
 
+# a topic asked about as "What about X?" ("What about visitors?", "And how about refunds?")
+_WHAT_ABOUT_TOPIC = re.compile(
+    r"^(?:(?:so|okay|ok|right|and)[\s,]+)*(?:what|how)\s+about\s+(?P<topic>(?:the\s+)?[a-z][\w'-]*"
+    r"(?:\s+[a-z][\w'-]*)?)\s*\?$",
+    re.IGNORECASE,
+)
+
+
 def _topic_turned_down(sentences: list[Sentence], k: int) -> tuple[str, list[int]] | None:
     """What sentence ``k`` decides when it turns down a topic another speaker asked about
     bare ("Timesheets?" "Not now, maybe next year.": "We won't do timesheets for now."), or
@@ -1897,7 +1905,8 @@ def _topic_turned_down(sentences: list[Sentence], k: int) -> tuple[str, list[int
     asker = sentences[k - 1].speaker
     if asker is not None and asker == sentences[k].speaker:
         return None
-    bare = _BARE_TOPIC.match(clean(sentences[k - 1].text))
+    asked = clean(sentences[k - 1].text)
+    bare = _BARE_TOPIC.match(asked) or _WHAT_ABOUT_TOPIC.match(asked)  # "What about visitors?"
     if bare and bare.group("topic").split()[0].lower() in _ASKS_THE_ROOM:
         return None  # "Any questions?" "Nope.": the meeting's own talk
     if bare:

@@ -4869,3 +4869,22 @@ def test_a_topic_asked_about_with_what_about_and_put_off_is_left_out(
     assert criteria(texts, cap, cap.title, "member") == [
         "Main hall needs approval, side room doesn't."
     ]
+
+
+def test_how_soon_asked_bare_is_answered_for_the_need_before_the_question(
+    generator: OfflineGenerator,
+) -> None:
+    """From the parking-permit probe: "How quickly?" "Same day. Actually, within an hour would be
+    better, ..." "Within an hour, then." was quoted, never drafted (a story of its own that named
+    no need, handed over as evidence)."""
+    stories = _stories_of(
+        generator,
+        [
+            "Mia: So the app has to send each order to the kitchen printer.",
+            "Tom: How quickly?",
+            "Mia: Straight away. Actually, within two minutes would be fine, the printer is slow.",
+            "Tom: Within two minutes, then.",
+        ],
+    )
+    (printer,) = stories
+    assert "Within two minutes." in printer.acceptance_criteria, printer.acceptance_criteria

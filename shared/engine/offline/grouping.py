@@ -433,6 +433,16 @@ def _group(sentences: list[Sentence], verdicts: list[Verdict], vectors: np.ndarr
             stories.append(_Story([k], verdict.p_requirement))
             continue
         text = sentences[k].text
+        how_soon = _asked_how_soon(sentences, k)
+        if how_soon is not None:
+            # "How quickly?" "Same day. Actually, within an hour would be better, ..." "Within
+            # an hour, then.": how soon the need said before the question is done
+            soon_of = _just_before(stories, how_soon, sentences)
+            said_when = _TIME_SAID.search(clean(text))
+            if soon_of is not None and said_when is not None:
+                soon_of.add_detail(k)
+                soon_of.answered[k] = f"{capital(said_when.group(0))}."  # "Within an hour."
+                continue
         does = _DOES_IT.search(clean(text))
         if does and len(clean(text)[: does.start()].split()) <= DOES_IT_SUBJECT_WORDS:
             # "And my supervisors need to be able to do it themselves at six in the morning":
@@ -939,6 +949,31 @@ _DOES_IT = re.compile(
     r"|yourself)\b)(?!\s+(?:is|was|would|will|'s)\b)",
     re.IGNORECASE,
 )
+
+
+# a question on how soon, and nothing else ("How quickly?", "And how soon?")
+_HOW_SOON = re.compile(
+    r"^(?:(?:and|so|okay|ok|right)\W+)*how\s+(?:quickly|soon|fast|often)\s*\?$", re.IGNORECASE
+)
+# a time said ("within an hour", "every ten minutes", "same day", "overnight")
+_TIME_SAID = re.compile(
+    r"\b(?:(?:within|in|under|after|before|every|at least|at most)\s+(?:an?|one|two|three|four"
+    r"|five|six|ten|twelve|fifteen|twenty|thirty|forty-eight|twenty-four|half an|\d+)\s+"
+    r"(?:minute|hour|day|working day|week|month)s?|same day|next day|overnight)\b",
+    re.IGNORECASE,
+)
+HOW_SOON_ANSWERS = 3  # statements after the question that may answer it
+
+
+def _asked_how_soon(sentences: list[Sentence], k: int) -> int | None:
+    """The question on how soon ("How quickly?") that sentence ``k``, another speaker's, answers
+    with a time, said at most ``HOW_SOON_ANSWERS`` statements after it, or None."""
+    if not _TIME_SAID.search(clean(sentences[k].text)):
+        return None
+    for q in range(k - 1, max(-1, k - 1 - HOW_SOON_ANSWERS), -1):
+        if _HOW_SOON.match(clean(sentences[q].text)):
+            return q if sentences[q].speaker != sentences[k].speaker or k - q > 1 else None
+    return None
 
 
 def _sums_it_up(sentences: list[Sentence], k: int) -> bool:

@@ -6596,3 +6596,15 @@ def test_a_thing_said_with_its_figure_after_a_comma_is_the_thing_of_that_figure(
     assert said.title == "Provide long sessions of ninety minutes", said.title
     # a time said of it is no figure of the thing
     assert write_story(["We need the notice, two weeks before."]).title == "Provide the notice"
+
+
+def test_a_result_that_says_nothing_said_is_no_criterion() -> None:
+    """From the parking-permit probe: "..., they should be able to say so when they apply." gave
+    "Given a user, when they apply, then ... can say." (the "so" dropped, nothing left to check)."""
+    from shared.engine.offline.criteria import _checkable
+
+    assert not _checkable("they apply", "they can say")
+    assert not _checkable("they book", "the member should tell")
+    # something said, or done, is a result
+    assert _checkable("they apply", "they can say which space they need")
+    assert _checkable("they apply", "the coordinator gets an email")

@@ -1106,7 +1106,15 @@ def _checkable(when: str, result: str) -> bool:
     first = result.split()[0].lower()
     if is_verb(first) and base_form(first) == first and first not in _BE_HAVE:
         return False  # "..., then take your control and point it": what to do, not what happens
+    if _SAYS_NOTHING.search(result):
+        return False  # "they should be able to say so when they apply": said of what, not said
     return _has_verb(result) and not _NOT_A_RESULT.match(result)
+
+
+# a result that ends on a verb of saying with nothing said ("then they can say", "can tell")
+_SAYS_NOTHING = re.compile(
+    r"\b(?:can|could|should|must|will)\s+(?:say|tell|ask|mention|explain)\W*$", re.IGNORECASE
+)
 
 
 def _details_after(clause: str, text: str) -> str:

@@ -204,7 +204,7 @@ def _hand_over(groups: list[list[int]], hosts: list[_Story], vectors: np.ndarray
 
 
 class OfflineGenerator:
-    version = "gen-offline-v119"
+    version = "gen-offline-v120"
     engine: Engine = "offline"
     model: str | None = None
 

@@ -35,6 +35,12 @@ def story(segment: str, n: int, title: str, quote: str, start: int) -> Generated
     )
 
 
+def quoting(item: GeneratedItem, text: str, start: int) -> GeneratedItem:
+    """``item`` quoting ``text`` (at ``start``) too, after its own quotes."""
+    quote = SourceQuote(text=text, start=start, end=start + len(text))
+    return item.model_copy(update={"source_quotes": [*item.source_quotes, quote]})
+
+
 def record(item: GeneratedItem, tag: Tag, similarity: float, related: list[int]) -> TaggingRecord:
     return TaggingRecord(
         run_id=RUN,
@@ -107,26 +113,12 @@ def test_a_figure_set_anew_in_a_later_segment_revises_the_story_and_keeps_the_re
     first = "Okay, twelve pounds for up to three sandwiches per order."
     drinks = "Hot drinks cost an extra two pounds each."
     old = story("seg-0003", 2, "Provide twelve pounds for three sandwiches", first, 0)
-    old = old.model_copy(
-        update={
-            "source_quotes": [
-                *old.source_quotes,
-                SourceQuote(text=drinks, start=60, end=60 + len(drinks)),
-            ],
-            "acceptance_criteria": ["Hot drinks cost an extra two pounds."],
-        }
+    old = quoting(old, drinks, 60).model_copy(
+        update={"acceptance_criteria": ["Hot drinks cost an extra two pounds."]}
     )
     recap = "Okay, so platter orders are up to five sandwiches for twelve pounds."
     decided = "So let's make it up to five sandwiches."
-    new = story("seg-0007", 2, "Limit platter orders", recap, 400)
-    new = new.model_copy(
-        update={
-            "source_quotes": [
-                *new.source_quotes,
-                SourceQuote(text=decided, start=350, end=350 + len(decided)),
-            ]
-        }
-    )
+    new = quoting(story("seg-0007", 2, "Limit platter orders", recap, 400), decided, 350)
     (merged,) = merge_duplicates([old, new], apart, 0.9)
     assert merged.item_id == old.item_id and merged.title == "Limit platter orders"
     assert [q.text for q in merged.superseded_quotes] == [old.source_quotes[0].text]
@@ -149,14 +141,7 @@ def test_a_figure_set_anew_for_a_case_in_a_later_segment_joins_the_need_it_sets(
     change = "Okay, let's change it to twenty-one days for students."
     kept = "Staff I'd keep at fourteen."
     later = story("seg-0008", 2, "Change it to twenty-one days for students", change, 400)
-    later = later.model_copy(
-        update={
-            "source_quotes": [
-                *later.source_quotes,
-                SourceQuote(text=kept, start=460, end=460 + len(kept)),
-            ]
-        }
-    )
+    later = quoting(later, kept, 460)
     merged = merge_duplicates([loans, other, later], apart, 0.9)
     assert [s.item_id for s in merged] == [loans.item_id, other.item_id]
     assert [q.text for q in merged[0].source_quotes] == [loans.source_quotes[0].text, change, kept]
